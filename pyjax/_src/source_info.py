@@ -1,0 +1,23 @@
+"""Find the user's own source line (the first frame outside pyjax) for error messages."""
+import os
+import sys
+
+_PYJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame():
+    """The innermost frame whose file lies outside the pyjax package (None if there is none)."""
+    f = sys._getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PYJAX_DIR) and not fn.startswith("<frozen"):
+            return f
+        f = f.f_back
+    return None
+
+
+def user_frame_str():
+    f = user_frame()
+    if f is None:
+        return ""
+    return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
