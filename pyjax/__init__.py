@@ -1,0 +1,40 @@
+"""pyjax: JAX's programming model in readable Python, compiled by XLA.
+
+    import pyjax as jax
+    import pyjax.numpy as jnp
+"""
+# The JAX API level implemented (libraries gate on these); pyjax's own version is separate.
+__version__ = "0.10.2"
+__version_info__ = (0, 10, 2)
+pyjax_version = "0.1.0"
+
+from pyjax._src.config import config as config
+from pyjax._src.config import enable_x64 as enable_x64, disable_jit as disable_jit
+from pyjax._src.array import Array as Array
+from pyjax._src.backend.xla import Device as Device
+from pyjax._src.dtypes import float0 as float0
+from pyjax._src.api import (
+    ShapeDtypeStruct as ShapeDtypeStruct,
+    block_until_ready as block_until_ready,
+    clear_caches as clear_caches,
+    default_backend as default_backend,
+    device_count as device_count,
+    device_get as device_get,
+    device_put as device_put,
+    devices as devices,
+    eval_shape as eval_shape,
+    local_device_count as local_device_count,
+    local_devices as local_devices,
+    make_jaxpr as make_jaxpr,
+    process_count as process_count,
+    process_index as process_index,
+    typeof as typeof,
+)
+from pyjax._src.pjit import jit as jit
+
+from pyjax import numpy as numpy  # noqa: E402  (attaches Array operators)
+from pyjax import lax as lax  # noqa: E402
+from pyjax import tree_util as tree_util  # noqa: E402
+from pyjax import tree as tree  # noqa: E402
+from pyjax import dtypes as dtypes  # noqa: E402
+from pyjax import errors as errors  # noqa: E402

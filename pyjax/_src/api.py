@@ -1,0 +1,164 @@
+"""The top-level API that is not a transformation: make_jaxpr, eval_shape, device placement,
+blocking, and the ShapeDtypeStruct placeholder."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.array import Array, canonical_host_value
+from pyjax._src.backend import xla
+from pyjax._src.interpreters import partial_eval as pe
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (for eval_shape and AOT lowering)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+core.pytype_aval_mappings[ShapeDtypeStruct] = lambda x: core.ShapedArray(
+    x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
+    """A function returning the ClosedJaxpr of `fun` traced on the given arguments.
+
+    Example:
+        >>> print(make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))
+        { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }
+    """
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        static = {i: args[i] for i in static_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        avals = [core.get_aval(x) for x in leaves]
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            d, kw = tree_util.tree_unflatten(in_tree, flat)
+            it = iter(d)
+            full = [static[i] if i in static else next(it) for i in range(len(args))]
+            out = fun(*full, **kw)
+            out_flat, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_flat
+        closed, _ = pe.trace_to_jaxpr(flat_fun, avals)
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+            return closed, tree_util.tree_unflatten(out_tree_box[0], shapes)
+        return closed
+    return make
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The output shapes/dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs, without computing."""
+    closed, shapes = make_jaxpr(fun, return_shape=True)(*args, **kwargs)
+    return shapes
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Move a pytree of values onto a device (the default device if none is given)."""
+    def put(v):
+        if isinstance(v, core.Tracer):
+            return v
+        if type(v) is Array:
+            if device is None or v._buf is not None and device in v._buf.devices():
+                return v if not (may_alias is False) else Array(v.aval, v._buffer())
+            return _put_on(np.asarray(v._value), v.aval, device)
+        host = canonical_host_value(v)
+        aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
+        return _put_on(host, aval, device)
+    return tree_util.tree_map(put, x)
+
+
+def _put_on(host, aval, device):
+    dev = _resolve_device(device)
+    return Array(aval, xla.put(host, dev, aval))
+
+
+def _resolve_device(device):
+    if device is None:
+        return xla.devices()[0]
+    if hasattr(device, "_device"):  # a Sharding
+        return device._device
+    return device
+
+
+def device_get(x):
+    """Copy a pytree of Arrays to NumPy values on the host."""
+    def get(v):
+        if isinstance(v, Array):
+            return v._value
+        return v
+    return tree_util.tree_map(get, x)
+
+
+def block_until_ready(x):
+    """Wait until every Array in the pytree `x` is computed; returns `x`."""
+    bufs = [v._buf for v in tree_util.tree_leaves(x) if isinstance(v, Array) and v._buf is not None]
+    if bufs:
+        xla.block_until_ready(bufs)
+    return x
+
+
+def devices(backend=None):
+    return xla.devices(backend)
+
+
+def local_devices(process_index=None, backend=None, host_id=None):
+    return xla.local_devices(backend) if hasattr(xla, "local_devices") else xla.devices(backend)
+
+
+def device_count(backend=None):
+    return xla.device_count(backend)
+
+
+def local_device_count(backend=None):
+    return xla.local_device_count(backend)
+
+
+def default_backend():
+    return xla.default_backend()
+
+
+def process_index(backend=None):
+    return xla.process_index()
+
+
+def process_count(backend=None):
+    return xla.process_count()
+
+
+def clear_caches():
+    """Drop every in-memory compilation cache (the on-disk cache is kept)."""
+    from pyjax._src import dispatch
+    dispatch.clear_caches()
+
+
+def typeof(x):
+    return core.get_aval(x)

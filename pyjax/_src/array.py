@@ -1,0 +1,223 @@
+"""`Array`: an immutable array living on a device (or, until first needed there, on the host).
+
+An Array holds its abstract value and either a device buffer, a host NumPy value, or both (the
+host copy is cached after the first read). Arrays made from Python/NumPy constants stay on the
+host until an executable needs them, so `x + 1.0` does not pay a transfer for `1.0` twice.
+Operators, `__getitem__` and the NumPy-like methods are attached by
+`pyjax._src.numpy.array_methods`, the same way as for tracers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.backend import xla
+from pyjax._src.interpreters import partial_eval as pe
+
+
+class Array:
+    __slots__ = ("aval", "_buf", "_npy", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, aval: core.ShapedArray, buf=None, npy=None):
+        self.aval = aval
+        self._buf = buf
+        self._npy = npy
+
+    # -- construction ------------------------------------------------------------------------
+
+    @staticmethod
+    def from_host(value: np.ndarray, weak_type=False) -> Array:
+        """Wrap a NumPy value (already of a canonical dtype) without copying it to a device yet."""
+        return Array(core.ShapedArray(value.shape, value.dtype, weak_type), None, value)
+
+    # -- the data ----------------------------------------------------------------------------
+
+    def _buffer(self):
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = put_host_value(self._npy, self.aval)
+        return buf
+
+    @property
+    def _value(self) -> np.ndarray:
+        npy = self._npy
+        if npy is None:
+            if self._buf.is_deleted():
+                raise RuntimeError("Array has been deleted (it was donated to a jitted function "
+                                   "or deleted explicitly).")
+            npy = self._npy = xla.to_numpy(self._buf)
+        return npy
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+
+    @property
+    def sharding(self):
+        from pyjax._src.sharding import SingleDeviceSharding
+        return SingleDeviceSharding(self.device)
+
+    @property
+    def device(self):
+        return self._buffer().devices().pop() if self._buf is not None else xla.devices()[0]
+
+    def devices(self):
+        return {self.device}
+
+    def block_until_ready(self):
+        if self._buf is not None:
+            self._buf.block_until_ready()
+        return self
+
+    def is_deleted(self) -> bool:
+        return self._buf is not None and self._buf.is_deleted()
+
+    def delete(self):
+        if self._buf is not None:
+            self._buf.delete()
+        self._npy = None
+
+    def copy_to_host_async(self):
+        pass
+
+    def is_fully_replicated(self):
+        return True
+
+    is_fully_addressable = property(lambda self: True)
+    committed = property(lambda self: False)
+
+    # -- NumPy protocols and Python conversions ---------------------------------------------
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._value
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        return v.copy() if copy else v
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __index__(self):
+        if not np.issubdtype(self.dtype, np.integer) and self.dtype != np.bool_:
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
+                            f"got {self.aval.str_short()}")
+        return int(self._scalar("index"))
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(f"The truth value of an array with more than one element is "
+                             f"ambiguous ({self.aval.str_short()}). Use a.any() or a.all()")
+        return bool(self._value.reshape(()))
+
+    def _scalar(self, what):
+        if self.size != 1:
+            raise TypeError(f"only length-1 arrays can be converted to Python scalars ({what}() "
+                            f"of {self.aval.str_short()})")
+        return self._value.reshape(())[()]
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array' (use a NumPy value or a tuple as a static key)")
+
+    def __reduce__(self):
+        return (_reconstruct, (np.array(self._value), self.weak_type))
+
+    def __repr__(self):
+        v = self._value
+        prefix, suffix = "Array(", ""
+        if self.weak_type:
+            suffix += ", weak_type=True"
+        if v.size == 0 and v.shape != (0,):
+            body = f"[], shape={v.shape}"
+        else:
+            body = np.array2string(v, prefix=prefix, separator=", ", threshold=1000)
+        return f"{prefix}{body}, dtype={self.dtype.name}{suffix})"
+
+    def __str__(self):
+        return str(self._value)
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self._value[()], spec)
+        return format(str(self), spec)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._value.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+
+def _reconstruct(value, weak_type):
+    return Array.from_host(value, weak_type)
+
+
+# -- getting buffers for values ------------------------------------------------------------
+
+# Device buffers for small host constants (Python scalars turned into Arrays), so repeated
+# eager `x * 2.0` reuses one transfer. Keyed on (dtype, bytes); bounded.
+_scalar_buffers: dict = {}
+
+
+def put_host_value(value: np.ndarray, aval) -> object:
+    if value.ndim == 0:
+        key = (value.dtype, value.tobytes())
+        buf = _scalar_buffers.get(key)
+        if buf is None:
+            if len(_scalar_buffers) > 4096:
+                _scalar_buffers.clear()
+            buf = _scalar_buffers[key] = xla.put(value, xla.devices()[0], aval)
+        return buf
+    return xla.put(value, xla.devices()[0], aval)
+
+
+def to_buffer(x):
+    """The device buffer for any concrete value an executable takes as an argument."""
+    if type(x) is Array:
+        return x._buf if x._buf is not None else x._buffer()
+    aval = core.get_aval(x)
+    return put_host_value(np.asarray(x, aval.dtype), aval)
+
+
+def canonical_host_value(x) -> np.ndarray:
+    """A NumPy value of `x` in its canonical dtype (64-bit narrowed unless x64 is on)."""
+    v = np.asarray(x)
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    return v if v.dtype == dt else v.astype(dt)
+
+
+def _literal_for_array(x: Array):
+    """Under tracing, a 0-d Array whose value is on the host becomes an inline literal."""
+    if x.aval.ndim == 0 and x._npy is not None:
+        return core.Literal(x._npy[()], x.aval)
+    return None
+
+
+core.pytype_aval_mappings[Array] = lambda x: x.aval
+pe.literal_value_handlers[Array] = _literal_for_array

@@ -1,0 +1,173 @@
+"""The persistent (on-disk) compilation cache: files only, no jaxlib.
+
+An entry is one file `<key>.pjx` in the cache directory:
+
+    MAGIC (8 bytes) | sha256 digest of the key (32 bytes) | zlib-compressed payload
+
+The payload is whatever the backend stores (a serialized XLA executable). Entries are written
+atomically (a temp file in the same directory, then `os.replace`), so a reader sees either a
+whole entry or none. A damaged entry (bad magic, wrong key, zlib error, I/O error) is deleted
+and reported as a miss: a broken cache can cost a recompile, never a crash.
+
+The directory is bounded by a size cap; when a write pushes it over, the least recently used
+entries (by mtime, which a hit refreshes) are deleted until it fits again.
+"""
+import logging
+import os
+import time
+import zlib
+
+logger = logging.getLogger("pyjax")
+
+MAGIC = b"PYJAXC1\n"
+SUFFIX = ".pjx"
+DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB
+_STALE_TMP_SECONDS = 3600.0
+
+
+def default_dir():
+    """`$PYJAX_CACHE_DIR` ('' disables), else `pyjax/` under `$XDG_CACHE_HOME` or `~/.cache`."""
+    env = os.environ.get("PYJAX_CACHE_DIR")
+    if env is not None:
+        return env or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pyjax")
+
+
+def default_max_bytes():
+    env = os.environ.get("PYJAX_CACHE_MAX_BYTES")
+    if env:
+        try:
+            return int(float(env))
+        except ValueError:
+            logger.warning("pyjax: ignoring PYJAX_CACHE_MAX_BYTES=%r (not a number)", env)
+    return DEFAULT_MAX_BYTES
+
+
+def make_key(*parts):
+    """sha256 hex digest of the parts (str or bytes), each length-prefixed so that the
+    boundaries between parts cannot be confused."""
+    import hashlib  # NB: imported here to keep `import pyjax` fast
+    h = hashlib.sha256()
+    for p in parts:
+        b = p.encode() if isinstance(p, str) else bytes(p)
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return h.hexdigest()
+
+
+class DiskCache:
+    """A directory of compressed blobs keyed by hex digests (see the module docstring)."""
+
+    def __init__(self, path, max_bytes=DEFAULT_MAX_BYTES):
+        self.path = os.path.abspath(os.path.expanduser(path))
+        self.max_bytes = int(max_bytes)
+        self._write_warned = False
+
+    def _file(self, key):
+        return os.path.join(self.path, key + SUFFIX)
+
+    def get(self, key):
+        """The payload stored under `key`, or None (missing or damaged; damage is deleted)."""
+        fname = self._file(key)
+        try:
+            with open(fname, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            logger.warning("pyjax: cannot read cache entry %s (%s); ignoring it", fname, e)
+            return None
+        head = MAGIC + bytes.fromhex(key)
+        try:
+            if not data.startswith(head):
+                raise ValueError("bad header")
+            payload = zlib.decompress(data[len(head):])
+        except (ValueError, zlib.error) as e:
+            logger.warning("pyjax: dropping corrupt cache entry %s (%s)", fname, e)
+            self.delete(key)
+            return None
+        try:
+            os.utime(fname)  # LRU: a hit makes the entry recent
+        except OSError:
+            pass
+        return payload
+
+    def put(self, key, payload):
+        """Store `payload` under `key` atomically; I/O errors are logged once, never raised."""
+        blob = MAGIC + bytes.fromhex(key) + zlib.compress(payload)
+        if len(blob) > self.max_bytes:
+            return False
+        import tempfile  # NB: imported here to keep `import pyjax` fast
+        tmp = None
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=self.path)
+            with os.fdopen(fd, "wb") as f:
+                f.write(blob)
+            os.replace(tmp, self._file(key))
+        except OSError as e:
+            if tmp is not None:
+                _unlink(tmp)
+            if not self._write_warned:
+                self._write_warned = True
+                logger.warning("pyjax: cannot write to the compilation cache %s (%s)", self.path, e)
+            return False
+        self.evict()
+        return True
+
+    def delete(self, key):
+        _unlink(self._file(key))
+
+    def entries(self):
+        """[(mtime, size, filename)] of the complete entries; removes stale temp files."""
+        out = []
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return out
+        now = time.time()
+        for name in names:
+            if not name.endswith(SUFFIX):
+                continue
+            full = os.path.join(self.path, name)
+            try:
+                st = os.stat(full)
+            except OSError:
+                continue  # deleted by a concurrent process
+            if name.startswith(".tmp-"):
+                if now - st.st_mtime > _STALE_TMP_SECONDS:  # left behind by a killed writer
+                    _unlink(full)
+                continue
+            out.append((st.st_mtime, st.st_size, full))
+        return out
+
+    def size(self):
+        return sum(size for _, size, _ in self.entries())
+
+    def evict(self, max_bytes=None):
+        """Delete least-recently-used entries until the directory holds <= max_bytes."""
+        limit = self.max_bytes if max_bytes is None else max_bytes
+        entries = self.entries()
+        total = sum(size for _, size, _ in entries)
+        if total <= limit:
+            return 0
+        removed = 0
+        for _, size, full in sorted(entries):
+            if total <= limit:
+                break
+            _unlink(full)
+            total -= size
+            removed += 1
+        return removed
+
+    def clear(self):
+        for _, _, full in self.entries():
+            _unlink(full)
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,840 @@
+"""The XLA backend: the only module in pyjax that imports jaxlib.
+
+Everything else in pyjax talks to XLA through this small surface:
+
+    get_client / devices / local_devices / default_backend    PJRT clients and their devices
+    put(np_array, device, aval) -> buffer                      host -> device
+    to_numpy(buffer) -> np.ndarray                             device -> host
+    compile(stablehlo_text, devices, out_avals=...)            -> Executable (cached: memory + disk)
+    Executable(list_of_buffers) -> list_of_buffers             the jit hot path (~5 µs)
+
+A "buffer" is jaxlib's `ArrayImpl`. Its `.aval` is whatever object pyjax passed in (anything with
+`.shape`, `.dtype` and `.weak_type`); jaxlib never looks at anything else.
+
+jaxlib is driven without the `jax` package, which normally installs some global state into it.
+The set-up block below recreates exactly the pieces jaxlib's C++ reads; see
+shared/notes/xla-backend.md for how each one was found to be necessary. Some jaxlib C++ paths
+try (and, without jax, fail) to `import jax.core` on every call, costing ~100 µs; the hot paths
+here avoid them (`execute_sharded(...).consume_with_handlers`, `batched_device_put`, the buffer
+protocol), and only slow fallbacks (bf16 readback, multi-shard gathers) use them.
+"""
+import atexit
+import functools
+import gc
+import importlib
+import importlib.util
+import logging
+import os
+import pathlib
+import re
+import threading
+import time
+
+import numpy as np
+
+# C++ (absl/tsl) logging reads this once, when jaxlib is first imported. By default, hide the two
+# INFO lines that creating a client prints; below, absl's runtime level silences the rest.
+_USER_CPP_LOG_LEVEL = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+import jaxlib  # noqa: E402
+from jaxlib import _jax  # noqa: E402
+from jaxlib import utils as _jaxlib_utils  # noqa: E402
+from jaxlib import xla_client as xc  # noqa: E402
+
+from pyjax._src.backend import cache as _cache  # noqa: E402
+from pyjax._src.config import config  # noqa: E402
+
+logger = logging.getLogger("pyjax")
+
+# ---------------------------------------------------------------------------------------------
+# Re-exported jaxlib types (so that the rest of pyjax never imports jaxlib).
+
+JaxRuntimeError = _jax.JaxRuntimeError  # a RuntimeError subclass; what XLA raises
+Device = _jax.Device
+ArrayImpl = _jax.ArrayImpl  # the device buffer type returned by put/Executable
+Sharding = _jax.Sharding
+SingleDeviceSharding = _jax.SingleDeviceSharding
+GSPMDSharding = _jax.GSPMDSharding
+HloSharding = xc.HloSharding
+DeviceList = _jax.DeviceList
+jaxlib_version = jaxlib.__version__
+
+# ---------------------------------------------------------------------------------------------
+# Global jaxlib state that `jax` would normally install (notes §1).
+
+
+def set_cpp_log_level(level):
+    """absl's minimum C++ log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL only."""
+    _jaxlib_utils.absl_set_min_log_level(int(level))
+
+
+def _initial_cpp_log_level():
+    # NB: JAX shows C++ warnings and errors; pyjax silences them by default (XLA also logs
+    # every failed execute as an E-line right before raising the same error in Python).
+    # Setting TF_CPP_MIN_LOG_LEVEL explicitly restores them.
+    try:
+        return int(_USER_CPP_LOG_LEVEL)
+    except (TypeError, ValueError):
+        return 3
+
+
+set_cpp_log_level(_initial_cpp_log_level())
+
+# C++ reads the x64 flag from these Config objects (batched_device_put fails without it), and
+# `_jax.pjit` reads the other two.
+_X64_STATE = _jax.config.Config("jax_enable_x64", bool(config.jax_enable_x64),
+                                include_in_jit_key=True, include_in_trace_context=True)
+_DISABLE_JIT_STATE = _jax.config.Config("jax_disable_jit", bool(config.jax_disable_jit),
+                                        include_in_trace_context=True)
+_POST_HOOK_STATE = _jax.config.Config("post_hook", None, include_in_jit_key=False)
+_jax.jax_jit.set_enable_x64_state(_X64_STATE)
+_jax.jax_jit.set_disable_jit_state(_DISABLE_JIT_STATE)
+_jax.jax_jit.set_post_hook_state(_POST_HOOK_STATE)
+config.on_change("jax_enable_x64", lambda v: _X64_STATE.set_global(bool(v)))
+config.on_change("jax_disable_jit", lambda v: _DISABLE_JIT_STATE.set_global(bool(v)))
+
+# The only Python attribute jaxlib's C++ looks up on sharding objects (jax installs these
+# through `use_cpp_class`). NamedSharding needs a jax Mesh, so pyjax uses GSPMDSharding.
+_jax.SingleDeviceSharding._to_xla_hlo_sharding = lambda self, ndim: xc.HloSharding.replicate()
+_jax.GSPMDSharding._to_xla_hlo_sharding = lambda self, ndim: self._hlo_sharding
+
+# ---------------------------------------------------------------------------------------------
+# Clients and devices.
+
+_PLATFORM_ALIASES = {"gpu": "cuda", "host": "cpu"}
+_lock = threading.RLock()
+_clients = {}  # canonical platform name -> Client
+_default_platform = None
+
+
+def _canonical_platform(name):
+    name = str(name).strip().lower()
+    return _PLATFORM_ALIASES.get(name, name)
+
+
+def _requested_platforms():
+    spec = config.jax_platforms or os.environ.get("JAX_PLATFORMS") or config.jax_platform_name
+    return [_canonical_platform(p) for p in (spec or "").split(",") if p.strip()]
+
+
+def get_client(platform=None):
+    """The PJRT client for `platform` ("cpu", "cuda"/"gpu"; None: the default), created once."""
+    if platform is None:
+        return _clients.get(_default_platform) or _default_client()
+    p = _canonical_platform(platform)
+    client = _clients.get(p)
+    if client is None:
+        with _lock:
+            client = _clients.get(p)
+            if client is None:
+                client = _clients[p] = _make_client(p)
+    return client
+
+
+def _default_client():
+    global _default_platform
+    with _lock:
+        requested = _requested_platforms()
+        candidates = requested or (["cuda", "cpu"] if _cuda_plugin_installed() else ["cpu"])
+        for p in candidates:
+            try:
+                client = get_client(p)
+            except Exception as e:
+                if requested:  # as jax: a platform the user asked for must work
+                    raise RuntimeError(f"Unable to initialize backend {p!r}: {e}") from e
+                logger.warning("pyjax: platform %r is unavailable, falling back to cpu (%s)", p, e)
+                continue
+            _default_platform = p
+            return client
+        raise RuntimeError(f"Unable to initialize any of the backends {candidates}")
+
+
+def _make_client(platform):
+    if platform == "cpu":
+        return xc.make_cpu_client(asynchronous=True, num_devices=_cpu_device_count())
+    if platform == "cuda":
+        return _make_cuda_client()
+    raise RuntimeError(f"Unknown backend {platform!r}; available: cpu"
+                       + (", cuda" if _cuda_plugin_installed() else ""))
+
+
+def _cpu_device_count():
+    """N from XLA_FLAGS=--xla_force_host_platform_device_count=N (or JAX_NUM_CPU_DEVICES)."""
+    m = re.search(r"--xla_force_host_platform_device_count=(\d+)", os.environ.get("XLA_FLAGS", ""))
+    if m:
+        return int(m.group(1))
+    n = os.environ.get("JAX_NUM_CPU_DEVICES")
+    return int(n) if n and n.strip().isdigit() and int(n) > 0 else None
+
+
+def devices(backend=None):
+    """All devices of a backend (every process's), sorted by id."""
+    return sorted(get_client(backend).devices(), key=lambda d: d.id)
+
+
+def local_devices(process_index=None, backend=None):
+    """The devices attached to this process (or to process `process_index`), sorted by id."""
+    client = get_client(backend)
+    if process_index is None:
+        devs = client.local_devices()
+    else:
+        devs = [d for d in client.devices() if d.process_index == process_index]
+    return sorted(devs, key=lambda d: d.id)
+
+
+def device_count(backend=None):
+    return len(get_client(backend).devices())
+
+
+def local_device_count(backend=None):
+    return get_client(backend).local_device_count()
+
+
+def default_backend():
+    """"cpu" or "gpu" (jax's name for CUDA)."""
+    p = get_client().platform
+    return "gpu" if p == "cuda" else p
+
+
+def process_index(backend=None):
+    return get_client(backend).process_index()
+
+
+def process_count(backend=None):
+    return max(d.process_index for d in get_client(backend).devices()) + 1
+
+
+# --- CUDA (notes §7): repeat what jax_plugins.xla_cuda13.initialize() does, without jax. -------
+
+_cuda_c_api = None
+
+
+def _cuda_plugin_installed():
+    try:
+        return (importlib.util.find_spec("jax_cuda13_plugin") is not None
+                and importlib.util.find_spec("jax_plugins.xla_cuda13") is not None)
+    except (ImportError, ValueError):
+        return False
+
+
+def _preload_nvidia_libs():
+    """Load the pip-installed NVIDIA libraries first, so the plugin finds these copies."""
+    import ctypes
+    libs = ["libcudart.so.13", "libnvrtc.so.13", "libcublasLt.so.13", "libcublas.so.13",
+            "libcupti.so.13", "libcusparse.so.12", "libcusolver.so.12", "libcufft.so.12"]
+    for pkg, names in (("cu13", libs), ("nccl", ["libnccl.so.2"]),
+                       ("nvshmem", ["libnvshmem_host.so.3"]), ("cudnn", ["libcudnn.so.9"])):
+        try:
+            mod = importlib.import_module(f"nvidia.{pkg}")
+        except ImportError:
+            continue
+        for name in names:
+            for base in mod.__path__:
+                path = pathlib.Path(base) / "lib" / name
+                if path.exists():
+                    try:
+                        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+                    except OSError as e:
+                        logger.debug("pyjax: could not preload %s: %s", path, e)
+                    break
+
+
+def _make_cuda_client():
+    global _cuda_c_api
+    if not _cuda_plugin_installed():
+        raise RuntimeError("the CUDA backend needs the jax-cuda13-plugin and jax-cuda13-pjrt "
+                           "packages")
+    if _cuda_c_api is None:
+        _preload_nvidia_libs()
+        ext = importlib.import_module("jax_cuda13_plugin.cuda_plugin_extension")
+        # find_spec locates the plugin package without running its __init__ (which imports jax).
+        spec = importlib.util.find_spec("jax_plugins.xla_cuda13")
+        lib = pathlib.Path(list(spec.submodule_search_locations)[0]) / "xla_cuda_plugin.so"
+        c_api = xc.load_pjrt_plugin_dynamically("cuda", str(lib))
+        xc.register_custom_type_handler(
+            "CUDA", functools.partial(ext.register_custom_type, c_api))
+        xc.register_custom_call_handler(
+            "CUDA", functools.partial(ext.register_custom_call_target, c_api))
+        for name, value in ext.ffi_types().items():
+            xc.register_custom_type(name, value, platform="CUDA")
+        for name, value in ext.ffi_handlers().items():
+            xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
+        for modname in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
+            try:
+                _register_targets(importlib.import_module(f"jaxlib.{modname}"))
+            except ImportError:
+                pass
+        if not xc.pjrt_plugin_initialized("cuda"):
+            xc.initialize_pjrt_plugin("cuda")
+        _cuda_c_api = c_api
+    return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options(), None)
+
+
+def _cuda_data_dir():
+    """Where XLA finds ptxas/libdevice: the pip `nvidia.cu13` package, or $CUDA_ROOT."""
+    if os.environ.get("CUDA_ROOT"):
+        return os.environ["CUDA_ROOT"]
+    for pkg in ("nvidia.cu13", "nvidia.cuda_nvcc"):
+        try:
+            spec = importlib.util.find_spec(pkg)
+        except (ImportError, ValueError):
+            continue
+        for base in (spec.submodule_search_locations or []) if spec else []:
+            if (pathlib.Path(base) / "bin" / "ptxas").exists():
+                return str(base)
+    return None
+
+
+def _register_targets(module):
+    for platform, targets in module.registrations().items():
+        for name, value, api_version in targets:
+            xc.register_custom_call_target(name, value, platform=platform, api_version=api_version)
+
+
+@functools.cache
+def _register_lapack():
+    """LAPACK custom calls (`lapack_sgetrf_ffi`, ...) are not registered by default."""
+    from jaxlib import lapack
+    _register_targets(lapack)
+    lapack._lapack.initialize()
+
+
+# ---------------------------------------------------------------------------------------------
+# Host <-> device.
+
+_COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+_ZERO_COPY = xc.HostBufferSemantics.ZERO_COPY
+
+
+def _xla_dtypes():
+    import ml_dtypes
+    names = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+             "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+             "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4"]
+    extra = [getattr(ml_dtypes, n) for n in names if hasattr(ml_dtypes, n)]
+    return frozenset(np.dtype(t) for t in [
+        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+        np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128, *extra])
+
+
+XLA_DTYPES = _xla_dtypes()  # the host dtypes XLA accepts (native byte order)
+_ALIAS_MIN_BYTES = 1 << 16
+_batched_device_put = _jax.batched_device_put
+_single_shardings = {}  # Device -> SingleDeviceSharding
+
+
+def single_device_sharding(device):
+    s = _single_shardings.get(device)
+    if s is None:
+        s = _single_shardings[device] = _jax.SingleDeviceSharding(device)
+    return s
+
+
+def gspmd_sharding(devices, hlo_sharding):
+    """A multi-device sharding over `devices` (logical order) described by an HloSharding."""
+    return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), hlo_sharding)
+
+
+def put(x, device, aval, may_alias=False):
+    """Copy a NumPy array to `device` as a buffer whose `.aval` is `aval`.
+
+    `x` is converted to `aval.dtype` if it differs. With `may_alias=True` the device buffer may
+    share memory with `x` (CPU only, and only if `x` is 64-byte aligned and C-contiguous): the
+    caller promises never to mutate `x` afterwards.
+
+    >>> buf = put(np.arange(3, dtype=np.float32), devices()[0], aval)
+    """
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    if x.dtype != aval.dtype:
+        x = _convert(x, aval.dtype)
+    elif x.dtype not in XLA_DTYPES:
+        raise _dtype_error(x.dtype)
+    if x.shape != aval.shape:
+        raise ValueError(f"put: array of shape {x.shape} does not match aval shape "
+                         f"{tuple(aval.shape)}")
+    semantics = _COPY
+    # Aliasing only pays off for big arrays (reading the data pointer alone costs ~1.4 µs).
+    if (may_alias and x.nbytes >= _ALIAS_MIN_BYTES and x.flags.c_contiguous
+            and x.ctypes.data % 64 == 0 and device.platform == "cpu"):
+        semantics = _ZERO_COPY
+    return _batched_device_put(aval, single_device_sharding(device), [x], [device],
+                               True, False, semantics, True)
+
+
+def put_sharded(shards, devices, aval, sharding):
+    """One buffer spread over `devices`: `shards[i]` (NumPy) goes to `devices[i]`; `aval` is the
+    global aval and `sharding` (e.g. from `gspmd_sharding`) says how the shards tile it.
+
+    NB: with a replicated sharding jaxlib uploads only `shards[0]` (to every device)."""
+    xs = []
+    for s in shards:
+        s = np.asarray(s)
+        ok = s.dtype == aval.dtype and s.dtype in XLA_DTYPES
+        xs.append(s if ok else _convert(s, aval.dtype))
+    return _batched_device_put(aval, sharding, xs, list(devices), True, False, _COPY, True)
+
+
+def _convert(x, dtype):
+    # Numbers of another type (or byte order) convert; objects, strings, records... never do.
+    if x.dtype.kind not in "biufc" and x.dtype not in XLA_DTYPES:
+        raise _dtype_error(x.dtype)
+    dtype = np.dtype(dtype)
+    if dtype not in XLA_DTYPES:
+        raise _dtype_error(dtype)
+    return x.astype(dtype)
+
+
+def _dtype_error(dtype):
+    return TypeError(f"pyjax arrays hold numbers and bools only; XLA has no type for dtype {dtype}")
+
+
+_np_asarray = np.asarray
+
+
+def to_numpy(buf):
+    """The value of a device buffer as a (read-only) NumPy array; zero-copy on CPU when possible.
+
+    Raises RuntimeError for a deleted (or donated) buffer.
+    """
+    try:
+        # NB: never np.asarray(buf) directly: when the buffer protocol fails (deleted, sharded,
+        # bf16...) numpy silently returns a 0-d object array. memoryview raises instead.
+        return _np_asarray(memoryview(buf))
+    except BufferError:
+        return _to_numpy_slow(buf)
+    except TypeError:
+        if not isinstance(buf, _jax.ArrayImpl):
+            raise TypeError(f"to_numpy expects a device buffer, got {type(buf).__name__}") from None
+        raise
+
+
+def _to_numpy_slow(buf):
+    if buf.is_deleted():
+        raise RuntimeError(f"Array has been deleted with shape={_short_aval(buf.aval)}.")
+    sharding = buf._sharding
+    if isinstance(sharding, _jax.SingleDeviceSharding):
+        # bf16/fp8/int4 on CPU, or any dtype on GPU. Slow (~100 µs): the C++ tries to import jax.
+        out, did_copy = buf._single_device_array_to_np_array_did_copy()
+        if out.dtype == object:  # never hand out an object array
+            raise RuntimeError(f"cannot read back a buffer of type {_short_aval(buf.aval)}")
+        if not did_copy:
+            out.flags.writeable = False
+        return out
+    return _gather(buf, sharding)
+
+
+def _gather(buf, sharding):
+    """Assemble a multi-device buffer on the host from its shards (slow: ~75 µs per shard)."""
+    shape = tuple(buf.aval.shape)
+    hlo = sharding._to_xla_hlo_sharding(len(shape))
+    shards = buf._arrays
+    if hlo.is_replicated() or len(shards) == 1:
+        return to_numpy(shards[0])
+    device_list = sharding._internal_device_list
+    if not device_list.is_fully_addressable:
+        raise RuntimeError("cannot read back a buffer that spans several processes")
+    slices = _shard_slices(hlo, shape)
+    index = {d: i for i, d in enumerate(device_list)}
+    out = None
+    for s in shards:
+        part = to_numpy(s)
+        if out is None:
+            out = np.empty(shape, part.dtype)
+        sl = slices[index[s._sharding._device]]
+        # With uneven tiling XLA pads the last shards: keep only the real part.
+        out[sl] = part[tuple(slice(0, x.stop - x.start) for x in sl)]
+    out.flags.writeable = False
+    return out
+
+
+def _shard_slices(hlo, shape):
+    """{logical device index: tuple of slices} for a tiled (optionally partly replicated)
+    HloSharding; XLA tiles with ceil-sized chunks, the last one short."""
+    if hlo.is_maximal():
+        return {hlo.tile_assignment_devices()[0]: tuple(slice(None) for _ in shape)}
+    dims = list(hlo.tile_assignment_dimensions())
+    subgroups = hlo.subgroup_types()
+    if hlo.replicate_on_last_tile_dim():
+        n_data = len(dims) - 1
+    elif subgroups and all(t == xc.OpSharding.Type.REPLICATED for t in subgroups):
+        n_data = len(dims) - len(subgroups)
+    elif subgroups or hlo.is_manual():
+        raise NotImplementedError(f"cannot gather a buffer with sharding {hlo}")
+    else:
+        n_data = len(dims)
+    if n_data != len(shape):
+        raise ValueError(f"sharding {hlo} does not match a buffer of rank {len(shape)}")
+    slices = {}
+    for pos, dev in enumerate(hlo.tile_assignment_devices()):
+        tile = np.unravel_index(pos, dims)[:n_data]
+        sl = []
+        for size, t, i in zip(shape, dims[:n_data], tile, strict=True):
+            chunk = -(-size // t)
+            sl.append(slice(min(i * chunk, size), min((i + 1) * chunk, size)))
+        slices[dev] = tuple(sl)
+    return slices
+
+
+def _short_aval(aval):
+    try:
+        return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
+    except Exception:  # noqa: BLE001
+        return repr(aval)
+
+
+def block_until_ready(bufs):
+    """Wait until every buffer in `bufs` is computed; returns `bufs`."""
+    _jax.batched_block_until_ready(bufs)
+    return bufs
+
+
+# ---------------------------------------------------------------------------------------------
+# Compilation, with in-memory and on-disk executable caches.
+
+_executables = {}  # (platform, module text, serialized CompileOptions) -> LoadedExecutable
+_stats = {}
+_STAT_NAMES = ("compiles", "memory_hits", "disk_hits", "disk_misses", "disk_writes", "disk_errors")
+_disk = None  # DiskCache, or None when disabled
+_disk_resolved = False  # _disk is only valid once this is True
+_CACHE_FORMAT = "pyjax-exe-1"
+
+
+def cache_stats():
+    """Counters: compiles (real XLA compiles), memory_hits, disk_hits, disk_misses,
+    disk_writes, disk_errors (damaged entries dropped)."""
+    return dict(_stats)
+
+
+def _reset_stats():
+    for name in _STAT_NAMES:
+        _stats[name] = 0
+
+
+_reset_stats()
+
+
+def _disk_cache():
+    global _disk, _disk_resolved
+    if not _disk_resolved:
+        path = _cache.default_dir()
+        _disk = _cache.DiskCache(path, _cache.default_max_bytes()) if path else None
+        _disk_resolved = True
+    return _disk
+
+
+def set_cache_dir(path, max_bytes=None):
+    """Use `path` for the persistent compilation cache (None or "" disables it)."""
+    global _disk, _disk_resolved
+    max_bytes = _cache.default_max_bytes() if max_bytes is None else max_bytes
+    _disk = _cache.DiskCache(path, max_bytes) if path else None
+    _disk_resolved = True
+
+
+def cache_dir():
+    """The persistent compilation cache directory, or None if the disk cache is disabled."""
+    disk = _disk_cache()
+    return disk.path if disk is not None else None
+
+
+def clear_caches():
+    """Drop the in-memory executable cache (the disk cache stays)."""
+    _executables.clear()
+
+
+def _reset_for_tests():
+    """Forget the in-memory cache, the counters and the cache directory (re-read from the
+    environment, e.g. a new $PYJAX_CACHE_DIR, at the next compile)."""
+    global _disk, _disk_resolved
+    clear_caches()
+    _reset_stats()
+    _disk, _disk_resolved = None, False
+
+
+@functools.cache
+def _host_fingerprint():
+    """CPU executables are compiled for this host's instruction set: never load one built on a
+    machine with different CPU features (a shared home directory, a container moved elsewhere)."""
+    import platform
+    parts = [platform.machine()]
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "model name", "Features", "CPU part")):
+                    parts.append(line.strip())
+                elif not line.strip() and len(parts) > 1:
+                    break  # the first processor is enough
+    except OSError:
+        parts.append(platform.processor())
+    return "\n".join(parts)
+
+
+def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1,
+            use_shardy=False, host_callbacks=(), out_shardings=None):
+    """Compile StableHLO text for `devices` (num_replicas * num_partitions of them, in logical
+    order) into an Executable whose outputs get `out_avals`.
+
+    Cached in memory and on disk (unless `host_callbacks` are given: Python callables can't be
+    serialized). Donation is marked in the module text (`{jax.buffer_donor = true}`).
+    `out_shardings` (jaxlib Shardings or HloShardings, one per output) defaults to the device
+    for one device, else to what the compiled executable reports.
+    """
+    if not isinstance(module_text, str):
+        raise TypeError(f"compile expects StableHLO text, got {type(module_text).__name__}")
+    devices = list(devices)
+    if len(devices) != num_replicas * num_partitions or not devices:
+        raise ValueError(f"compile: {len(devices)} devices given for num_replicas={num_replicas} "
+                         f"x num_partitions={num_partitions}")
+    client = devices[0].client
+    platform = client.platform
+    if platform == "cpu" and "lapack_" in module_text:
+        _register_lapack()
+    opts = _compile_options(platform, [d.id for d in devices], num_replicas, num_partitions,
+                            use_shardy)
+    device_list = xc.DeviceList(tuple(devices))
+    t0 = time.perf_counter()
+    if host_callbacks:
+        exe = _compile_with_callbacks(client, module_text, device_list, opts, list(host_callbacks))
+        source = "uncached"
+        _log_compile(module_text, devices, time.perf_counter() - t0, "host callbacks, not cached")
+    else:
+        mkey = (platform, module_text, opts.SerializeAsString())
+        exe = _executables.get(mkey)
+        if exe is None:
+            exe, source = _compile_once(mkey, client, module_text, device_list, opts, devices)
+        else:
+            source = "memory"
+            _stats["memory_hits"] += 1
+    out = Executable(exe, out_avals, devices, out_shardings)
+    out.cache_source, out.compile_time = source, time.perf_counter() - t0
+    return out
+
+
+_inflight_lock = threading.Lock()
+_inflight = {}  # memory key -> Lock held while that module compiles
+
+
+def _compile_once(mkey, client, text, device_list, opts, devices):
+    """Compile (or load from disk) and remember; threads asking for the same module while it
+    compiles (XLA releases the GIL) wait for that compile instead of repeating it."""
+    with _inflight_lock:
+        lock = _inflight.setdefault(mkey, threading.Lock())
+    try:
+        with lock:
+            exe = _executables.get(mkey)
+            if exe is not None:
+                _stats["memory_hits"] += 1
+                return exe, "memory"
+            exe, source = _compile_cached(client, text, device_list, opts, mkey[2], devices)
+            _executables[mkey] = exe
+            return exe, source
+    finally:
+        with _inflight_lock:
+            _inflight.pop(mkey, None)
+
+
+def _compile_options(platform, device_ids, num_replicas, num_partitions, use_shardy):
+    opts = xc.CompileOptions()
+    opts.num_replicas = num_replicas
+    opts.num_partitions = num_partitions
+    build = opts.executable_build_options
+    build.use_spmd_partitioning = True  # as jax: harmless for one device
+    build.use_shardy_partitioner = bool(use_shardy)  # required for sdy.* modules
+    opts.device_assignment = xc.DeviceAssignment.create(
+        np.asarray(device_ids, dtype=np.int32).reshape(num_replicas, num_partitions))
+    if platform in ("cuda", "gpu"):
+        cuda_dir = _cuda_data_dir()
+        if cuda_dir:
+            build.debug_options.xla_gpu_cuda_data_dir = cuda_dir
+    return opts
+
+
+def _compile_cached(client, text, device_list, opts, opts_bytes, devices):
+    disk = _disk_cache()
+    key = None
+    t0 = time.perf_counter()
+    if disk is not None:
+        key = _cache.make_key(_CACHE_FORMAT, text, opts_bytes, client.platform,
+                              client.platform_version, jaxlib.__version__,
+                              os.environ.get("XLA_FLAGS", ""), devices[0].device_kind,
+                              _host_fingerprint() if client.platform == "cpu" else "")
+        blob = disk.get(key)
+        if blob is not None:
+            try:
+                exe = client.deserialize_executable(blob, device_list, opts)
+            except Exception as e:  # noqa: BLE001 — a bad entry costs a recompile, never a crash
+                logger.warning("pyjax: dropping unloadable cache entry %s (%s)", key, e)
+                disk.delete(key)
+                _stats["disk_errors"] += 1
+            else:
+                _stats["disk_hits"] += 1
+                _log_compile(text, devices, time.perf_counter() - t0, "persistent cache hit")
+                return exe, "disk"
+        else:
+            _stats["disk_misses"] += 1
+    exe = _xla_compile(client, text, device_list, opts)
+    how = "persistent cache disabled"
+    if disk is not None:
+        how = "persistent cache miss"
+        try:
+            payload = exe.serialize()
+        except Exception as e:  # noqa: BLE001 — some executables can't be serialized
+            logger.debug("pyjax: not caching an executable that can't be serialized: %s", e)
+        else:
+            if disk.put(key, payload):
+                _stats["disk_writes"] += 1
+    _log_compile(text, devices, time.perf_counter() - t0, how)
+    return exe, "compiled"
+
+
+def _xla_compile(client, text, device_list, opts):
+    _stats["compiles"] += 1
+    try:
+        return client.compile_and_load(text, device_list, opts)
+    except JaxRuntimeError as e:
+        e.add_note(f"while compiling module {_module_name(text)} for {client.platform}")
+        raise
+
+
+_mlir_lock = threading.Lock()
+_mlir_context = None
+
+
+def _compile_with_callbacks(client, text, device_list, opts, callbacks):
+    """The host_callbacks overloads only take an MLIR module object (not text), so parse the
+    text with jaxlib's MLIR bindings, imported only here (notes §5)."""
+    global _mlir_context
+    from jaxlib.mlir import ir
+    with _mlir_lock:
+        if _mlir_context is None:
+            from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _mlirHlo, _sdy, _stablehlo
+            registry = ir.DialectRegistry()
+            _jax_mlir_ext.register_dialects(registry)
+            ctx = ir.Context()
+            ctx.append_dialect_registry(registry)
+            ctx.load_all_available_dialects()
+            _sdy.register_dialect(ctx)
+            _mlirHlo.register_mhlo_dialect(ctx)
+            _chlo.register_dialect(ctx)
+            _stablehlo.register_dialect(ctx)
+            _mlir_context = ctx
+        try:
+            with _mlir_context:
+                module = ir.Module.parse(text)
+        except ir.MLIRError as e:
+            raise ValueError(f"invalid StableHLO module {_module_name(text)}: {e}") from None
+    _stats["compiles"] += 1
+    try:
+        return client.compile_and_load(module, device_list, opts, host_callbacks=callbacks)
+    except JaxRuntimeError as e:
+        e.add_note(f"while compiling module {_module_name(text)} for {client.platform}")
+        raise
+
+
+_MODULE_NAME_RE = re.compile(r"^\s*module\s+@([\w$.\-]+)", re.MULTILINE)
+
+
+def _module_name(text):
+    m = _MODULE_NAME_RE.search(text, 0, 4096)
+    return "@" + m.group(1) if m else "<unnamed>"
+
+
+def _log_compile(text, devices, seconds, how):
+    if config.read("jax_log_compiles"):
+        logger.warning("pyjax: compiled %s for %s in %.1f ms (%s)", _module_name(text),
+                       _device_summary(devices), seconds * 1e3, how)
+
+
+def _device_summary(devices):
+    return str(devices[0]) if len(devices) == 1 else f"{len(devices)} {devices[0].platform} devices"
+
+
+class Executable:
+    """A loaded XLA executable with precomputed result handlers.
+
+    `exe(args)` takes a list of device buffers (one per module argument, already on the right
+    device(s)) and returns a list of device buffers, one per output. Dispatch is asynchronous.
+
+    `cache_source` says where compile() found it ("compiled", "disk", "memory", or "uncached"
+    for modules with host callbacks) and `compile_time` how long compile() took (seconds).
+    """
+
+    __slots__ = ("xla_executable", "out_avals", "out_shardings", "devices", "cache_source",
+                 "compile_time", "_execute", "_handlers", "__weakref__")
+
+    def __init__(self, xla_executable, out_avals, devices, out_shardings=None):
+        self.xla_executable = xla_executable
+        self.out_avals = list(out_avals)
+        self.devices = list(devices)
+        n_out = _num_outputs(xla_executable)
+        if n_out is not None and n_out != len(self.out_avals):
+            raise ValueError(f"compile: the module has {n_out} outputs but {len(self.out_avals)} "
+                             "out_avals were given")
+        self.out_shardings = self._output_shardings(out_shardings)
+        self._handlers = [
+            _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+            for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)]
+        self._execute = xla_executable.execute_sharded
+        self.cache_source, self.compile_time = "compiled", 0.0
+
+    def _output_shardings(self, given):
+        devs = self.devices
+        n = len(self.out_avals)
+        if given is not None:
+            given = list(given)
+            if len(given) != n:
+                raise ValueError(f"compile: {len(given)} out_shardings for {n} outputs")
+            return [gspmd_sharding(devs, s) if isinstance(s, xc.HloSharding) else s for s in given]
+        if len(devs) == 1:
+            return [single_device_sharding(devs[0])] * n
+        hlos = self.xla_executable.get_output_shardings() or [xc.HloSharding.replicate()] * n
+        return [gspmd_sharding(devs, h) for h in hlos]
+
+    def __call__(self, args):
+        return self._execute(args).consume_with_handlers(self._handlers)
+
+    def cost_analysis(self):
+        """XLA's cost estimates: {'flops': ..., 'bytes accessed': ..., ...}."""
+        return dict(self.xla_executable.cost_analysis())
+
+    def memory_analysis(self):
+        return self.xla_executable.get_compiled_memory_stats()
+
+    def as_hlo_text(self):
+        """The optimized HLO module(s) XLA produced."""
+        return "\n\n".join(m.to_string() for m in self.xla_executable.hlo_modules())
+
+    def __repr__(self):
+        return f"Executable({_device_summary(self.devices)}, {len(self.out_avals)} outputs)"
+
+
+def _num_outputs(exe):
+    try:
+        return len(exe.get_output_memory_kinds()[0])
+    except Exception:  # noqa: BLE001 — only a sanity check
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Exit: the CPU client's destructor can hang joining its thread pool when it runs during
+# interpreter finalization with work in flight (notes §8). Finish pending work and drop our
+# references while the interpreter is still whole.
+
+def _shutdown():
+    global _default_platform
+    try:
+        for client in list(_clients.values()):
+            try:
+                _jax.batched_block_until_ready(client.live_arrays())
+            except Exception:  # noqa: BLE001 — best effort at exit
+                pass
+    finally:
+        _executables.clear()
+        _single_shardings.clear()
+        _clients.clear()
+        _default_platform = None
+        gc.collect()
+
+
+atexit.register(_shutdown)

@@ -1,0 +1,529 @@
+"""The core: abstract values, primitives, the jaxpr IR and the trace machinery.
+
+Everything else builds on the few classes here:
+
+- `ShapedArray(shape, dtype, weak_type)` is the abstract value (aval) every traced value carries.
+- `Primitive` is one operation with all of its rules attached (impl, abstract eval, jvp,
+  transpose, batching, lowering). Interpreters ask the primitive for its rules.
+- `Var`, `Literal`, `JaxprEqn`, `Jaxpr`, `ClosedJaxpr` form the IR; `check_jaxpr` type-checks it,
+  `eval_jaxpr` interprets it, and `str(jaxpr)` prints it the way JAX does.
+- Tracing is *stackless*: a thread-local slot holds the current `Trace`; `bind` hands a primitive
+  to it. Each trace knows its parent, and a rule that needs to compute on the "inside" values
+  runs under the parent (`with set_current_trace(trace.parent)`).
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src import errors
+
+# --------------------------------------------------------------------------------------------
+# Abstract values
+
+
+_SHORT_DTYPE_NAMES = {
+    "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "c64", "complex128": "c128",
+}
+
+
+def short_dtype_name(dtype) -> str:
+    name = np.dtype(dtype).name
+    if dtypes.is_float0(dtype):
+        return "float0"
+    return _SHORT_DTYPE_NAMES.get(name, name)
+
+
+class ShapedArray:
+    """The abstract value of an array: its shape, dtype and whether the dtype is weak."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    array_abstraction_level = 1
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self._hash = None
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self):
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def str_short(self, short_dtypes=True):
+        dt = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{dt}[{','.join(str(d) for d in self.shape)}]"
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+
+# Python types whose values can be abstracted, and how (filled in by array.py etc.).
+pytype_aval_mappings: dict[type, Any] = {}
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of a traced or concrete value (Arrays, NumPy values, Python scalars)."""
+    if isinstance(x, Tracer):
+        return x.aval
+    handler = pytype_aval_mappings.get(type(x))
+    if handler is not None:
+        return handler(x)
+    for t in type(x).__mro__[1:]:
+        handler = pytype_aval_mappings.get(t)
+        if handler is not None:
+            return handler(x)
+    if hasattr(x, "__jax_array__"):
+        return get_aval(x.__jax_array__())
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+
+
+def _numpy_aval(x):
+    dt = dtypes.canonicalize_dtype(x.dtype)
+    return ShapedArray(np.shape(x), dt, False)
+
+
+def _python_scalar_aval(x):
+    return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype(x)), True)
+
+
+pytype_aval_mappings[np.ndarray] = _numpy_aval
+pytype_aval_mappings[np.generic] = _numpy_aval
+for _t in (bool, int, float, complex):
+    pytype_aval_mappings[_t] = _python_scalar_aval
+
+
+def is_concrete(x) -> bool:
+    return not isinstance(x, Tracer)
+
+
+# --------------------------------------------------------------------------------------------
+# Primitives
+
+
+class MissingRuleError(NotImplementedError):
+    pass
+
+
+class Primitive:
+    """An operation, with every rule the interpreters need attached to it.
+
+    Rules: `impl(*args, **params)` (eager), `abstract_eval(*avals, **params)`,
+    `jvp(primals, tangents, **params)`, `transpose(cts, *args, **params)` for linear primitives,
+    `batch(axis_size, args, dims, **params)`, `lowering(ctx, *args, **params)`.
+    """
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = None
+        self.abstract_eval = None
+        self.jvp = None
+        self.transpose = None
+        self.batch = None
+        self.lowering = None
+        self.np_impl = None        # NumPy reference implementation (test oracle)
+        self.is_effectful = False
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        return _trace_state.trace.process_primitive(self, args, params)
+
+    # decorators/setters, each returning the rule so they stack as decorators
+    def def_impl(self, f):
+        self.impl = f
+        return f
+
+    def def_abstract_eval(self, f):
+        self.abstract_eval = f
+        return f
+
+    def def_jvp(self, f):
+        self.jvp = f
+        return f
+
+    def def_transpose(self, f):
+        self.transpose = f
+        return f
+
+    def def_batch(self, f):
+        self.batch = f
+        return f
+
+    def def_lowering(self, f):
+        self.lowering = f
+        return f
+
+    def rule(self, kind: str):
+        """The named rule, or a uniform, clear error when it is missing."""
+        r = getattr(self, kind)
+        if r is None:
+            what = {"jvp": "differentiation", "transpose": "transpose", "batch": "batching",
+                    "lowering": "lowering", "abstract_eval": "abstract evaluation",
+                    "impl": "evaluation"}.get(kind, kind)
+            raise MissingRuleError(f"{what} rule for '{self.name}' is not implemented")
+        return r
+
+
+def bind(prim: Primitive, *args, **params):
+    return _trace_state.trace.process_primitive(prim, args, params)
+
+
+# --------------------------------------------------------------------------------------------
+# The IR
+
+
+class Var:
+    __slots__ = ("aval", "count")
+    _counter = itertools.count()
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+        self.count = next(Var._counter)
+
+    def __repr__(self):
+        return f"Var({self.count}:{self.aval.str_short()})"
+
+
+class Literal:
+    """A scalar constant inlined into a jaxpr (`2.0:f32[]`)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+class JaxprEqn(NamedTuple):
+    invars: list
+    outvars: list
+    primitive: Primitive
+    params: dict
+    source_info: Any = None
+
+
+class Jaxpr:
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info")
+
+    def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(), debug_info=None):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.eqns = list(eqns)
+        self.effects = effects
+        self.debug_info = debug_info
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.outvars]
+
+    def __str__(self):
+        from pyjax._src.pretty_print import pp_jaxpr
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr with values bound to its constvars."""
+
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+    effects = property(lambda self: self.jaxpr.effects)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+
+def check_jaxpr(jaxpr: Jaxpr):
+    """Type-check a jaxpr: every variable defined once before use, every equation's out avals
+    equal to what its primitive's abstract eval computes."""
+    env = set()
+
+    def read(v):
+        if isinstance(v, Literal):
+            return v.aval
+        if v not in env:
+            raise errors.JaxprTypeError(f"variable {v} used before it is defined")
+        return v.aval
+
+    def write(v):
+        if v in env:
+            raise errors.JaxprTypeError(f"variable {v} defined twice")
+        env.add(v)
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        write(v)
+    for eqn in jaxpr.eqns:
+        in_avals = [read(v) for v in eqn.invars]
+        out = eqn.primitive.rule("abstract_eval")(*in_avals, **eqn.params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        if len(outs) != len(eqn.outvars):
+            raise errors.JaxprTypeError(f"{eqn.primitive}: {len(outs)} results, {len(eqn.outvars)} outvars")
+        for v, a in zip(eqn.outvars, outs, strict=True):
+            if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
+                raise errors.JaxprTypeError(
+                    f"{eqn.primitive}: outvar has type {v.aval.str_short()}, rule says {a.str_short()}")
+            write(v)
+    for v in jaxpr.outvars:
+        read(v)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+    """Interpret a jaxpr under the current trace, returning the list of outputs."""
+    env = {}
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    for v, x in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args, strict=True):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        out = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, x in zip(eqn.outvars, out, strict=True):
+                env[v] = x
+        else:
+            env[eqn.outvars[0]] = out
+    return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr):
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+# --------------------------------------------------------------------------------------------
+# Traces and tracers
+
+
+class Trace:
+    """Base class of the interpreters. `parent` is the trace that was current when this one
+    started; rules that compute on unwrapped values run under it."""
+
+    __slots__ = ("parent", "alive", "__weakref__")
+
+    def __init__(self, parent: Trace | None = None):
+        self.parent = parent
+        self.alive = True
+
+    def process_primitive(self, prim: Primitive, args, params):
+        raise NotImplementedError
+
+    def invalidate(self):
+        self.alive = False
+
+
+class EvalTrace(Trace):
+    """The bottom trace: primitives run eagerly on concrete values."""
+
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        for x in args:
+            if isinstance(x, Tracer):
+                raise escaped_tracer_error(x)
+        return prim.rule("impl")(*args, **params)
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        self.trace = EvalTrace()
+
+
+_trace_state = _TraceState()
+
+
+def current_trace() -> Trace:
+    return _trace_state.trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace):
+    state = _trace_state
+    prev = state.trace
+    state.trace = trace
+    try:
+        yield trace
+    finally:
+        state.trace = prev
+
+
+@contextmanager
+def new_trace(trace_type, *args, **kwargs):
+    """Start a new trace whose parent is the current one; it dies (and its tracers become
+    leaked if they escape) when the block ends."""
+    state = _trace_state
+    parent = state.trace
+    trace = trace_type(parent, *args, **kwargs)
+    state.trace = trace
+    try:
+        yield trace
+    finally:
+        state.trace = parent
+        trace.invalidate()
+
+
+def escaped_tracer_error(tracer) -> errors.UnexpectedTracerError:
+    aval = getattr(tracer, "aval", None)
+    desc = aval.str_short() if aval is not None else "?"
+    origin = getattr(tracer, "_origin", None)
+    return errors.UnexpectedTracerError(
+        f"Encountered an unexpected tracer ({type(tracer).__name__} {desc}"
+        + (f", created for {origin}" if origin else "") + "). A value traced inside a transformed "
+        "function (jit, grad, vmap, ...) escaped it, e.g. by being stored in a global, a closure "
+        "or an object attribute, and was then used after the transformation finished. Return the "
+        "value from the transformed function instead of leaking it.")
+
+
+class Tracer:
+    """A value being traced. Subclasses hold the trace-specific payload and an `aval`.
+
+    Operators and array methods are attached by `pyjax._src.numpy.array_methods`.
+    """
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return iter([self[i] for i in range(self.aval.shape[0])])
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are not hashable; "
+                        "use a static argument or a concrete value)")
+
+    def __bool__(self):
+        raise errors.TracerBoolConversionError(
+            self, "bool()",
+            "The truth value of a traced array is not known while tracing (e.g. `if x > 0:` or "
+            "`while x < n:` inside jit/vmap/grad). Use lax.cond / lax.while_loop / jnp.where for "
+            "value-dependent control flow, or mark the argument static (static_argnums / "
+            "static_argnames) if it is a configuration value.")
+
+    def _int_error(self, what):
+        return errors.TracerIntegerConversionError(
+            self, what,
+            "An integer value is needed while tracing (e.g. as a shape, an index into a Python "
+            "list, or a loop count). Pass it as a static argument (static_argnums / "
+            "static_argnames), or use lax.dynamic_slice / lax.fori_loop for traced indices.")
+
+    def __index__(self):
+        raise self._int_error("__index__()")
+
+    def __int__(self):
+        raise self._int_error("int()")
+
+    def __float__(self):
+        raise errors.ConcretizationTypeError(
+            self, "float()",
+            "A concrete Python float is needed from a traced value. Keep the computation in "
+            "pyjax.numpy, or mark the argument static if it is a configuration value.")
+
+    def __complex__(self):
+        raise errors.ConcretizationTypeError(self, "complex()", "Keep the computation in pyjax.numpy.")
+
+    def __array__(self, *args, **kwargs):
+        raise errors.TracerArrayConversionError(
+            self, "numpy.asarray()",
+            "A traced value cannot be turned into a NumPy array. Use pyjax.numpy instead of "
+            "numpy inside transformed functions, or jax.pure_callback for host code.")
+
+    def tolist(self):
+        raise errors.ConcretizationTypeError(self, "tolist()", "Values are not known while tracing.")
+
+    def item(self, *args):
+        raise errors.ConcretizationTypeError(self, "item()", "Values are not known while tracing.")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def concrete_or_error(x, context=""):
+    """Return the concrete NumPy value of `x`, or raise ConcretizationTypeError naming `context`."""
+    if isinstance(x, Tracer):
+        raise errors.ConcretizationTypeError(
+            x, context or "a function needing a concrete value",
+            "This value must be known at trace time (it determines a shape or a static "
+            "parameter). Pass it as a static argument (static_argnums / static_argnames) or "
+            "compute it with NumPy outside the transformed function.")
+    return np.asarray(x)
+
+
+def concrete_dim(x, context=""):
+    if isinstance(x, Tracer):
+        raise x._int_error(context or "a shape")
+    return int(x)

@@ -1,0 +1,87 @@
+"""Running jaxprs on devices: compile (cached) and execute, eagerly or for jit.
+
+`Compiled` wraps an XLA executable with what is needed to call it on pyjax values: the output
+avals (to wrap result buffers into Arrays) and the constants passed as leading arguments.
+`apply_primitive` is the impl of every primitive that has no hand-written one: the primitive is
+lowered alone into a one-equation module, compiled once per (primitive, params, avals), and run.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from pyjax._src import core
+from pyjax._src.array import Array, to_buffer
+from pyjax._src.backend import xla
+from pyjax._src.config import config
+from pyjax._src.lowering.lower import lower_jaxpr_to_module
+
+logger = logging.getLogger("pyjax")
+
+
+class Compiled:
+    """An executable plus the avals of its outputs; call it with a flat list of values."""
+
+    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name")
+
+    def __init__(self, exe, out_avals, const_bufs, text, name):
+        self.exe = exe
+        self.out_avals = out_avals
+        self.const_bufs = const_bufs
+        self.text = text
+        self.name = name
+
+    def __call__(self, args) -> list[Array]:
+        bufs = self.const_bufs + [x._buf if type(x) is Array and x._buf is not None else to_buffer(x)
+                                  for x in args]
+        outs = self.exe(bufs)
+        return [Array(a, b) for a, b in zip(self.out_avals, outs)]
+
+
+def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=()) -> Compiled:
+    """Lower and compile a closed jaxpr; its consts become leading arguments."""
+    t0 = time.perf_counter()
+    nconst = len(closed.jaxpr.constvars)
+    donated = [False] * nconst + list(donated) if donated else ()
+    text, module = lower_jaxpr_to_module(name, closed.jaxpr, donated=donated)
+    t1 = time.perf_counter()
+    exe = xla.compile(text, xla.devices()[:1], out_avals=closed.out_avals,
+                      host_callbacks=module.host_callbacks)
+    if config.jax_log_compiles:
+        logger.warning(f"lowered {name} in {(t1 - t0) * 1e3:.1f} ms; compile {(time.perf_counter() - t1) * 1e3:.1f} ms")
+    const_bufs = [to_buffer(c) for c in closed.consts]
+    return Compiled(exe, closed.out_avals, const_bufs, text, name)
+
+
+# -- eager execution of single primitives --------------------------------------------------
+
+_primitive_cache: dict = {}
+
+
+def apply_primitive(prim: core.Primitive, *args, **params):
+    avals = tuple([x.aval if type(x) is Array else core.get_aval(x) for x in args])
+    key = (prim, avals, *params.items())
+    try:
+        compiled = _primitive_cache.get(key)
+    except TypeError:  # an unhashable parameter: compile without caching
+        compiled, key = None, None
+    if compiled is None:
+        compiled = _compile_primitive(prim, avals, params)
+        if key is not None:
+            _primitive_cache[key] = compiled
+    outs = compiled(args)
+    return outs if prim.multiple_results else outs[0]
+
+
+def _compile_primitive(prim, avals, params) -> Compiled:
+    out = prim.rule("abstract_eval")(*avals, **params)
+    out_avals = list(out) if prim.multiple_results else [out]
+    invars = [core.Var(a) for a in avals]
+    outvars = [core.Var(a) for a in out_avals]
+    jaxpr = core.Jaxpr([], invars, outvars, [core.JaxprEqn(invars, outvars, prim, params)])
+    return compile_jaxpr(core.ClosedJaxpr(jaxpr, []), prim.name)
+
+
+def clear_caches():
+    _primitive_cache.clear()
+    xla.clear_caches()

@@ -1,0 +1,508 @@
+"""Elementwise lax primitives: unary math, binary arithmetic, bitwise ops, comparisons,
+`select_n`, `clamp`, `integer_pow`, dtype conversions.
+
+Each primitive is one line through a factory in `utils`; the public wrappers below follow
+`jax.lax` signatures. Python scalars given to a wrapper take the dtype of the array operands
+and stay weakly typed, so `lax.add(x_f16, 1)` is f16.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
+from pyjax._src.core import ShapedArray
+from pyjax._src.lax.utils import (
+    ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUM, ORDERED, _naryop_abstract_eval,
+    _simple_lowering, binop, broadcast_operands, broadcast_scalars_shape, check_dtype,
+    check_same_dtypes, compareop, emit_compare, kind, np_dtype_param, standard_primitive, unop)
+
+
+def _sps():
+    """scipy.special, for reference implementations only (scipy is a test dependency)."""
+    import scipy.special
+    return scipy.special
+
+
+# -- Python scalars in lax calls --------------------------------------------------------------
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _weak_const(x, dtype) -> Array:
+    return Array.from_host(np.asarray(x, dtype), weak_type=True)
+
+
+def lax_operands(*xs):
+    """Give Python scalars the dtype of the other operands (weakly typed); leave arrays alone."""
+    if not any(type(x) in _PY_SCALARS for x in xs):
+        return xs
+    ref = next((x for x in xs if type(x) not in _PY_SCALARS), None)
+    if ref is None:
+        dt = dtypes.result_type(*xs)
+    else:
+        dt = core.get_aval(ref).dtype
+    return tuple(_weak_const(x, dt) if type(x) in _PY_SCALARS else x for x in xs)
+
+
+# -- unary ---------------------------------------------------------------------------------
+
+def _real_dtype(dt):
+    return np.finfo(dt).dtype if kind(dt) == "c" else dt
+
+
+neg_p = unop("neg", np.negative, "stablehlo.negate", NUM)
+sign_p = unop("sign", np.sign, "stablehlo.sign", NUM)
+floor_p = unop("floor", np.floor, "stablehlo.floor", FLOAT)
+ceil_p = unop("ceil", np.ceil, "stablehlo.ceil", FLOAT)
+is_finite_p = unop("is_finite", np.isfinite, "stablehlo.is_finite", FLOAT, result_dtype=lambda dt: np.dtype(bool))
+exp_p = unop("exp", np.exp, "stablehlo.exponential")
+log_p = unop("log", np.log, "stablehlo.log")
+log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one")
+expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one")
+tanh_p = unop("tanh", np.tanh, "stablehlo.tanh")
+logistic_p = unop("logistic", lambda x: 1 / (1 + np.exp(-x)), "stablehlo.logistic")
+sin_p = unop("sin", np.sin, "stablehlo.sine")
+cos_p = unop("cos", np.cos, "stablehlo.cosine")
+tan_p = unop("tan", np.tan, "stablehlo.tan")
+asin_p = unop("asin", np.arcsin, "chlo.asin")
+acos_p = unop("acos", np.arccos, "chlo.acos")
+atan_p = unop("atan", np.arctan, "chlo.atan")
+sinh_p = unop("sinh", np.sinh, "chlo.sinh")
+cosh_p = unop("cosh", np.cosh, "chlo.cosh")
+asinh_p = unop("asinh", np.arcsinh, "chlo.asinh")
+acosh_p = unop("acosh", np.arccosh, "chlo.acosh")
+atanh_p = unop("atanh", np.arctanh, "chlo.atanh")
+sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt")
+rsqrt_p = unop("rsqrt", lambda x: 1 / np.sqrt(x), "stablehlo.rsqrt")
+cbrt_p = unop("cbrt", np.cbrt, "stablehlo.cbrt", FLOAT)
+abs_p = unop("abs", np.abs, "stablehlo.abs", NUM, result_dtype=_real_dtype)
+erf_p = unop("erf", lambda x: _sps().erf(x), "chlo.erf", FLOAT)
+erfc_p = unop("erfc", lambda x: _sps().erfc(x), "chlo.erfc", FLOAT)
+erf_inv_p = unop("erf_inv", lambda x: _sps().erfinv(x), "chlo.erf_inv", FLOAT)
+lgamma_p = unop("lgamma", lambda x: _sps().gammaln(x), "chlo.lgamma", FLOAT)
+digamma_p = unop("digamma", lambda x: _sps().digamma(x), "chlo.digamma", FLOAT)
+real_p = unop("real", np.real, "stablehlo.real", COMPLEX, result_dtype=_real_dtype)
+imag_p = unop("imag", np.imag, "stablehlo.imag", COMPLEX, result_dtype=_real_dtype)
+not_p = unop("not", np.invert, "stablehlo.not", INT_OR_BOOL)
+population_count_p = unop("population_count", None, "stablehlo.popcnt", INT)
+clz_p = unop("clz", None, "stablehlo.count_leading_zeros", INT)
+
+
+def _exp2_lowering(ctx, x):
+    ln2 = ctx.const(np.log(2), ctx.avals_in[0].dtype, ctx.avals_in[0].shape)
+    return ctx.op("stablehlo.exponential", ctx.op("stablehlo.multiply", x, ln2))
+
+
+exp2_p = unop("exp2", np.exp2, None, lowering=_exp2_lowering)
+
+
+def _round_lowering(ctx, x, *, rounding_method):
+    op = "stablehlo.round_nearest_even" if rounding_method == 1 else "stablehlo.round_nearest_afz"
+    return ctx.op(op, x)
+
+
+def _np_round(x, *, rounding_method):
+    if rounding_method == 1:
+        return np.round(x)
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+round_p = unop("round", _np_round, None, FLOAT, lowering=_round_lowering)
+
+
+def _conj_abstract_eval(x, *, input_dtype):
+    check_dtype("conj", x, INEXACT)
+    dt = x.dtype if kind(x.dtype) == "c" else np.result_type(x.dtype, np.complex64)
+    return ShapedArray(x.shape, dt, x.weak_type)
+
+
+def _conj_lowering(ctx, x, *, input_dtype):
+    out = ctx.avals_out[0]
+    if kind(ctx.avals_in[0].dtype) != "c":
+        return ctx.op("stablehlo.convert", x)
+    part = out.update(dtype=_real_dtype(out.dtype))
+    re = ctx.op("stablehlo.real", x, out=part)
+    im = ctx.op("stablehlo.negate", ctx.op("stablehlo.imag", x, out=part), out=part)
+    return ctx.op("stablehlo.complex", re, im)
+
+
+conj_p = standard_primitive("conj", _conj_abstract_eval, lambda x, *, input_dtype: np.conj(x), _conj_lowering)
+
+
+def _complex_dtype(dt):
+    return np.dtype(np.complex128 if np.dtype(dt) == np.float64 else np.complex64)
+
+
+def _complex_abstract_eval(x, y):
+    out = _naryop_abstract_eval("complex", FLOAT, None, x, y)
+    return out.update(dtype=_complex_dtype(x.dtype))
+
+
+complex_p = standard_primitive("complex", _complex_abstract_eval, lambda x, y: x + 1j * y,
+                               partial(_simple_lowering, "stablehlo.complex"))
+
+
+# -- binary --------------------------------------------------------------------------------
+
+def _np_div(x, y):
+    if np.issubdtype(np.asarray(x).dtype, np.integer):
+        return np.trunc(np.true_divide(x, y)).astype(np.asarray(x).dtype)  # C-style division
+    return np.true_divide(x, y)
+
+
+def _np_rem(x, y):
+    return np.fmod(x, y)
+
+
+add_p = binop("add", np.add, "stablehlo.add")
+sub_p = binop("sub", np.subtract, "stablehlo.subtract")
+mul_p = binop("mul", np.multiply, "stablehlo.multiply")
+div_p = binop("div", _np_div, "stablehlo.divide")
+rem_p = binop("rem", _np_rem, "stablehlo.remainder")
+max_p = binop("max", np.maximum, "stablehlo.maximum", ANY)
+min_p = binop("min", np.minimum, "stablehlo.minimum", ANY)
+atan2_p = binop("atan2", np.arctan2, "stablehlo.atan2", FLOAT)
+nextafter_p = binop("nextafter", np.nextafter, "chlo.next_after", FLOAT)
+and_p = binop("and", np.bitwise_and, "stablehlo.and", INT_OR_BOOL)
+or_p = binop("or", np.bitwise_or, "stablehlo.or", INT_OR_BOOL)
+xor_p = binop("xor", np.bitwise_xor, "stablehlo.xor", INT_OR_BOOL)
+shift_left_p = binop("shift_left", np.left_shift, "stablehlo.shift_left", INT)
+shift_right_logical_p = binop("shift_right_logical", None, "stablehlo.shift_right_logical", INT)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", np.right_shift, "stablehlo.shift_right_arithmetic", INT)
+
+
+def _pow_abstract_eval(x, y):
+    check_dtype("pow", x, INEXACT, "base")
+    check_dtype("pow", y, INEXACT + INT, "exponent")
+    if kind(y.dtype) not in "iu" and x.dtype != y.dtype:
+        check_same_dtypes("pow", [x, y])
+    shape = broadcast_scalars_shape("pow", [x, y])
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def _pow_lowering(ctx, x, y):
+    x, y = broadcast_operands(ctx, (x, y))
+    x_aval, y_aval = ctx.avals_in
+    if x_aval.dtype != y_aval.dtype:  # integer exponent: convert it to the base's dtype
+        y = ctx.op("stablehlo.convert", y, out=ctx.avals_out[0])
+    return ctx.op("stablehlo.power", x, y)
+
+
+pow_p = standard_primitive("pow", _pow_abstract_eval, np.power, _pow_lowering)
+
+
+# -- comparisons -------------------------------------------------------------------------------
+
+eq_p = compareop("eq", np.equal, "EQ", ANY)
+ne_p = compareop("ne", np.not_equal, "NE", ANY)
+lt_p = compareop("lt", np.less, "LT")
+le_p = compareop("le", np.less_equal, "LE")
+gt_p = compareop("gt", np.greater, "GT")
+ge_p = compareop("ge", np.greater_equal, "GE")
+
+
+# -- integer_pow ---------------------------------------------------------------------------------
+
+def _integer_pow_abstract_eval(x, *, y):
+    check_dtype("integer_pow", x, NUM)
+    if y < 0 and kind(x.dtype) in "iu":
+        raise TypeError(f"integer_pow: negative exponent {y} for integer operand {x.str_short()}")
+    return x
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    aval = ctx.avals_in[0]
+    if y == 0:
+        return ctx.const(1, aval.dtype, aval.shape)
+    acc, base, n = None, x, abs(y)
+    while n:  # square-and-multiply
+        if n & 1:
+            acc = base if acc is None else ctx.op("stablehlo.multiply", acc, base)
+        n >>= 1
+        if n:
+            base = ctx.op("stablehlo.multiply", base, base)
+    if y < 0:
+        acc = ctx.op("stablehlo.divide", ctx.const(1, aval.dtype, aval.shape), acc)
+    return acc
+
+
+integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
+                                   lambda x, *, y: np.power(x, y), _integer_pow_lowering)
+
+
+# -- select_n and clamp ------------------------------------------------------------------------
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n: at least one case is required")
+    if which.dtype != np.bool_ and kind(which.dtype) not in "iu":
+        raise TypeError(f"select_n: the predicate must be bool or int32, got {which.str_short()}")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError(f"select_n: a bool predicate selects between at most 2 cases, got {len(cases)}")
+    check_same_dtypes("select_n", cases)
+    if any(c.shape != cases[0].shape for c in cases):
+        raise TypeError(f"select_n: cases must have the same shape, got "
+                        f"{', '.join(c.str_short() for c in cases)}")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(f"select_n: the predicate must be scalar or have the cases' shape, got "
+                        f"{which.str_short()} for cases of shape {cases[0].shape}")
+    return cases[0].update(weak_type=all(c.weak_type for c in cases))
+
+
+def _np_select_n(which, *cases):
+    return np.choose(np.asarray(which).astype(np.int64), cases) if len(cases) > 1 else cases[0]
+
+
+def _select_n_lowering(ctx, which, *cases):
+    which_aval, out = ctx.avals_in[0], ctx.avals_out[0]
+    which = ctx.broadcast(which, which_aval, out.shape)
+    if which_aval.dtype == np.bool_:
+        return cases[0] if len(cases) == 1 else ctx.op("stablehlo.select", which, cases[1], cases[0])
+    pred_aval = ShapedArray(out.shape, np.bool_)
+
+    def select(lo, hi):  # choose among cases[lo:hi] by bisection on `which`
+        if hi - lo == 1:
+            return cases[lo]
+        mid = (lo + hi) // 2
+        pred = emit_compare(ctx, "LT", which, ctx.const(mid, which_aval.dtype, out.shape),
+                            which_aval.update(shape=out.shape), pred_aval)
+        return ctx.op("stablehlo.select", pred, select(lo, mid), select(mid, hi))
+    return select(0, len(cases))
+
+
+select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _np_select_n, _select_n_lowering)
+
+
+def _clamp_abstract_eval(lo, x, hi):
+    check_dtype("clamp", x, ORDERED)
+    check_same_dtypes("clamp", [lo, x, hi])
+    for name, b in (("min", lo), ("max", hi)):
+        if b.shape and b.shape != x.shape:
+            raise TypeError(f"clamp: {name} must be a scalar or have the operand's shape, got "
+                            f"{b.str_short()} for operand {x.str_short()}")
+    return x
+
+
+clamp_p = standard_primitive("clamp", _clamp_abstract_eval, lambda lo, x, hi: np.clip(x, lo, hi),
+                             lambda ctx, lo, x, hi: ctx.op("stablehlo.clamp", lo, x, hi))
+
+
+# -- dtype conversions -------------------------------------------------------------------------
+
+def _convert_element_type_abstract_eval(x, *, new_dtype, weak_type, sharding):
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding):
+    in_aval, out = ctx.avals_in[0], ctx.avals_out[0]
+    if in_aval.dtype == out.dtype:
+        return x
+    if kind(in_aval.dtype) == "c" and kind(out.dtype) != "c":
+        x = ctx.op("stablehlo.real", x, out=in_aval.update(dtype=_real_dtype(in_aval.dtype)))
+        in_aval = in_aval.update(dtype=_real_dtype(in_aval.dtype))
+    if out.dtype == np.bool_ and in_aval.dtype != np.bool_:  # nonzero test, as NumPy does
+        return emit_compare(ctx, "NE", x, ctx.const(0, in_aval.dtype, in_aval.shape), in_aval, out)
+    return ctx.op("stablehlo.convert", x)
+
+
+def _np_convert(x, *, new_dtype, weak_type, sharding):
+    x = np.asarray(x)
+    if np.iscomplexobj(x) and not np.issubdtype(new_dtype, np.complexfloating):
+        x = x.real
+    return x.astype(new_dtype)
+
+
+convert_element_type_p = standard_primitive(
+    "convert_element_type", _convert_element_type_abstract_eval, _np_convert, _convert_lowering)
+
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+    a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    if a == b:
+        shape = x.shape
+    elif a > b:
+        shape = x.shape + (a // b,)
+    else:
+        if not x.shape or x.shape[-1] != b // a:
+            raise TypeError(f"bitcast_convert_type: {x.str_short()} to {np.dtype(new_dtype).name} "
+                            f"needs a last dimension of size {b // a}")
+        shape = x.shape[:-1]
+    return ShapedArray(shape, new_dtype, False)
+
+
+def _np_bitcast(x, *, new_dtype):
+    x = np.ascontiguousarray(x)
+    a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    out = x.view(new_dtype)
+    if a > b:
+        return out.reshape(x.shape + (a // b,))
+    if a < b:
+        return out.reshape(x.shape[:-1])
+    return out
+
+
+bitcast_convert_type_p = standard_primitive(
+    "bitcast_convert_type", _bitcast_abstract_eval, _np_bitcast,
+    lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", x))
+
+
+# -- public wrappers (jax.lax signatures) ------------------------------------------------------
+
+def _unary(p):
+    def f(x):
+        return p.bind(x)
+    f.__name__ = p.name
+    f.__doc__ = f"Elementwise `{p.name}`: `lax.{p.name}(x)`."
+    return f
+
+
+def _binary(p):
+    def f(x, y):
+        x, y = lax_operands(x, y)
+        return p.bind(x, y)
+    f.__name__ = p.name
+    f.__doc__ = f"Elementwise `{p.name}` of two operands of the same dtype: `lax.{p.name}(x, y)`."
+    return f
+
+
+neg = _unary(neg_p)
+sign = _unary(sign_p)
+floor = _unary(floor_p)
+ceil = _unary(ceil_p)
+is_finite = _unary(is_finite_p)
+exp = _unary(exp_p)
+exp2 = _unary(exp2_p)
+log = _unary(log_p)
+log1p = _unary(log1p_p)
+expm1 = _unary(expm1_p)
+tanh = _unary(tanh_p)
+logistic = _unary(logistic_p)
+sin = _unary(sin_p)
+cos = _unary(cos_p)
+tan = _unary(tan_p)
+asin = _unary(asin_p)
+acos = _unary(acos_p)
+atan = _unary(atan_p)
+sinh = _unary(sinh_p)
+cosh = _unary(cosh_p)
+asinh = _unary(asinh_p)
+acosh = _unary(acosh_p)
+atanh = _unary(atanh_p)
+sqrt = _unary(sqrt_p)
+rsqrt = _unary(rsqrt_p)
+cbrt = _unary(cbrt_p)
+abs = _unary(abs_p)
+erf = _unary(erf_p)
+erfc = _unary(erfc_p)
+erf_inv = _unary(erf_inv_p)
+lgamma = _unary(lgamma_p)
+digamma = _unary(digamma_p)
+real = _unary(real_p)
+imag = _unary(imag_p)
+bitwise_not = _unary(not_p)
+population_count = _unary(population_count_p)
+clz = _unary(clz_p)
+
+add = _binary(add_p)
+sub = _binary(sub_p)
+mul = _binary(mul_p)
+div = _binary(div_p)
+rem = _binary(rem_p)
+max = _binary(max_p)
+min = _binary(min_p)
+atan2 = _binary(atan2_p)
+nextafter = _binary(nextafter_p)
+bitwise_and = _binary(and_p)
+bitwise_or = _binary(or_p)
+bitwise_xor = _binary(xor_p)
+shift_left = _binary(shift_left_p)
+shift_right_logical = _binary(shift_right_logical_p)
+shift_right_arithmetic = _binary(shift_right_arithmetic_p)
+eq = _binary(eq_p)
+ne = _binary(ne_p)
+lt = _binary(lt_p)
+le = _binary(le_p)
+gt = _binary(gt_p)
+ge = _binary(ge_p)
+complex = _binary(complex_p)
+
+
+def pow(x, y):
+    """Elementwise power `x ** y`; `y` may be an integer array."""
+    if type(y) is int and type(x) not in (int, float, complex):
+        y = float(y)
+    x, y = lax_operands(x, y)
+    return pow_p.bind(x, y)
+
+
+def round(x, rounding_method=0):
+    """Round to the nearest integer; `rounding_method` 0 rounds halves away from zero, 1 to even."""
+    return round_p.bind(x, rounding_method=int(rounding_method))
+
+
+class RoundingMethod:
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def conj(x):
+    return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
+def integer_pow(x, y):
+    """`x ** y` for a static Python int `y`, as repeated multiplication."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def square(x):
+    return integer_pow(x, 2)
+
+
+def reciprocal(x):
+    return integer_pow(x, -1)
+
+
+def select_n(which, *cases):
+    """Pick, elementwise, `cases[which]`; a bool `which` picks between two cases."""
+    return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """`on_true` where `pred` else `on_false` (JAX's classic select)."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+def clamp(min, x, max):
+    """Clip `x` to `[min, max]`; the bounds may be scalars."""
+    min, x, max = lax_operands(min, x, max)
+    return clamp_p.bind(min, x, max)
+
+
+def convert_element_type(operand, new_dtype):
+    """Cast to `new_dtype` (canonicalized: 64-bit types narrow unless x64 is on)."""
+    return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def _convert_element_type(operand, new_dtype=None, weak_type=False):
+    if hasattr(operand, "__jax_array__"):
+        operand = operand.__jax_array__()
+    new_dtype = np_dtype_param(new_dtype) if new_dtype is not None else core.get_aval(operand).dtype
+    if type(operand) in (bool, int, float, complex) or isinstance(operand, (np.ndarray, np.generic)):
+        # constants convert on the host: no device round trip, and they stay literal in jaxprs
+        value = np.asarray(operand)
+        if np.iscomplexobj(value) and kind(new_dtype) != "c":
+            value = value.real
+        return Array.from_host(value.astype(new_dtype), weak_type)
+    aval = core.get_aval(operand)
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+        return operand
+    if type(operand) is Array and operand._npy is not None and aval.ndim == 0:
+        return Array.from_host(_np_convert(operand._npy, new_dtype=new_dtype, weak_type=weak_type, sharding=None), weak_type)
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=None)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    return bitcast_convert_type_p.bind(operand, new_dtype=np_dtype_param(new_dtype))

@@ -1,0 +1,250 @@
+"""Reductions (reduce_sum/max/min/prod/and/or, argmax/argmin) and `dot_general`."""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.core import ShapedArray
+from pyjax._src.lax.utils import (
+    ANY, INT_OR_BOOL, NUM, ORDERED, canonicalize_axes, check_dtype, emit_compare, kind,
+    np_dtype_param, standard_primitive)
+from pyjax._src.lowering.mlir import i64_array, i64_list
+
+# -- reduce_* ------------------------------------------------------------------------------------
+
+
+def _reduce_abstract_eval(name, accepted, x, *, axes, out_sharding=None):
+    check_dtype(name, x, accepted)
+    if any(not 0 <= a < x.ndim for a in axes):
+        raise TypeError(f"{name}: axes {axes} out of range for {x.str_short()}")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype, x.weak_type)
+
+
+def reduction_identity(name, dtype):
+    dt = np.dtype(dtype)
+    if name == "sum":
+        return np.zeros((), dt)
+    if name == "prod":
+        return np.ones((), dt)
+    if name in ("and", "or"):
+        return np.asarray(name == "and" if dt == np.bool_ else (-1 if name == "and" else 0)).astype(dt)
+    big = name == "min"
+    if dt == np.bool_:
+        return np.asarray(big)
+    if kind(dt) == "f":
+        return np.asarray(np.inf if big else -np.inf).astype(dt)
+    info = np.iinfo(dt)
+    return np.asarray(info.max if big else info.min).astype(dt)
+
+
+def _reduce_lowering(hlo_op, ident_name, ctx, x, *, axes, out_sharding=None):
+    in_aval, out = ctx.avals_in[0], ctx.avals_out[0]
+    scalar = ShapedArray((), in_aval.dtype)
+    init = ctx.const(reduction_identity(ident_name, in_aval.dtype), in_aval.dtype)
+    body = ctx.region([scalar, scalar], lambda a, b: [ctx.op(hlo_op, a, b, out=scalar)])
+    return ctx.op("stablehlo.reduce", x, init, attrs={"dimensions": i64_array(axes)}, regions=[body])
+
+
+def _reduce_primitive(name, np_fn, hlo_op, ident, accepted):
+    return standard_primitive(
+        f"reduce_{name}", partial(_reduce_abstract_eval, f"reduce_{name}", accepted),
+        lambda x, *, axes, out_sharding=None: np_fn(np.asarray(x), axis=axes),
+        partial(_reduce_lowering, hlo_op, ident))
+
+
+reduce_sum_p = _reduce_primitive("sum", np.sum, "stablehlo.add", "sum", NUM)
+reduce_prod_p = _reduce_primitive("prod", np.prod, "stablehlo.multiply", "prod", NUM)
+reduce_max_p = _reduce_primitive("max", np.max, "stablehlo.maximum", "max", ANY)
+reduce_min_p = _reduce_primitive("min", np.min, "stablehlo.minimum", "min", ANY)
+reduce_and_p = _reduce_primitive("and", np.all, "stablehlo.and", "and", INT_OR_BOOL)
+reduce_or_p = _reduce_primitive("or", np.any, "stablehlo.or", "or", INT_OR_BOOL)
+reduce_and_p.np_impl = lambda x, *, axes, out_sharding=None: np.bitwise_and.reduce(np.asarray(x), axis=axes)
+reduce_or_p.np_impl = lambda x, *, axes, out_sharding=None: np.bitwise_or.reduce(np.asarray(x), axis=axes)
+
+
+def _reducer(p):
+    def reduce(operand, axes):
+        axes = canonicalize_axes(axes, core.get_aval(operand).ndim)
+        return p.bind(operand, axes=axes, out_sharding=None)
+    reduce.__name__ = p.name
+    reduce.__doc__ = f"`lax.{p.name}(operand, axes)`: reduce over `axes`."
+    return reduce
+
+
+reduce_sum = _reducer(reduce_sum_p)
+reduce_prod = _reducer(reduce_prod_p)
+reduce_max = _reducer(reduce_max_p)
+reduce_min = _reducer(reduce_min_p)
+reduce_and = _reducer(reduce_and_p)
+reduce_or = _reducer(reduce_or_p)
+
+
+# -- argmax / argmin -----------------------------------------------------------------------------
+
+def _argminmax_abstract_eval(name, x, *, axes, index_dtype):
+    check_dtype(name, x, ORDERED)
+    if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+        raise TypeError(f"{name}: needs exactly one axis in range for {x.str_short()}, got {axes}")
+    if x.shape[axes[0]] == 0:
+        raise ValueError(f"{name}: attempt to get {name} of an empty sequence ({x.str_short()})")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axes[0]), index_dtype)
+
+
+def _np_argminmax(np_fn, x, *, axes, index_dtype):
+    return np_fn(np.asarray(x), axis=axes[0]).astype(index_dtype)
+
+
+def _argminmax_lowering(direction, ctx, x, *, axes, index_dtype):
+    """A two-operand reduce over (value, index); NaN wins, ties go to the lower index."""
+    in_aval, out = ctx.avals_in[0], ctx.avals_out[0]
+    val_s, idx_s = ShapedArray((), in_aval.dtype), ShapedArray((), index_dtype)
+    bool_s = ShapedArray((), np.bool_)
+    idx = ctx.op("stablehlo.iota", out=in_aval.update(dtype=index_dtype), attrs={"iota_dimension": f"{axes[0]} : i64"})
+    ident = reduction_identity("max" if direction == "GT" else "min", in_aval.dtype)
+    init_v = ctx.const(ident, in_aval.dtype)
+    init_i = ctx.const(0, index_dtype)
+
+    def body(av, ai, bv, bi):
+        pick_a = emit_compare(ctx, direction, av, bv, val_s, bool_s)
+        if kind(in_aval.dtype) == "f":
+            a_nan = emit_compare(ctx, "NE", av, av, val_s, bool_s)
+            pick_a = ctx.op("stablehlo.or", pick_a, a_nan, out=bool_s)
+        eq = emit_compare(ctx, "EQ", av, bv, val_s, bool_s)
+        lower = emit_compare(ctx, "LT", ai, bi, idx_s, bool_s)
+        tie = ctx.op("stablehlo.and", eq, lower, out=bool_s)
+        pick_a = ctx.op("stablehlo.or", pick_a, tie, out=bool_s)
+        return [ctx.op("stablehlo.select", pick_a, av, bv, out=val_s),
+                ctx.op("stablehlo.select", pick_a, ai, bi, out=idx_s)]
+
+    region = ctx.region([val_s, idx_s, val_s, idx_s], body)
+    outs = ctx.op_multi("stablehlo.reduce", x, idx, init_v, init_i,
+                        outs=[out.update(dtype=in_aval.dtype), out],
+                        attrs={"dimensions": i64_array(axes)}, regions=[region])
+    return outs[1]
+
+
+argmax_p = standard_primitive("argmax", partial(_argminmax_abstract_eval, "argmax"),
+                              partial(_np_argminmax, np.argmax), partial(_argminmax_lowering, "GT"))
+argmin_p = standard_primitive("argmin", partial(_argminmax_abstract_eval, "argmin"),
+                              partial(_np_argminmax, np.argmin), partial(_argminmax_lowering, "LT"))
+
+
+def argmax(operand, axis, index_dtype):
+    """Index of the largest element along `axis` (the first NaN, if any; ties: lowest index)."""
+    axes = canonicalize_axes((axis,), core.get_aval(operand).ndim)
+    return argmax_p.bind(operand, axes=axes, index_dtype=np_dtype_param(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    axes = canonicalize_axes((axis,), core.get_aval(operand).ndim)
+    return argmin_p.bind(operand, axes=axes, index_dtype=np_dtype_param(index_dtype))
+
+
+# -- dot_general -----------------------------------------------------------------------------------
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                               out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if kind(lhs.dtype) == "b" or kind(rhs.dtype) == "b":
+        pass  # bool dots are allowed (logical and/or), as in XLA
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise TypeError(f"dot_general: contracting/batch dimension lists must have equal lengths, "
+                        f"got {dimension_numbers}")
+    for dims, a, side in ((lc + lb, lhs, "lhs"), (rc + rb, rhs, "rhs")):
+        if any(not 0 <= d < a.ndim for d in dims) or len(set(dims)) != len(dims):
+            raise TypeError(f"dot_general: invalid dimensions {dims} for {side} {a.str_short()}")
+    for l, r in zip(lc, rc):
+        if lhs.shape[l] != rhs.shape[r]:
+            raise TypeError(f"dot_general: contracting dimensions differ: {lhs.str_short()} (dim {l}) "
+                            f"vs {rhs.str_short()} (dim {r})")
+    for l, r in zip(lb, rb):
+        if lhs.shape[l] != rhs.shape[r]:
+            raise TypeError(f"dot_general: batch dimensions differ: {lhs.str_short()} (dim {l}) "
+                            f"vs {rhs.str_short()} (dim {r})")
+    if lhs.dtype != rhs.dtype and preferred_element_type is None:
+        raise TypeError(f"dot_general: operands must have the same dtype, got {lhs.str_short()} "
+                        f"and {rhs.str_short()}")
+    batch = tuple(lhs.shape[d] for d in lb)
+    lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc and i not in lb)
+    rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc and i not in rb)
+    dt = preferred_element_type if preferred_element_type is not None else lhs.dtype
+    return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _np_dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    ls = [next(letters) for _ in range(lhs.ndim)]
+    rs = [next(letters) for _ in range(rhs.ndim)]
+    for l, r in zip(lc + lb, rc + rb):
+        rs[r] = ls[l]
+    out = [ls[d] for d in lb] + [ls[i] for i in range(lhs.ndim) if i not in lc and i not in lb] + \
+          [rs[i] for i in range(rhs.ndim) if i not in rc and i not in rb]
+    dt = preferred_element_type or np.result_type(lhs, rhs)
+    return np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", lhs.astype(dt), rhs.astype(dt))
+
+
+_PRECISION_NAMES = {None: "DEFAULT", "default": "DEFAULT", "high": "HIGH", "highest": "HIGHEST",
+                    "bfloat16": "DEFAULT", "tensorfloat32": "HIGH", "float32": "HIGHEST"}
+
+
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                          out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    l_aval, r_aval = ctx.avals_in
+    out = ctx.avals_out[0]
+    if l_aval.dtype != out.dtype and kind(out.dtype) != kind(l_aval.dtype):
+        lhs = ctx.convert(lhs, l_aval, out.dtype)
+    if r_aval.dtype != out.dtype and kind(out.dtype) != kind(r_aval.dtype):
+        rhs = ctx.convert(rhs, r_aval, out.dtype)
+    dn = (f"#stablehlo.dot<lhs_batching_dimensions = {i64_list(lb)}, rhs_batching_dimensions = "
+          f"{i64_list(rb)}, lhs_contracting_dimensions = {i64_list(lc)}, rhs_contracting_dimensions "
+          f"= {i64_list(rc)}>")
+    p = precision if isinstance(precision, tuple) else (precision, precision)
+    prec = "[" + ", ".join(f"#stablehlo<precision {_PRECISION_NAMES.get(x, str(x).upper())}>" for x in p) + "]"
+    return ctx.op("stablehlo.dot_general", lhs, rhs,
+                  attrs={"dot_dimension_numbers": dn, "precision_config": prec})
+
+
+dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval, _np_dot_general,
+                                   _dot_general_lowering)
+
+
+def _canonical_precision(precision):
+    if precision is None:
+        return None
+    if isinstance(precision, (tuple, list)):
+        return tuple(_canonical_precision(p) for p in precision)
+    name = getattr(precision, "name", precision)
+    return str(name).lower()
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    """General tensor contraction: `dimension_numbers = ((lhs_contract, rhs_contract),
+    (lhs_batch, rhs_batch))`; the result is batch dims, then lhs free dims, then rhs free dims."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
+          (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
+    pet = None if preferred_element_type is None else np_dtype_param(preferred_element_type)
+    if pet is None:
+        la, ra = core.get_aval(lhs), core.get_aval(rhs)
+        if la.dtype != ra.dtype:
+            raise TypeError(f"dot_general: operands must have the same dtype, got {la.str_short()} "
+                            f"and {ra.str_short()} (pass preferred_element_type to mix them)")
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_canonical_precision(precision),
+                              preferred_element_type=pet)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
+    """Vector/matrix dot product: contracts the last axis of `lhs` with the first of `rhs`."""
+    la, ra = core.get_aval(lhs), core.get_aval(rhs)
+    if la.ndim not in (1, 2) or ra.ndim not in (1, 2):
+        raise TypeError(f"dot: operands must be vectors or matrices, got {la.str_short()} and {ra.str_short()}")
+    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
+
+
+del dtypes

@@ -1,0 +1,507 @@
+"""Shape-changing and data-movement lax primitives: broadcast_in_dim, reshape, squeeze,
+transpose, rev, slice, dynamic_slice, dynamic_update_slice, concatenate, pad, iota, copy."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.core import ShapedArray
+from pyjax._src.lax.utils import (
+    canonicalize_axes, canonicalize_axis, check_dtype, check_same_dtypes, kind, np_dtype_param,
+    standard_primitive)
+from pyjax._src.lowering.mlir import i64, i64_array
+
+
+def _shape_param(shape, what="shape") -> tuple:
+    """Static shapes are tuples of non-negative Python ints; a traced size is a clear error."""
+    out = []
+    for d in shape:
+        if isinstance(d, core.Tracer):
+            raise d._int_error(what)
+        try:
+            out.append(operator.index(d))
+        except TypeError:
+            raise TypeError(f"{what} must be a sequence of integers, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise TypeError(f"{what} must have non-negative dimensions, got {tuple(out)}")
+    return tuple(out)
+
+
+# -- broadcast_in_dim --------------------------------------------------------------------------
+
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must have "
+                        f"one entry per operand dimension of {x.str_short()}")
+    if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or \
+            list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
+                        f"strictly increasing dimensions of the result shape {shape}")
+    for i, d in enumerate(broadcast_dimensions):
+        if x.shape[i] not in (1, shape[d]):
+            raise TypeError(f"broadcast_in_dim: operand {x.str_short()} dimension {i} (size "
+                            f"{x.shape[i]}) cannot broadcast to result dimension {d} of shape {shape}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _np_broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
+    x = np.asarray(x)
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+broadcast_in_dim_p = standard_primitive(
+    "broadcast_in_dim", _broadcast_in_dim_abstract_eval, _np_broadcast_in_dim,
+    lambda ctx, x, *, shape, broadcast_dimensions, sharding: ctx.op(
+        "stablehlo.broadcast_in_dim", x, attrs={"broadcast_dimensions": i64_array(broadcast_dimensions)}))
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
+    """Broadcast `operand` to `shape`, operand dim i going to result dim broadcast_dimensions[i]."""
+    shape = _shape_param(shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    aval = core.get_aval(operand)
+    if aval.shape == shape and dims == tuple(range(len(shape))) and not isinstance(operand, (int, float, bool, complex)):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims, sharding=None)
+
+
+def broadcast(operand, sizes, out_sharding=None):
+    """Add leading dimensions `sizes`."""
+    aval = core.get_aval(operand)
+    sizes = _shape_param(sizes)
+    return broadcast_in_dim(operand, sizes + aval.shape, tuple(range(len(sizes), len(sizes) + aval.ndim)))
+
+
+def broadcast_to_rank(x, rank):
+    aval = core.get_aval(x)
+    return broadcast(x, (1,) * (rank - aval.ndim)) if aval.ndim < rank else x
+
+
+# -- reshape / squeeze / expand_dims -----------------------------------------------------------
+
+def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(f"reshape: cannot reshape {x.str_short()} (size {x.size}) to shape "
+                        f"{new_sizes} (size {int(np.prod(new_sizes, dtype=np.int64))})")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _np_reshape(x, *, new_sizes, dimensions, sharding):
+    x = np.asarray(x)
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return x.reshape(new_sizes)
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        in_aval = ctx.avals_in[0]
+        x = ctx.op("stablehlo.transpose", x, out=in_aval.update(shape=tuple(in_aval.shape[d] for d in dimensions)),
+                   attrs={"permutation": i64_array(dimensions)})
+    return ctx.op("stablehlo.reshape", x)
+
+
+reshape_p = standard_primitive("reshape", _reshape_abstract_eval, _np_reshape, _reshape_lowering)
+
+
+def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
+    """Reshape (row-major); `dimensions` transposes first, as in `lax.reshape`."""
+    if isinstance(new_sizes, (int, np.integer)) or isinstance(new_sizes, core.Tracer):
+        new_sizes = (new_sizes,)
+    new_sizes = _shape_param(new_sizes, "new_sizes")
+    aval = core.get_aval(operand)
+    dims = None if dimensions is None or tuple(dimensions) == tuple(range(aval.ndim)) else tuple(int(d) for d in dimensions)
+    if aval.shape == new_sizes and dims is None:
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+
+
+def _squeeze_abstract_eval(x, *, dimensions):
+    for d in dimensions:
+        if x.shape[d] != 1:
+            raise TypeError(f"squeeze: dimension {d} of {x.str_short()} has size {x.shape[d]}, not 1")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype, x.weak_type)
+
+
+squeeze_p = standard_primitive(
+    "squeeze", _squeeze_abstract_eval, lambda x, *, dimensions: np.squeeze(x, dimensions),
+    lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", x))
+
+
+def squeeze(array, dimensions):
+    """Remove the size-1 `dimensions`."""
+    ndim = core.get_aval(array).ndim
+    dims = canonicalize_axes(dimensions, ndim, "dimensions")
+    return squeeze_p.bind(array, dimensions=dims) if dims else array
+
+
+def expand_dims(array, dimensions):
+    """Insert size-1 dimensions at `dimensions` (positions in the result)."""
+    aval = core.get_aval(array)
+    ndim_out = aval.ndim + len(dimensions)
+    dims = canonicalize_axes(dimensions, ndim_out, "dimensions")
+    shape = list(aval.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = [i for i in range(ndim_out) if i not in dims]
+    return broadcast_in_dim(array, tuple(shape), kept)
+
+
+# -- transpose / rev ---------------------------------------------------------------------------
+
+def _transpose_abstract_eval(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(f"transpose: permutation {permutation} is not a permutation of the axes of {x.str_short()}")
+    return ShapedArray(tuple(x.shape[i] for i in permutation), x.dtype, x.weak_type)
+
+
+transpose_p = standard_primitive(
+    "transpose", _transpose_abstract_eval, lambda x, *, permutation: np.transpose(x, permutation),
+    lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", x, attrs={"permutation": i64_array(permutation)}))
+
+
+def transpose(operand, permutation):
+    """Permute the axes: result axis i is operand axis permutation[i]."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and len(permutation) == core.get_aval(operand).ndim:
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def _rev_abstract_eval(x, *, dimensions):
+    canonicalize_axes(dimensions, x.ndim, "dimensions")
+    return x
+
+
+rev_p = standard_primitive(
+    "rev", _rev_abstract_eval, lambda x, *, dimensions: np.flip(x, dimensions),
+    lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", x, attrs={"dimensions": i64_array(dimensions)}))
+
+
+def rev(operand, dimensions):
+    """Reverse the order of elements along `dimensions`."""
+    dims = canonicalize_axes(dimensions, core.get_aval(operand).ndim, "dimensions")
+    return rev_p.bind(operand, dimensions=dims) if dims else operand
+
+
+# -- slice -------------------------------------------------------------------------------------
+
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    if not len(start_indices) == len(limit_indices) == x.ndim:
+        raise TypeError(f"slice: start_indices {start_indices} and limit_indices {limit_indices} "
+                        f"must have one entry per dimension of {x.str_short()}")
+    strides = strides or (1,) * x.ndim
+    shape = []
+    for d, (lo, hi, st, n) in enumerate(zip(start_indices, limit_indices, strides, x.shape, strict=True)):
+        if not 0 <= lo <= hi <= n or st < 1:
+            raise TypeError(f"slice: invalid slice [{lo}:{hi}:{st}] of dimension {d} (size {n}) of {x.str_short()}")
+        shape.append((hi - lo + st - 1) // st)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _np_slice(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    return np.asarray(x)[tuple(slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, strides))]
+
+
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    return ctx.op("stablehlo.slice", x, attrs={"start_indices": i64_array(start_indices),
+                                               "limit_indices": i64_array(limit_indices),
+                                               "strides": i64_array(strides)})
+
+
+slice_p = standard_primitive("slice", _slice_abstract_eval, _np_slice, _slice_lowering)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    """Static slice `operand[start:limit:stride]` along every dimension."""
+    start = tuple(int(i) for i in start_indices)
+    limit = tuple(int(i) for i in limit_indices)
+    strides = None if strides is None or all(s == 1 for s in strides) else tuple(int(s) for s in strides)
+    aval = core.get_aval(operand)
+    if start == (0,) * aval.ndim and limit == aval.shape and strides is None:
+        return operand
+    return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    aval = core.get_aval(operand)
+    axis = canonicalize_axis(axis, aval.ndim)
+    n = aval.shape[axis]
+    start_index = 0 if start_index is None else start_index
+    limit_index = n if limit_index is None else limit_index
+    start_index = start_index + n if start_index < 0 else start_index
+    limit_index = limit_index + n if limit_index < 0 else limit_index
+    starts, limits, strides = [0] * aval.ndim, list(aval.shape), [1] * aval.ndim
+    starts[axis], limits[axis], strides[axis] = start_index, limit_index, stride
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    aval = core.get_aval(operand)
+    axis = canonicalize_axis(axis, aval.ndim)
+    index = index + aval.shape[axis] if index < 0 else index
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+# -- dynamic_slice / dynamic_update_slice ------------------------------------------------------
+
+def _check_indices(name, x, idxs):
+    if len(idxs) != x.ndim:
+        raise TypeError(f"{name}: got {len(idxs)} start indices for an operand of rank {x.ndim} ({x.str_short()})")
+    for i in idxs:
+        if i.shape or kind(i.dtype) not in "iu":
+            raise TypeError(f"{name}: start indices must be integer scalars, got {i.str_short()}")
+
+
+def _dynamic_slice_abstract_eval(x, *idxs, slice_sizes):
+    _check_indices("dynamic_slice", x, idxs)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+        raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} must fit inside {x.str_short()}")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _clamped_starts(x_shape, sizes, idxs):
+    return [int(np.clip(int(i), 0, n - s)) for i, n, s in zip(idxs, x_shape, sizes)]
+
+
+def _np_dynamic_slice(x, *idxs, slice_sizes):
+    x = np.asarray(x)
+    starts = _clamped_starts(x.shape, slice_sizes, idxs)
+    return x[tuple(np.s_[a:a + s] for a, s in zip(starts, slice_sizes))]
+
+
+def _index_operands(ctx, idxs, idx_avals):
+    """StableHLO wants all start indices of one integer type."""
+    dt = np.int32 if all(a.dtype.itemsize <= 4 for a in idx_avals) else np.int64
+    return [ctx.convert(i, a, dt) for i, a in zip(idxs, idx_avals)]
+
+
+def _dynamic_slice_lowering(ctx, x, *idxs, slice_sizes):
+    idxs = _index_operands(ctx, idxs, ctx.avals_in[1:])
+    return ctx.op("stablehlo.dynamic_slice", x, *idxs, attrs={"slice_sizes": i64_array(slice_sizes)})
+
+
+dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_eval,
+                                     _np_dynamic_slice, _dynamic_slice_lowering)
+
+
+def _index_scalars(start_indices):
+    from pyjax._src.lax.elementwise import lax_operands
+    out = []
+    for i in start_indices:
+        if type(i) in (int, bool) or isinstance(i, np.integer):
+            out.append(np.int32(i))
+        else:
+            out.append(i)
+    return lax_operands(*out) if out else ()
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """`operand[start:start+size]` with traced starts, clamped so the slice stays in bounds."""
+    sizes = _shape_param(slice_sizes, "slice_sizes")
+    return dynamic_slice_p.bind(operand, *_index_scalars(start_indices), slice_sizes=sizes)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    aval = core.get_aval(operand)
+    axis = canonicalize_axis(axis, aval.ndim)
+    starts = [np.int32(0)] * aval.ndim
+    starts[axis] = start_index
+    sizes = list(aval.shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def _dynamic_update_slice_abstract_eval(x, update, *idxs):
+    _check_indices("dynamic_update_slice", x, idxs)
+    check_same_dtypes("dynamic_update_slice", [x, update])
+    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise TypeError(f"dynamic_update_slice: update {update.str_short()} must fit inside operand {x.str_short()}")
+    return x
+
+
+def _np_dynamic_update_slice(x, update, *idxs):
+    x = np.array(x)
+    update = np.asarray(update)
+    starts = _clamped_starts(x.shape, update.shape, idxs)
+    x[tuple(np.s_[a:a + s] for a, s in zip(starts, update.shape))] = update
+    return x
+
+
+def _dynamic_update_slice_lowering(ctx, x, update, *idxs):
+    idxs = _index_operands(ctx, idxs, ctx.avals_in[2:])
+    return ctx.op("stablehlo.dynamic_update_slice", x, update, *idxs)
+
+
+dynamic_update_slice_p = standard_primitive(
+    "dynamic_update_slice", _dynamic_update_slice_abstract_eval, _np_dynamic_update_slice,
+    _dynamic_update_slice_lowering)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """Write `update` into `operand` at traced `start_indices` (clamped into bounds)."""
+    return dynamic_update_slice_p.bind(operand, update, *_index_scalars(start_indices))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    aval = core.get_aval(operand)
+    axis = canonicalize_axis(axis, aval.ndim)
+    starts = [np.int32(0)] * aval.ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+# -- concatenate / pad ---------------------------------------------------------------------------
+
+def _concatenate_abstract_eval(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate: at least one operand is required")
+    check_same_dtypes("concatenate", xs)
+    x0 = xs[0]
+    if not 0 <= dimension < max(x0.ndim, 0) and x0.ndim:
+        raise TypeError(f"concatenate: dimension {dimension} out of range for {x0.str_short()}")
+    if x0.ndim == 0:
+        raise TypeError("concatenate: operands must have rank >= 1")
+    for x in xs:
+        if x.ndim != x0.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dimension):
+            raise TypeError(f"concatenate: operands must agree in all dimensions except {dimension}, "
+                            f"got {', '.join(x.str_short() for x in xs)}")
+    shape = list(x0.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(tuple(shape), x0.dtype, all(x.weak_type for x in xs))
+
+
+concatenate_p = standard_primitive(
+    "concatenate", _concatenate_abstract_eval, lambda *xs, dimension: np.concatenate(xs, dimension),
+    lambda ctx, *xs, dimension: ctx.op("stablehlo.concatenate", *xs, attrs={"dimension": i64(dimension)}))
+
+
+def concatenate(operands, dimension):
+    """Join arrays of equal rank along `dimension`."""
+    operands = list(operands)
+    if len(operands) == 1:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def _pad_abstract_eval(x, padding_value, *, padding_config):
+    check_same_dtypes("pad", [x, padding_value])
+    if padding_value.shape:
+        raise TypeError(f"pad: padding_value must be a scalar, got {padding_value.str_short()}")
+    if len(padding_config) != x.ndim:
+        raise TypeError(f"pad: padding_config needs one (low, high, interior) triple per dimension "
+                        f"of {x.str_short()}, got {padding_config}")
+    shape = []
+    for n, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise TypeError(f"pad: interior padding must be non-negative, got {padding_config}")
+        size = lo + hi + n + max(n - 1, 0) * interior
+        if size < 0:
+            raise TypeError(f"pad: padding_config {padding_config} gives a negative size for {x.str_short()}")
+        shape.append(size)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _np_pad(x, padding_value, *, padding_config):
+    x = np.asarray(x)
+    for axis, (lo, hi, interior) in enumerate(padding_config):
+        if interior:
+            n = x.shape[axis]
+            idx = np.arange(n) * (interior + 1)
+            shape = list(x.shape)
+            shape[axis] = n + max(n - 1, 0) * interior
+            out = np.full(shape, padding_value, x.dtype)
+            sl = [np.s_[:]] * x.ndim
+            sl[axis] = idx
+            out[tuple(sl)] = x
+            x = out
+        pads = [(0, 0)] * x.ndim
+        pads[axis] = (max(lo, 0), max(hi, 0))
+        x = np.pad(x, pads, constant_values=padding_value)
+        sl = [np.s_[:]] * x.ndim
+        sl[axis] = np.s_[max(-lo, 0):x.shape[axis] - max(-hi, 0)]
+        x = x[tuple(sl)]
+    return x
+
+
+pad_p = standard_primitive(
+    "pad", _pad_abstract_eval, _np_pad,
+    lambda ctx, x, v, *, padding_config: ctx.op(
+        "stablehlo.pad", x, v, attrs={"edge_padding_low": i64_array([p[0] for p in padding_config]),
+                                      "edge_padding_high": i64_array([p[1] for p in padding_config]),
+                                      "interior_padding": i64_array([p[2] for p in padding_config])}))
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with (low, high, interior) amounts per dimension; negative low/high crop."""
+    from pyjax._src.lax.elementwise import lax_operands
+    operand, padding_value = lax_operands(operand, padding_value)
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# -- iota ----------------------------------------------------------------------------------------
+
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding):
+    if not 0 <= dimension < len(shape):
+        raise TypeError(f"iota: dimension {dimension} out of range for shape {shape}")
+    return ShapedArray(shape, dtype, False)
+
+
+def _np_iota(*, dtype, shape, dimension, sharding):
+    r = np.arange(shape[dimension], dtype=dtype)
+    return np.broadcast_to(r.reshape([-1 if i == dimension else 1 for i in range(len(shape))]), shape)
+
+
+iota_p = standard_primitive(
+    "iota", _iota_abstract_eval, _np_iota,
+    lambda ctx, *, dtype, shape, dimension, sharding: ctx.op("stablehlo.iota", attrs={"iota_dimension": i64(dimension)}))
+
+
+def iota(dtype, size):
+    """`[0, 1, ..., size-1]` of `dtype`."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
+    shape = _shape_param(shape)
+    return iota_p.bind(dtype=np_dtype_param(dtype), shape=shape,
+                       dimension=canonicalize_axis(dimension, len(shape)), sharding=None)
+
+
+# -- copy / stop_gradient ------------------------------------------------------------------------
+
+copy_p = standard_primitive("copy", lambda x: x, np.array, lambda ctx, x: x)
+stop_gradient_p = standard_primitive("stop_gradient", lambda x: x, np.asarray, lambda ctx, x: x)
+
+
+def copy(x):
+    return copy_p.bind(x)
+
+
+def stop_gradient(x):
+    """Identity whose derivative is zero; applies to every leaf of a pytree."""
+    from pyjax._src import tree_util
+
+    def stop(v):
+        aval = core.get_aval(v)
+        if kind(aval.dtype) not in "fc":
+            return v
+        return stop_gradient_p.bind(v)
+    return tree_util.tree_map(stop, x)
+
+
+del check_dtype

@@ -1,0 +1,193 @@
+"""Factories and shared rules for families of lax primitives.
+
+A family member is one line: `exp_p = unop("exp", np.exp, "stablehlo.exponential", FLOAT)`.
+The factories attach the abstract eval (shape and dtype checks with clear errors), the NumPy
+reference implementation, eager execution through XLA, and the lowering.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.core import Primitive, ShapedArray
+from pyjax._src.dispatch import apply_primitive
+
+# -- dtype categories ------------------------------------------------------------------------
+
+_KIND_CACHE: dict = {}
+
+
+def kind(dt) -> str:
+    """'b' bool, 'i' signed int, 'u' unsigned int, 'f' float (incl. bfloat16/fp8), 'c' complex."""
+    k = _KIND_CACHE.get(dt)
+    if k is None:
+        dt = np.dtype(dt)
+        if dt == np.bool_:
+            k = "b"
+        elif dtypes.issubdtype(dt, np.complexfloating):
+            k = "c"
+        elif dtypes.issubdtype(dt, np.floating):
+            k = "f"
+        elif dtypes.issubdtype(dt, np.unsignedinteger):
+            k = "u"
+        elif dtypes.issubdtype(dt, np.signedinteger):
+            k = "i"
+        else:
+            k = "?"
+        _KIND_CACHE[dt] = k
+    return k
+
+
+# accepted-dtype sets, as strings of kinds
+BOOL, INT, UINT, FLOAT, COMPLEX = "b", "iu", "u", "f", "c"
+INEXACT = "fc"
+NUM = "iufc"
+ANY = "biufc"
+INT_OR_BOOL = "biu"
+ORDERED = "biuf"
+
+_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "floating",
+               "c": "complex"}
+
+
+def check_dtype(name: str, aval: ShapedArray, accepted: str, arg="operand"):
+    if kind(aval.dtype) not in accepted:
+        names = ", ".join(dict.fromkeys(_KIND_NAMES[k] for k in accepted))
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name} for {arg} "
+                        f"(got {aval.str_short()}); accepted: {names}")
+
+
+def _shapes_str(avals):
+    return ", ".join(a.str_short() for a in avals)
+
+
+def broadcast_scalars_shape(name: str, avals) -> tuple:
+    """Elementwise operands have equal ranks and each dimension equal or 1 (stretched), or are
+    rank 0 (as in JAX 0.10's lax)."""
+    shape = None
+    for a in avals:
+        if not a.shape:
+            continue
+        if shape is None:
+            shape = a.shape
+            continue
+        if len(a.shape) != len(shape) or any(x != y and 1 not in (x, y) for x, y in zip(a.shape, shape)):
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: {_shapes_str(avals)}")
+        shape = tuple(x if y == 1 else y for x, y in zip(a.shape, shape))
+    return shape or ()
+
+
+def check_same_dtypes(name: str, avals):
+    dts = {a.dtype for a in avals}
+    if len(dts) > 1:
+        raise TypeError(f"{name}: operands must have the same dtype, got {_shapes_str(avals)}. "
+                        f"Convert with lax.convert_element_type (jax.numpy functions promote "
+                        f"automatically)")
+
+
+def standard_primitive(name, abstract_eval, np_impl, lowering, multiple_results=False) -> Primitive:
+    p = Primitive(name, multiple_results)
+    p.def_abstract_eval(abstract_eval)
+    p.np_impl = np_impl
+    p.def_impl(partial(apply_primitive, p))
+    p.def_lowering(lowering)
+    return p
+
+
+# -- elementwise families -------------------------------------------------------------------
+
+
+def _unop_abstract_eval(name, accepted, result_dtype, x, **params):
+    check_dtype(name, x, accepted)
+    dt = x.dtype if result_dtype is None else result_dtype(x.dtype)
+    return ShapedArray(x.shape, dt, x.weak_type)
+
+
+def _simple_lowering(hlo_op, ctx, *args, **params):
+    return ctx.op(hlo_op, *broadcast_operands(ctx, args))
+
+
+def broadcast_operands(ctx, args):
+    """Broadcast rank-0 operands of an elementwise op to the output shape."""
+    shape = ctx.avals_out[0].shape
+    return [ctx.broadcast(x, a, shape) if a.shape != shape else x
+            for x, a in zip(args, ctx.avals_in, strict=True)]
+
+
+def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=None) -> Primitive:
+    """A unary elementwise primitive: shape preserved, dtype preserved unless `result_dtype`."""
+    return standard_primitive(
+        name, partial(_unop_abstract_eval, name, accepted, result_dtype), np_impl,
+        lowering or partial(_simple_lowering, hlo_op))
+
+
+def _naryop_abstract_eval(name, accepted, result_dtype, *avals, **params):
+    for i, a in enumerate(avals):
+        check_dtype(name, a, accepted, arg=f"operand {i}")
+    check_same_dtypes(name, avals)
+    shape = broadcast_scalars_shape(name, avals)
+    dt = avals[0].dtype if result_dtype is None else result_dtype
+    return ShapedArray(shape, dt, all(a.weak_type for a in avals))
+
+
+def binop(name, np_impl, hlo_op, accepted=NUM, result_dtype=None, lowering=None) -> Primitive:
+    """A binary elementwise primitive; operands have equal dtypes and shapes (or are rank 0)."""
+    return standard_primitive(
+        name, partial(_naryop_abstract_eval, name, accepted, result_dtype), np_impl,
+        lowering or partial(_simple_lowering, hlo_op))
+
+
+def compare_type(dt) -> str:
+    k = kind(dt)
+    return {"f": "FLOAT", "c": "FLOAT", "i": "SIGNED", "u": "UNSIGNED", "b": "UNSIGNED"}[k]
+
+
+def emit_compare(ctx, direction, x, y, operand_aval, out=None):
+    from pyjax._src.lowering.mlir import enum
+    attrs = {"comparison_direction": enum("comparison_direction", direction),
+             "compare_type": enum("comparison_type", compare_type(operand_aval.dtype))}
+    out = out or operand_aval.update(dtype=np.bool_, weak_type=False)
+    return ctx.op("stablehlo.compare", x, y, out=out, attrs=attrs)
+
+
+def _compare_lowering(direction, ctx, x, y):
+    x, y = broadcast_operands(ctx, (x, y))
+    return emit_compare(ctx, direction, x, y, ctx.avals_in[0], ctx.avals_out[0])
+
+
+def _compare_abstract_eval(name, accepted, x, y):
+    out = _naryop_abstract_eval(name, accepted, np.dtype(np.bool_), x, y)
+    return out.update(weak_type=False)
+
+
+def compareop(name, np_impl, direction, accepted=ORDERED) -> Primitive:
+    return standard_primitive(name, partial(_compare_abstract_eval, name, accepted), np_impl,
+                              partial(_compare_lowering, direction))
+
+
+# -- misc helpers ----------------------------------------------------------------------------
+
+
+def canonicalize_axis(axis: int, ndim: int, name="axis") -> int:
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise ValueError(f"{name} {axis} is out of bounds for an array of rank {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def canonicalize_axes(axes, ndim: int, name="axes") -> tuple:
+    out = tuple(sorted(canonicalize_axis(a, ndim, name) for a in axes))
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {name}: {tuple(axes)}")
+    return out
+
+
+def np_dtype_param(dtype) -> np.dtype:
+    """Static dtype parameters are canonical NumPy dtypes."""
+    return dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+
+
+def as_avals(*xs):
+    return [core.get_aval(x) for x in xs]

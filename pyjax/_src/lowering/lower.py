@@ -1,0 +1,135 @@
+"""Lowering jaxprs to StableHLO modules, one primitive's lowering rule at a time.
+
+A lowering rule has the signature `rule(ctx, *operands, **params)`: operands are SSA value
+names, `ctx.avals_in` / `ctx.avals_out` give their abstract values, and the rule returns the
+name of its result (or a list of names for multiple-result primitives). `ctx.op(...)` emits one
+StableHLO op; `ctx.lower_fun(f)` lowers a composite written with pyjax.lax functions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.lowering import mlir
+from pyjax._src.lowering.mlir import aval_type
+
+
+class ModuleContext:
+    """State shared by every rule lowering into one module."""
+
+    def __init__(self, platform="cpu", axis_env=()):
+        self.platform = platform
+        self.host_callbacks = []
+        self.axis_env = axis_env   # named axes of pmap/shard_map (later issues)
+
+
+class LoweringRuleContext:
+    __slots__ = ("fb", "module", "avals_in", "avals_out")
+
+    def __init__(self, fb, module, avals_in, avals_out):
+        self.fb = fb
+        self.module = module
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+
+    def op(self, name, *operands, out=None, attrs=None, regions=None) -> str:
+        """Emit an op with one result (typed by `out`, default: this equation's only output)."""
+        aval = self.avals_out[0] if out is None else out
+        return self.fb.op(name, list(operands), [aval_type(aval)], attrs, regions)[0]
+
+    def op_multi(self, name, *operands, outs=None, attrs=None, regions=None) -> list[str]:
+        avals = self.avals_out if outs is None else outs
+        return self.fb.op(name, list(operands), [aval_type(a) for a in avals], attrs, regions)
+
+    def const(self, value, dtype, shape=()) -> str:
+        return self.fb.constant(value, dtype, shape)
+
+    def region(self, arg_avals, body_fn):
+        """A region for reductions/control flow: `body_fn(*names) -> list of names`."""
+        return ([aval_type(a) for a in arg_avals], body_fn)
+
+    def broadcast(self, x, x_aval, shape) -> str:
+        """Broadcast `x` (rank 0 or already of rank len(shape), size-1 dims stretched) to `shape`."""
+        shape = tuple(shape)
+        if tuple(x_aval.shape) == shape:
+            return x
+        nd = len(shape)
+        dims = list(range(nd - x_aval.ndim, nd))
+        return self.op("stablehlo.broadcast_in_dim", x, out=x_aval.update(shape=shape),
+                       attrs={"broadcast_dimensions": mlir.i64_array(dims)})
+
+    def convert(self, x, x_aval, dtype) -> str:
+        if x_aval.dtype == np.dtype(dtype):
+            return x
+        return self.op("stablehlo.convert", x, out=x_aval.update(dtype=dtype))
+
+    def lower_jaxpr(self, jaxpr: core.Jaxpr, consts, args) -> list[str]:
+        """Inline a jaxpr's body here; `consts`/`args` are names for its constvars/invars."""
+        return lower_jaxpr_body(self.fb, self.module, jaxpr, consts, args)
+
+    def lower_fun(self, fun, multiple_results=False):
+        """Lower a composite written with pyjax ops: trace `fun` on this equation's input
+        avals and inline the resulting jaxpr."""
+        from pyjax._src.interpreters import partial_eval as pe
+        closed, _ = pe.trace_to_jaxpr(lambda *xs: _as_list(fun(*xs), multiple_results), self.avals_in)
+
+        def emit(*operands):
+            const_names = [self.fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c))
+                           for c in closed.consts]
+            outs = self.lower_jaxpr(closed.jaxpr, const_names, list(operands))
+            return outs if multiple_results else outs[0]
+        return emit
+
+
+def _as_list(out, multiple_results):
+    return list(out) if multiple_results else [out]
+
+
+def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
+    env = {}
+
+    def read(v):
+        if type(v) is core.Literal:
+            return fb.constant(v.val, v.aval.dtype)
+        return env[v]
+
+    for v, n in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = n
+    for v, n in zip(jaxpr.invars, args, strict=True):
+        env[v] = n
+    for eqn in jaxpr.eqns:
+        rule = eqn.primitive.rule("lowering")
+        ctx = LoweringRuleContext(fb, module, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+        out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, n in zip(eqn.outvars, out, strict=True):
+                env[v] = n
+        else:
+            env[eqn.outvars[0]] = out
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, donated=(), platform="cpu",
+                          num_replicas=1, num_partitions=1) -> tuple[str, ModuleContext]:
+    """Lower a jaxpr whose constvars and invars all become arguments of `main`, in that order.
+    `donated` holds one bool per (constvar + invar) argument."""
+    fb = mlir.FuncBuilder()
+    module = ModuleContext(platform)
+    all_vars = jaxpr.constvars + jaxpr.invars
+    donated = list(donated) or [False] * len(all_vars)
+    args = []
+    for i, (v, d) in enumerate(zip(all_vars, donated, strict=True)):
+        n = f"%arg{i}"
+        fb.types[n] = aval_type(v.aval)
+        args.append((n, fb.types[n], "{jax.buffer_donor = true}" if d else ""))
+    names = [a[0] for a in args]
+    nconst = len(jaxpr.constvars)
+    outs = lower_jaxpr_body(fb, module, jaxpr, names[:nconst], names[nconst:])
+    text = mlir.module_text(_sanitize(name), args, [aval_type(v.aval) for v in jaxpr.outvars],
+                            fb.lines, outs, num_replicas, num_partitions)
+    return text, module
+
+
+def _sanitize(name: str) -> str:
+    s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return s if s and not s[0].isdigit() else "_" + s

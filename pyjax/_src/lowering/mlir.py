@@ -1,0 +1,188 @@
+"""A small emitter of StableHLO text in MLIR's generic op syntax.
+
+Every op is printed the same way, `%3 = "stablehlo.add"(%1, %2) : (tensor<3xf32>,
+tensor<3xf32>) -> tensor<3xf32>`, so one function prints all of them; attributes are passed
+already formatted by the helpers below (`i64_array`, `dense`, `enum`...). No MLIR Python
+bindings are needed: the text goes straight to XLA's parser.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from pyjax._src import dtypes
+
+_IR_DTYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "complex<f32>", "complex128": "complex<f64>",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3fnuz": "f8E4M3FNUZ",
+    "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
+    "int4": "i4", "uint4": "ui4", "int2": "i2", "uint2": "ui2",
+}
+
+
+def ir_dtype(dtype) -> str:
+    try:
+        return _IR_DTYPES[np.dtype(dtype).name]
+    except KeyError:
+        raise TypeError(f"dtype {np.dtype(dtype).name} cannot be lowered to StableHLO") from None
+
+
+def tensor_type(shape, dtype) -> str:
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{ir_dtype(dtype)}>"
+
+
+def aval_type(aval) -> str:
+    return tensor_type(aval.shape, aval.dtype)
+
+
+# --- attribute formatting -------------------------------------------------------------------
+
+
+def i64_array(xs) -> str:
+    return "array<i64: " + ", ".join(str(int(x)) for x in xs) + ">" if len(xs) else "array<i64>"
+
+
+def i64(x) -> str:
+    return f"{int(x)} : i64"
+
+
+def i64_list(xs) -> str:
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def enum(dialect_kind: str, value: str) -> str:
+    """`#stablehlo<comparison_direction LT>`."""
+    return f"#stablehlo<{dialect_kind} {value}>"
+
+
+def dense(value, dtype, shape=None) -> str:
+    """A dense elements attribute. Raw little-endian hex keeps every bit exact (NaN payloads,
+    infinities, bf16, complex); when all elements are bitwise equal it is a splat."""
+    arr = np.asarray(value, dtype=dtype)
+    shape = arr.shape if shape is None else tuple(shape)
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    if flat.size > 1:
+        rows = flat.view(np.uint8).reshape(flat.size, -1)
+        if np.all(rows == rows[0]):
+            flat = flat[:1]
+    if arr.dtype == np.bool_:
+        body = ("true" if flat[0] else "false") if flat.size == 1 else _nested_bools(arr)
+    else:
+        body = '"0x' + flat.astype(flat.dtype.newbyteorder("<")).tobytes().hex().upper() + '"'
+    return f"dense<{body}> : {tensor_type(shape, dtype)}"
+
+
+def _nested_bools(arr) -> str:
+    if arr.ndim == 0:
+        return "true" if arr else "false"
+    return "[" + ", ".join(_nested_bools(a) for a in arr) + "]"
+
+
+def format_attrs(attrs: dict | None) -> str:
+    if not attrs:
+        return ""
+    return " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
+
+
+# --- functions and ops ----------------------------------------------------------------------
+
+
+class FuncBuilder:
+    """Accumulates the body of one `func.func`, naming SSA values and remembering their types."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.types: dict[str, str] = {}
+        self._indent = 4
+        self._count = 0
+        self.const_cache: dict = {}
+
+    def fresh(self, prefix="%") -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    def emit(self, line: str):
+        self.lines.append(" " * self._indent + line)
+
+    def op(self, name: str, operands, result_types, attrs=None, regions=None) -> list[str]:
+        """Emit one op and return the names of its results."""
+        in_types = ", ".join(self.types[o] for o in operands)
+        out_types = ", ".join(result_types)
+        if len(result_types) == 1:
+            res = self.fresh()
+            results = [res]
+            lhs = f"{res} = "
+        elif result_types:
+            res = self.fresh()
+            results = [f"{res}#{i}" for i in range(len(result_types))]
+            lhs = f"{res}:{len(result_types)} = "
+        else:
+            results, lhs = [], ""
+        for r, t in zip(results, result_types, strict=True):
+            self.types[r] = t
+        out_sig = f"({out_types})" if len(result_types) != 1 else out_types
+        sig = f" : ({in_types}) -> {out_sig}"
+        head = f'{lhs}"{name}"({", ".join(operands)})'
+        if not regions:
+            self.emit(f"{head}{format_attrs(attrs)}{sig}")
+            return results
+        self.emit(head + " ({")
+        for i, region in enumerate(regions):
+            if i:
+                self.emit("}, {")
+            self._emit_region(*region)
+        self.emit(f"}}){format_attrs(attrs)}{sig}")
+        return results
+
+    def _emit_region(self, arg_types, body_fn):
+        """One region: a block with typed arguments; `body_fn(*arg_names)` emits the body and
+        returns the names to `stablehlo.return`."""
+        args = [self.fresh("%a") for _ in arg_types]
+        for a, t in zip(args, arg_types, strict=True):
+            self.types[a] = t
+        self.emit("^bb0(" + ", ".join(f"{a}: {t}" for a, t in zip(args, arg_types, strict=True)) + "):")
+        self._indent += 2
+        with self.scoped_consts():
+            outs = body_fn(*args)
+            self.op("stablehlo.return", list(outs), [])
+        self._indent -= 2
+
+    def constant(self, value, dtype, shape=()) -> str:
+        """A (splat) constant, emitted once per function."""
+        key = (np.asarray(value, dtype).tobytes(), np.dtype(dtype).str, tuple(shape))
+        name = self.const_cache.get(key)
+        if name is None:
+            name = self.op("stablehlo.constant", [], [tensor_type(shape, dtype)],
+                           {"value": dense(value, dtype, shape)})[0]
+            self.const_cache[key] = name
+        return name
+
+    @contextmanager
+    def scoped_consts(self):
+        """Constants emitted inside a region must not be reused outside it."""
+        saved = self.const_cache
+        self.const_cache = {}
+        try:
+            yield
+        finally:
+            self.const_cache = saved
+
+
+def module_text(name: str, args: list[tuple[str, str, str]], results: list[str], body: list[str],
+                ret_names: list[str], num_replicas=1, num_partitions=1) -> str:
+    """Assemble a module. `args` holds (name, type, extra attributes) triples."""
+    arg_sig = ", ".join(f"{n}: {t}{(' ' + a) if a else ''}" for n, t, a in args)
+    res_sig = ", ".join(results)
+    ret_types = ", ".join(results)
+    lines = [f"module @{name} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
+             f"mhlo.num_replicas = {num_replicas} : i32}} {{",
+             f"  func.func public @main({arg_sig}) -> ({res_sig}) {{",
+             *body,
+             f'    "func.return"({", ".join(ret_names)}) : ({ret_types}) -> ()',
+             "  }", "}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,130 @@
+"""Operators and NumPy-style methods of `Array` and of every `Tracer`, defined once for both.
+
+`x + y` calls `jnp.add`, `x[1, ::2]` calls the indexing code, `x.sum(axis=0)` calls `jnp.sum`;
+so concrete arrays and traced values behave the same.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.array import Array
+from pyjax._src.numpy import ufuncs
+
+
+def _defer(binary):
+    """Return NotImplemented for operand types we do not know, so Python tries the other side."""
+    def op(self, other):
+        if not _accepted(other):
+            return NotImplemented
+        return binary(self, other)
+    return op
+
+
+def _accepted(x):
+    return isinstance(x, (Array, core.Tracer, np.ndarray, np.generic, bool, int, float, complex)) \
+        or hasattr(x, "__jax_array__")
+
+
+def _swap(binary):
+    return lambda x, y: binary(y, x)
+
+
+def _lazy(module_attr):
+    """Resolve a jnp function at call time (the modules import this one)."""
+    mod_name, fn_name = module_attr.rsplit(".", 1)
+
+    def call(*args, **kwargs):
+        import importlib
+        return getattr(importlib.import_module(mod_name), fn_name)(*args, **kwargs)
+    call.__name__ = fn_name
+    return call
+
+
+_R = "pyjax._src.numpy.reductions."
+_S = "pyjax._src.numpy.shape."
+_I = "pyjax._src.numpy.indexing."
+_L = "pyjax._src.numpy.linalg_ops."
+
+_OPERATORS = {
+    "__add__": _defer(ufuncs.add), "__radd__": _defer(_swap(ufuncs.add)),
+    "__sub__": _defer(ufuncs.subtract), "__rsub__": _defer(_swap(ufuncs.subtract)),
+    "__mul__": _defer(ufuncs.multiply), "__rmul__": _defer(_swap(ufuncs.multiply)),
+    "__truediv__": _defer(ufuncs.true_divide), "__rtruediv__": _defer(_swap(ufuncs.true_divide)),
+    "__floordiv__": _defer(ufuncs.floor_divide), "__rfloordiv__": _defer(_swap(ufuncs.floor_divide)),
+    "__mod__": _defer(ufuncs.remainder), "__rmod__": _defer(_swap(ufuncs.remainder)),
+    "__divmod__": _defer(ufuncs.divmod), "__rdivmod__": _defer(_swap(ufuncs.divmod)),
+    "__pow__": _defer(ufuncs.power), "__rpow__": _defer(_swap(ufuncs.power)),
+    "__matmul__": _defer(_lazy(_L + "matmul")), "__rmatmul__": _defer(_swap(_lazy(_L + "matmul"))),
+    "__and__": _defer(ufuncs.bitwise_and), "__rand__": _defer(_swap(ufuncs.bitwise_and)),
+    "__or__": _defer(ufuncs.bitwise_or), "__ror__": _defer(_swap(ufuncs.bitwise_or)),
+    "__xor__": _defer(ufuncs.bitwise_xor), "__rxor__": _defer(_swap(ufuncs.bitwise_xor)),
+    "__lshift__": _defer(ufuncs.left_shift), "__rlshift__": _defer(_swap(ufuncs.left_shift)),
+    "__rshift__": _defer(ufuncs.right_shift), "__rrshift__": _defer(_swap(ufuncs.right_shift)),
+    "__eq__": _defer(ufuncs.equal), "__ne__": _defer(ufuncs.not_equal),
+    "__lt__": _defer(ufuncs.less), "__le__": _defer(ufuncs.less_equal),
+    "__gt__": _defer(ufuncs.greater), "__ge__": _defer(ufuncs.greater_equal),
+    "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
+    "__invert__": ufuncs.invert,
+    "__getitem__": _lazy(_I + "getitem"),
+    "__round__": lambda self, ndigits=None: ufuncs.round(self, ndigits or 0),
+}
+
+
+def _astype(self, dtype, copy=False, device=None):
+    from pyjax._src.lax.elementwise import _convert_element_type
+    from pyjax._src.lax.utils import np_dtype_param
+    return _convert_element_type(self, np_dtype_param(dtype), False)
+
+
+def _reshape(self, *shape, order="C"):
+    from pyjax._src.numpy.shape import reshape
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return reshape(self, shape, order=order)
+
+
+def _transpose(self, *axes):
+    from pyjax._src.numpy.shape import transpose
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return transpose(self, axes or None)
+
+
+_METHODS = {
+    "astype": _astype,
+    "reshape": _reshape,
+    "transpose": _transpose,
+    "T": property(lambda self: _lazy(_S + "transpose")(self)),
+    "mT": property(lambda self: _lazy(_S + "swapaxes")(self, -1, -2)),
+    "real": property(lambda self: ufuncs.real(self)),
+    "imag": property(lambda self: ufuncs.imag(self)),
+    "conj": lambda self: ufuncs.conjugate(self),
+    "conjugate": lambda self: ufuncs.conjugate(self),
+    "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals),
+    "flatten": lambda self, order="C": _lazy(_S + "ravel")(self, order),
+    "ravel": lambda self, order="C": _lazy(_S + "ravel")(self, order),
+    "squeeze": lambda self, axis=None: _lazy(_S + "squeeze")(self, axis),
+    "swapaxes": lambda self, a, b: _lazy(_S + "swapaxes")(self, a, b),
+    "repeat": lambda self, repeats, axis=None, **kw: _lazy(_S + "repeat")(self, repeats, axis, **kw),
+    "clip": lambda self, min=None, max=None, **kw: _lazy("pyjax._src.numpy.lax_numpy.clip")(self, min, max, **kw),
+    "dot": lambda self, b, **kw: _lazy(_L + "dot")(self, b, **kw),
+    "sum": _lazy(_R + "sum"), "prod": _lazy(_R + "prod"), "mean": _lazy(_R + "mean"),
+    "var": _lazy(_R + "var"), "std": _lazy(_R + "std"), "max": _lazy(_R + "max"),
+    "min": _lazy(_R + "min"), "all": _lazy(_R + "all"), "any": _lazy(_R + "any"),
+    "argmax": _lazy(_R + "argmax"), "argmin": _lazy(_R + "argmin"),
+    "cumsum": _lazy(_R + "cumsum"), "cumprod": _lazy(_R + "cumprod"),
+    "view": lambda self, dtype=None: self if dtype is None else _lazy("pyjax._src.lax.elementwise.bitcast_convert_type")(self, dtype),
+    "nonzero": lambda self, **kw: _lazy("pyjax._src.numpy.lax_numpy.nonzero")(self, **kw),
+    "at": property(lambda self: _lazy(_I + "_IndexUpdateHelper")(self)),
+}
+
+
+def _attach(cls):
+    for name, fn in {**_OPERATORS, **_METHODS}.items():
+        if name not in cls.__dict__:
+            setattr(cls, name, fn)
+
+
+_attach(Array)
+_attach(core.Tracer)

@@ -1,0 +1,255 @@
+"""Array creation: array/asarray, zeros/ones/full/empty and their *_like, arange, linspace,
+logspace, eye, identity."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
+from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import shape_ops
+from pyjax._src.numpy.util import asarray_value
+
+
+def _user_dtype(dtype, fun_name):
+    if dtype is None:
+        return None
+    return dtypes.check_and_canonicalize_user_dtype(dtype, fun_name)
+
+
+def _leaves_are_scalars(obj):
+    return isinstance(obj, (list, tuple)) and all(
+        isinstance(o, (bool, int, float, complex, np.generic)) for o in obj)
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
+    """Create an Array from an array-like (NumPy array, Python scalar, nested lists, Arrays).
+
+    Example:
+        >>> jnp.array([[1, 2], [3, 4.0]])
+        Array([[1., 2.], [3., 4.]], dtype=float32)
+    """
+    dt = _user_dtype(dtype, "array")
+    if isinstance(object, (Array, core.Tracer)):
+        out = object if dt is None else lax._convert_element_type(object, dt, False)
+    elif hasattr(object, "__jax_array__"):
+        return array(object.__jax_array__(), dtype, copy, order, ndmin)
+    elif isinstance(object, (list, tuple)) and not _leaves_are_scalars(object) and _contains_traced(object):
+        from pyjax._src.numpy.shape import stack
+        out = stack([array(o, dt) for o in object])
+        if dt is None:
+            out = out
+    else:
+        out = _from_host(object, dt)
+    if ndmin > core.get_aval(out).ndim:
+        out = shape_ops.broadcast_to_rank(out, ndmin)
+    return out
+
+
+def _contains_traced(obj):
+    if isinstance(obj, (Array, core.Tracer)):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_contains_traced(o) for o in obj)
+    return False
+
+
+def _from_host(obj, dt):
+    weak = type(obj) in (int, float, complex)
+    if isinstance(obj, (list, tuple)):
+        # JAX infers the dtype with its own promotion rules (Python scalars weak)
+        leaves = _flatten_nested(obj)
+        if leaves and dt is None:
+            dt = dtypes.result_type(*leaves) if not all(type(x) in (int, float, complex, bool) for x in leaves) \
+                else dtypes.canonicalize_dtype(np.asarray(obj).dtype)
+        obj = [np.asarray(x) if isinstance(x, Array) else x for x in obj]
+    v = np.asarray(obj)
+    if v.dtype == object:
+        raise TypeError(f"array: cannot convert {type(obj).__name__} to an array (ragged nested "
+                        f"sequences or non-numeric values)")
+    target = dt if dt is not None else dtypes.canonicalize_dtype(v.dtype)
+    if v.dtype != target:
+        v = v.astype(target)
+    else:
+        v = np.array(v, copy=True) if not v.flags.owndata or v.flags.writeable else v
+    v.setflags(write=False)
+    return Array.from_host(v, weak and dt is None)
+
+
+def _flatten_nested(obj):
+    out = []
+    for o in obj:
+        if isinstance(o, (list, tuple)):
+            out += _flatten_nested(o)
+        else:
+            out.append(o)
+    return out
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+    """Like `array`, without copying when `a` is already an Array of the requested dtype."""
+    if isinstance(a, (Array, core.Tracer)) and dtype is None:
+        return a
+    return array(a, dtype=dtype, copy=bool(copy))
+
+
+def _shape_tuple(shape, fun_name):
+    if isinstance(shape, (int, np.integer)) or isinstance(shape, core.Tracer):
+        shape = (shape,)
+    out = []
+    for d in shape:
+        if isinstance(d, core.Tracer):
+            raise d._int_error(f"{fun_name} shape")
+        try:
+            out.append(operator.index(d))
+        except TypeError:
+            raise TypeError(f"{fun_name}: shape must be a sequence of integers, got {shape!r}") from None
+        if out[-1] < 0:
+            raise ValueError(f"{fun_name}: negative dimensions are not allowed, got {tuple(shape)}")
+    return tuple(out)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    """An array of `shape` filled with `fill_value`."""
+    shape = _shape_tuple(shape, "full")
+    dt = _user_dtype(dtype, "full")
+    if isinstance(fill_value, (Array, core.Tracer)) or np.ndim(fill_value) > 0:
+        from pyjax._src.numpy.util import broadcast_to
+        fill = asarray_value(fill_value) if dt is None else lax._convert_element_type(fill_value, dt, False)
+        return broadcast_to(fill, shape)
+    dt = dt if dt is not None else dtypes.result_type(fill_value)
+    weak = dtype is None and type(fill_value) in (int, float, complex)
+    v = np.full(shape, fill_value, dt) if 0 in shape or len(shape) == 0 else None
+    if v is not None:
+        v.setflags(write=False)
+        return Array.from_host(v, weak)
+    scalar = Array.from_host(np.asarray(fill_value, dt), weak)
+    return shape_ops.broadcast_in_dim(scalar, shape, ())
+
+
+def zeros(shape, dtype=None, *, device=None):
+    return full(shape, 0, dtypes.default_float_dtype() if dtype is None else dtype)
+
+
+def ones(shape, dtype=None, *, device=None):
+    return full(shape, 1, dtypes.default_float_dtype() if dtype is None else dtype)
+
+
+def empty(shape, dtype=None, *, device=None):
+    return zeros(shape, dtype)
+
+
+def _like(a, dtype, shape):
+    aval = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
+    return (aval.shape if shape is None else shape), (aval.dtype if dtype is None else dtype), aval
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    shape, dt, aval = _like(a, dtype, shape)
+    out = full(shape, fill_value, dt)
+    if dtype is None and aval.weak_type:
+        out = lax._convert_element_type(out, core.get_aval(out).dtype, True)
+    return out
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    return full_like(a, 1, dtype, shape)
+
+
+def empty_like(a, dtype=None, shape=None, *, device=None):
+    return zeros_like(a, dtype, shape)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+    """Evenly spaced values in `[start, stop)`; the bounds must be concrete.
+
+    Example:
+        >>> jnp.arange(3.0)
+        Array([0., 1., 2.], dtype=float32)
+    """
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, core.Tracer):
+            core.concrete_or_error(v, f"jnp.arange argument '{name}'")
+    vals = [np.asarray(v) if isinstance(v, Array) else v for v in (start, stop, step)]
+    start, stop, step = vals
+    dt = _user_dtype(dtype, "arange")
+    if dt is None:
+        dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    if stop is None and step is None and dt is not None and np.issubdtype(dt, np.integer):
+        return iota_like(dt, int(np.ceil(start)) if not isinstance(start, (int, np.integer)) else int(start))
+    v = np.arange(start, stop, step).astype(dt) if stop is not None or step is not None else np.arange(start).astype(dt)
+    v.setflags(write=False)
+    return Array.from_host(v)
+
+
+def iota_like(dt, n):
+    n = max(n, 0)
+    v = np.arange(n, dtype=dt)
+    v.setflags(write=False)
+    return Array.from_host(v)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """`num` evenly spaced samples from `start` to `stop` (inclusive unless endpoint=False)."""
+    num = core.concrete_dim(num, "linspace num")
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
+    dt = _user_dtype(dtype, "linspace")
+    from pyjax._src.numpy import ufuncs
+    from pyjax._src.numpy.util import promote_dtypes_inexact, broadcast_to, promote_shapes
+    start, stop = promote_dtypes_inexact(start, stop)
+    computation_dt = core.get_aval(start).dtype
+    dt = dt or computation_dt
+    start, stop = promote_shapes("linspace", start, stop)
+    bshape = np.broadcast_shapes(core.get_aval(start).shape, core.get_aval(stop).shape)
+    start, stop = broadcast_to(start, bshape), broadcast_to(stop, bshape)
+    div = (num - 1) if endpoint else num
+    nd = len(bshape)
+    axis = axis % (nd + 1)
+    iota_shape = [1] * (nd + 1)
+    iota_shape[axis] = num
+    steps = shape_ops.reshape(iota_like(computation_dt, num), iota_shape)
+    from pyjax._src.lax.shape_ops import expand_dims
+    s = expand_dims(start, (axis,))
+    e = expand_dims(stop, (axis,))
+    if div > 0:
+        delta = ufuncs.true_divide(ufuncs.subtract(e, s), div)
+        out = ufuncs.add(s, ufuncs.multiply(steps, delta))
+        if endpoint and num > 1:
+            from pyjax._src.numpy.lax_numpy import where
+            mask = ufuncs.equal(steps, num - 1)
+            out = where(mask, broadcast_to(e, core.get_aval(out).shape), out)
+    else:
+        delta = ufuncs.subtract(e, s)
+        out = ufuncs.add(s, ufuncs.multiply(steps, delta))
+    out = lax._convert_element_type(out, dt, False) if core.get_aval(out).dtype != dt else out
+    if retstep:
+        return out, shape_ops.squeeze(delta, (axis,)) if nd or True else delta
+    return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    from pyjax._src.numpy import ufuncs
+    lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    out = ufuncs.power(base, lin)
+    return out if dtype is None else out.astype(dtype)
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """A 2-D array with ones on the k-th diagonal."""
+    N = core.concrete_dim(N, "eye N")
+    M = N if M is None else core.concrete_dim(M, "eye M")
+    dt = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
+    v = np.eye(N, M, int(k), dtype=dt)
+    v.setflags(write=False)
+    return Array.from_host(v)
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)

@@ -1,0 +1,208 @@
+"""Products: dot, matmul (`@`), vdot, inner, outer, tensordot, einsum (contraction order from
+opt_einsum)."""
+from __future__ import annotations
+
+import numpy as np
+import opt_einsum
+
+from pyjax._src import core
+from pyjax._src.lax import reductions as lax_red
+from pyjax._src.lax import shape_ops as lax
+from pyjax._src.lax.utils import canonicalize_axis
+from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy.util import check_arraylike, promote_dtypes
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+def _pet(preferred_element_type):
+    return preferred_element_type
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """NumPy's dot: scalar product, matrix product, or contraction of a's last axis with b's
+    second-to-last."""
+    check_arraylike("dot", a, b)
+    a, b = promote_dtypes(a, b)
+    aa, ba = _aval(a), _aval(b)
+    if aa.ndim == 0 or ba.ndim == 0:
+        return ufuncs.multiply(a, b)
+    contract_b = 0 if ba.ndim == 1 else ba.ndim - 2
+    return lax_red.dot_general(a, b, (((aa.ndim - 1,), (contract_b,)), ((), ())), precision,
+                               preferred_element_type)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
+    check_arraylike("matmul", a, b)
+    a, b = promote_dtypes(a, b)
+    aa, ba = _aval(a), _aval(b)
+    if aa.ndim == 0 or ba.ndim == 0:
+        raise ValueError(f"matmul: operands must have at least 1 dimension, got shapes {aa.shape} and {ba.shape}")
+    a_vec, b_vec = aa.ndim == 1, ba.ndim == 1
+    if a_vec:
+        a = lax.reshape(a, (1, aa.shape[0]))
+    if b_vec:
+        b = lax.reshape(b, (ba.shape[0], 1))
+    aa, ba = _aval(a), _aval(b)
+    if aa.shape[-1] != ba.shape[-2]:
+        raise ValueError(f"matmul: input operand 1 has a mismatch in its core dimension 0, with "
+                         f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {ba.shape[-2]} is different "
+                         f"from {aa.shape[-1]}); shapes {aa.shape} and {ba.shape}")
+    batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+    nb = len(batch)
+
+    def prep(x, av):
+        """Rank-promote; squeeze batch dims of size 1 that broadcast against the other operand."""
+        if av.ndim - 2 < nb:
+            x = lax.reshape(x, (1,) * (nb - (av.ndim - 2)) + av.shape)
+        shape = _aval(x).shape
+        drop = [i for i in range(nb) if shape[i] != batch[i]]
+        return (lax.squeeze(x, drop) if drop else x), [i for i in range(nb) if i not in drop]
+
+    a, a_keep = prep(a, aa)
+    b, b_keep = prep(b, ba)
+    both = [i for i in a_keep if i in b_keep]
+    a_only = [i for i in a_keep if i not in b_keep]
+    b_only = [i for i in b_keep if i not in a_keep]
+    dn = (((len(a_keep) + 1,), (len(b_keep),)),
+          (tuple(a_keep.index(d) for d in both), tuple(b_keep.index(d) for d in both)))
+    out = lax_red.dot_general(a, b, dn, precision, preferred_element_type)
+    # dot_general gives (both..., a_only..., m, b_only..., n); put batch dims back in order
+    order = both + a_only + [nb] + b_only + [nb + 1]
+    out = lax.transpose(out, [order.index(d) for d in range(nb + 2)])
+    if b_vec:
+        out = lax.squeeze(out, (_aval(out).ndim - 1,))
+    if a_vec:
+        out = lax.squeeze(out, (_aval(out).ndim - (1 if b_vec else 2),))
+    return out
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """Dot product of the flattened arrays, conjugating `a`."""
+    a, b = promote_dtypes(a, b)
+    a = ufuncs.conjugate(a)
+    return dot(lax.reshape(a, (_aval(a).size,)), lax.reshape(b, (_aval(b).size,)),
+               precision=precision, preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    from pyjax._src.numpy.reductions import sum
+    return sum(ufuncs.multiply(ufuncs.conjugate(x1), x2), axis=axis)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    a, b = promote_dtypes(a, b)
+    aa, ba = _aval(a), _aval(b)
+    if aa.ndim == 0 or ba.ndim == 0:
+        return ufuncs.multiply(a, b)
+    return tensordot(a, b, ((aa.ndim - 1,), (ba.ndim - 1,)), precision=precision,
+                     preferred_element_type=preferred_element_type)
+
+
+def outer(a, b, out=None):
+    a, b = promote_dtypes(a, b)
+    a = lax.reshape(a, (_aval(a).size, 1))
+    b = lax.reshape(b, (1, _aval(b).size))
+    return ufuncs.multiply(a, b)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Contract `axes` (an int: last n of a with first n of b; or a pair of sequences)."""
+    check_arraylike("tensordot", a, b)
+    a, b = promote_dtypes(a, b)
+    aa, ba = _aval(a), _aval(b)
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if n > min(aa.ndim, ba.ndim) or n < 0:
+            raise TypeError(f"tensordot: axes={n} exceeds the ranks of {aa.shape} and {ba.shape}")
+        ax_a, ax_b = tuple(range(aa.ndim - n, aa.ndim)), tuple(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, int) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, int) else tuple(ax_b)
+        if len(ax_a) != len(ax_b):
+            raise TypeError(f"tensordot: axes lists must have equal length, got {axes}")
+        ax_a = tuple(canonicalize_axis(x, aa.ndim) for x in ax_a)
+        ax_b = tuple(canonicalize_axis(x, ba.ndim) for x in ax_b)
+    return lax_red.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type)
+
+
+def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None):
+    """Einstein summation; pairwise contraction order from opt_einsum."""
+    if not isinstance(subscripts, str):
+        raise TypeError("einsum: only the string form of subscripts is supported")
+    check_arraylike("einsum", *operands)
+    operands = promote_dtypes(*operands)
+    shapes = [_aval(x).shape for x in operands]
+    opt = "greedy" if optimize in ("auto", True) else (optimize if optimize else False)
+    _, path_info = opt_einsum.contract_path(subscripts, *[np.empty(s, dtype=np.float32) if 0 not in s else np.empty(s)
+                                                        for s in shapes], shapes=False, optimize=opt or False)
+    input_str, output_str = path_info.input_subscripts, path_info.output_subscript
+    ops = list(zip(input_str.split(","), operands))
+    for contraction in path_info.contraction_list:
+        idx, _, einstr, _, _ = contraction[:5]
+        ins, result = einstr.split("->")
+        ins = ins.split(",")
+        picked = [ops[i] for i in idx]
+        for i in sorted(idx, reverse=True):
+            ops.pop(i)
+        if len(picked) == 1:
+            (s, x), = picked
+            x = _einsum_unary(x, s, result)
+        else:
+            (s1, x1), (s2, x2) = picked
+            x = _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type)
+        ops.append((result, x))
+    (s, x), = ops
+    return _einsum_unary(x, s, output_str)
+
+
+def _einsum_unary(x, s, result):
+    """Diagonals (repeated letters), sums over letters absent from `result`, then a transpose."""
+    from pyjax._src.numpy.reductions import sum
+    # repeated indices: take the diagonal
+    while len(set(s)) != len(s):
+        for c in s:
+            if s.count(c) > 1:
+                i = s.index(c)
+                j = s.index(c, i + 1)
+                x = _diagonal(x, i, j)
+                s = s[:i] + s[i + 1:j] + s[j + 1:] + c
+                break
+    sum_axes = tuple(i for i, c in enumerate(s) if c not in result)
+    if sum_axes:
+        x = sum(x, axis=sum_axes)
+        s = "".join(c for c in s if c in result)
+    if s != result:
+        x = lax.transpose(x, [s.index(c) for c in result])
+    return x
+
+
+def _diagonal(x, i, j):
+    from pyjax._src.numpy.lax_numpy import diagonal
+    return diagonal(x, 0, i, j)
+
+
+def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type):
+    # reduce letters used only by one operand and absent from the result first
+    keep1 = "".join(c for c in s1 if c in s2 or c in result)
+    keep2 = "".join(c for c in s2 if c in s1 or c in result)
+    x1 = _einsum_unary(x1, s1, _dedup(keep1)) if keep1 != s1 or len(set(s1)) != len(s1) else x1
+    x2 = _einsum_unary(x2, s2, _dedup(keep2)) if keep2 != s2 or len(set(s2)) != len(s2) else x2
+    s1, s2 = _dedup(keep1), _dedup(keep2)
+    batch = [c for c in s1 if c in s2 and c in result]
+    contract = [c for c in s1 if c in s2 and c not in result]
+    dn = ((tuple(s1.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
+          (tuple(s1.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
+    out = lax_red.dot_general(x1, x2, dn, precision, preferred_element_type)
+    out_s = "".join(batch) + "".join(c for c in s1 if c not in batch and c not in contract) + \
+        "".join(c for c in s2 if c not in batch and c not in contract)
+    return _einsum_unary(out, out_s, result) if out_s != result else out
+
+
+def _dedup(s):
+    return "".join(dict.fromkeys(s))

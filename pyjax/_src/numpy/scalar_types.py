@@ -1,0 +1,65 @@
+"""`jnp.float32` and friends: usable as dtypes (`x.astype(jnp.float32)`) and callable to make
+arrays (`jnp.float32(1)` is a strongly typed f32 scalar Array), as in JAX."""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.config import x64_enabled
+
+
+class _ScalarMeta(type):
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other):
+        return id(cls) == id(other) or cls.dtype.type == other
+
+    def __ne__(cls, other):
+        return not cls == other
+
+    def __call__(cls, x=0):
+        from pyjax._src.numpy.creation import array
+        return array(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+    def __repr__(cls):
+        return f"<class 'jax.numpy.{cls.__name__}'>"
+
+
+def _make_scalar_type(np_type, name=None):
+    dt = np.dtype(np_type)
+    name = name or dt.name
+    return _ScalarMeta(name, (object,), {"dtype": dt, "__doc__": f"The {name} scalar type."})
+
+
+bool_ = _make_scalar_type(np.bool_, "bool_")
+int8 = _make_scalar_type(np.int8)
+int16 = _make_scalar_type(np.int16)
+int32 = _make_scalar_type(np.int32)
+int64 = _make_scalar_type(np.int64)
+uint8 = _make_scalar_type(np.uint8)
+uint16 = _make_scalar_type(np.uint16)
+uint32 = _make_scalar_type(np.uint32)
+uint64 = _make_scalar_type(np.uint64)
+float16 = _make_scalar_type(np.float16)
+float32 = _make_scalar_type(np.float32)
+float64 = _make_scalar_type(np.float64)
+bfloat16 = _make_scalar_type(dtypes.bfloat16, "bfloat16")
+complex64 = _make_scalar_type(np.complex64)
+complex128 = _make_scalar_type(np.complex128)
+float8_e4m3fn = _make_scalar_type(dtypes.float8_e4m3fn, "float8_e4m3fn")
+float8_e5m2 = _make_scalar_type(dtypes.float8_e5m2, "float8_e5m2")
+int4 = _make_scalar_type(dtypes.int4, "int4")
+uint4 = _make_scalar_type(dtypes.uint4, "uint4")
+
+# the default-width aliases follow x64 at call time in JAX; these are the x64-off meanings
+int_ = int32 if not x64_enabled() else int64
+uint = uint32
+float_ = float32 if not x64_enabled() else float64
+complex_ = complex64 if not x64_enabled() else complex128
+single, double = float32, float64
+csingle, cdouble = complex64, complex128
+half = float16

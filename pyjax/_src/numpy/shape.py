@@ -1,0 +1,385 @@
+"""Shape manipulation: reshape, ravel, transpose, swapaxes, moveaxis, squeeze, expand_dims,
+broadcast_to/broadcast_arrays, concatenate, stack, hstack/vstack/dstack, split, tile, repeat,
+flip, pad (constant mode), atleast_*d."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.lax import shape_ops as lax
+from pyjax._src.lax.utils import canonicalize_axis, canonicalize_axes
+from pyjax._src.numpy.util import (
+    asarray_value, broadcast_shapes, broadcast_to, check_arraylike, promote_dtypes)
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+def _compute_newshape(size, newshape):
+    newshape = [operator.index(d) if not isinstance(d, core.Tracer) else core.concrete_dim(d, "reshape")
+                for d in newshape]
+    if newshape.count(-1) > 1:
+        raise ValueError(f"reshape: can only specify one unknown dimension, got {tuple(newshape)}")
+    if -1 in newshape:
+        known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
+        newshape[newshape.index(-1)] = size // known
+    if int(np.prod(newshape, dtype=np.int64)) != size:
+        raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
+    return tuple(newshape)
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """Reshape `a`; one dimension may be -1 (inferred)."""
+    if shape is None:
+        shape = newshape
+    a = asarray_value(a)
+    if isinstance(shape, (int, np.integer)) or isinstance(shape, core.Tracer):
+        shape = (shape,)
+    aval = _aval(a)
+    new = _compute_newshape(aval.size, shape)
+    if order == "F":
+        return transpose(lax.reshape(transpose(a), new[::-1]))
+    if order not in ("C", "A"):
+        raise ValueError(f"reshape: unknown order {order!r}")
+    return lax.reshape(a, new)
+
+
+def ravel(a, order="C"):
+    a = asarray_value(a)
+    return reshape(a, (_aval(a).size,), order)
+
+
+def transpose(a, axes=None):
+    a = asarray_value(a)
+    nd = _aval(a).ndim
+    if axes is None:
+        axes = tuple(range(nd - 1, -1, -1))
+    axes = tuple(canonicalize_axis(x, nd) for x in axes)
+    if sorted(axes) != list(range(nd)):
+        raise ValueError(f"transpose: axes {axes} don't match array of rank {nd}")
+    return lax.transpose(a, axes)
+
+
+def permute_dims(a, axes):
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    return swapaxes(x, -1, -2)
+
+
+def swapaxes(a, axis1, axis2):
+    a = asarray_value(a)
+    nd = _aval(a).ndim
+    perm = list(range(nd))
+    i, j = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    a = asarray_value(a)
+    nd = _aval(a).ndim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of elements")
+    src = [canonicalize_axis(s, nd) for s in src]
+    dst = [canonicalize_axis(d, nd) for d in dst]
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return lax.transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    a = asarray_value(a)
+    aval = _aval(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
+    else:
+        axes = canonicalize_axes((axis,) if isinstance(axis, int) else axis, aval.ndim)
+        for ax in axes:
+            if aval.shape[ax] != 1:
+                raise ValueError(f"squeeze: cannot select an axis to squeeze out which has size "
+                                 f"not equal to one (axis {ax} of shape {aval.shape})")
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a, axis):
+    a = asarray_value(a)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return lax.expand_dims(a, axes)
+
+
+def broadcast_arrays(*args):
+    shape = broadcast_shapes(*(_aval(asarray_value(a)).shape for a in args))
+    return [broadcast_to(a, shape) for a in args]
+
+
+def atleast_1d(*arys):
+    out = [reshape(a, (1,)) if _aval(asarray_value(a)).ndim == 0 else asarray_value(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in arys:
+        a = asarray_value(a)
+        nd = _aval(a).ndim
+        out.append(a if nd >= 2 else reshape(a, (1,) * (2 - nd) + _aval(a).shape))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in arys:
+        a = asarray_value(a)
+        s = _aval(a).shape
+        if len(s) == 0:
+            a = reshape(a, (1, 1, 1))
+        elif len(s) == 1:
+            a = reshape(a, (1, s[0], 1))
+        elif len(s) == 2:
+            a = reshape(a, s + (1,))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+# -- joining and splitting -----------------------------------------------------------------------
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Join arrays along an existing axis (`axis=None` flattens them first)."""
+    if isinstance(arrays, (Array_types())) and not isinstance(arrays, (list, tuple)):
+        arrays = [arrays[i] for i in range(_aval(arrays).shape[0])]
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    check_arraylike("concatenate", *arrays)
+    arrays = promote_dtypes(*arrays)
+    if dtype is not None:
+        arrays = [a.astype(dtype) for a in arrays]
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    avals = [_aval(a) for a in arrays]
+    if any(a.ndim == 0 for a in avals):
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    nd = avals[0].ndim
+    if any(a.ndim != nd for a in avals):
+        raise ValueError(f"concatenate: all the input arrays must have the same number of "
+                         f"dimensions, got shapes {[a.shape for a in avals]}")
+    return lax.concatenate(arrays, canonicalize_axis(axis, nd))
+
+
+def Array_types():
+    from pyjax._src.array import Array
+    return (Array, core.Tracer)
+
+
+def concat(arrays, /, *, axis=0):
+    return concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Join arrays of the same shape along a new axis."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    if isinstance(arrays, Array_types()):
+        arrays = [arrays[i] for i in range(_aval(arrays).shape[0])]
+    arrays = [asarray_value(a) for a in arrays]
+    shapes = {_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"stack: all input arrays must have the same shape, got {[_aval(a).shape for a in arrays]}")
+    nd = _aval(arrays[0]).ndim + 1
+    axis = canonicalize_axis(axis, nd)
+    return concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis, dtype)
+
+
+def hstack(tup, dtype=None):
+    arrs = atleast_1d(*tup)
+    arrs = [arrs] if not isinstance(arrs, list) else arrs
+    return concatenate(arrs, 0 if _aval(arrs[0]).ndim == 1 else 1, dtype)
+
+
+def vstack(tup, dtype=None):
+    arrs = atleast_2d(*tup)
+    arrs = [arrs] if not isinstance(arrs, list) else arrs
+    return concatenate(arrs, 0, dtype)
+
+
+row_stack = vstack
+
+
+def dstack(tup, dtype=None):
+    arrs = atleast_3d(*tup)
+    arrs = [arrs] if not isinstance(arrs, list) else arrs
+    return concatenate(arrs, 2, dtype)
+
+
+def column_stack(tup):
+    arrs = [reshape(a, (-1, 1)) if _aval(asarray_value(a)).ndim < 2 else asarray_value(a) for a in tup]
+    return concatenate(arrs, 1)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal sections or at the given indices (static)."""
+    return _split("split", ary, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _split("array_split", ary, indices_or_sections, axis)
+
+
+def _split(name, ary, indices_or_sections, axis):
+    ary = asarray_value(ary)
+    aval = _aval(ary)
+    axis = canonicalize_axis(axis, aval.ndim)
+    n = aval.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError(f"{name}: number of sections must be larger than 0")
+        if name == "split" and n % sections:
+            raise ValueError(f"array split does not result in an equal division: {n} into {sections}")
+        q, r = divmod(n, sections)
+        sizes = [q + 1] * r + [q] * (sections - r)
+        bounds = np.cumsum([0] + sizes)
+    else:
+        idx = [core.concrete_dim(i, f"{name} indices") for i in indices_or_sections]
+        bounds = [0] + [builtins.min(builtins.max(i if i >= 0 else i + n, 0), n) for i in idx] + [n]
+    return [lax.slice_in_dim(ary, int(lo), builtins.max(int(lo), int(hi)), 1, axis)
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 1 if _aval(asarray_value(ary)).ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 2)
+
+
+# -- repetition, flipping, padding ----------------------------------------------------------------
+
+def tile(A, reps):
+    A = asarray_value(A)
+    reps = (reps,) if isinstance(reps, int) else tuple(core.concrete_dim(r, "tile reps") for r in reps)
+    aval = _aval(A)
+    nd = builtins.max(len(reps), aval.ndim)
+    reps = (1,) * (nd - len(reps)) + reps
+    A = reshape(A, (1,) * (nd - aval.ndim) + aval.shape)
+    shape = _aval(A).shape
+    # broadcast to (r0, s0, r1, s1, ...) then merge pairs
+    bshape = tuple(x for r, s in zip(reps, shape) for x in (r, s))
+    b = lax.broadcast_in_dim(A, bshape, tuple(range(1, 2 * nd, 2)))
+    return lax.reshape(b, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Repeat elements; `repeats` must be static (an int or a sequence of ints)."""
+    a = asarray_value(a)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    aval = _aval(a)
+    axis = canonicalize_axis(axis, aval.ndim)
+    if isinstance(repeats, core.Tracer):
+        core.concrete_or_error(repeats, "jnp.repeat 'repeats' (pass total_repeat_length too)")
+    reps = np.asarray(repeats)
+    if reps.ndim == 0:
+        r = int(reps)
+        n = aval.shape[axis]
+        bshape = aval.shape[:axis + 1] + (r,) + aval.shape[axis + 1:]
+        dims = tuple(i if i <= axis else i + 1 for i in range(aval.ndim))
+        b = lax.broadcast_in_dim(a, bshape, dims)
+        shape = list(aval.shape)
+        shape[axis] = n * r
+        return lax.reshape(b, tuple(shape))
+    if reps.shape != (aval.shape[axis],):
+        raise ValueError(f"repeat: repeats of shape {reps.shape} do not match axis {axis} of size {aval.shape[axis]}")
+    pieces = [repeat(lax.slice_in_dim(a, i, i + 1, 1, axis), int(r), axis) for i, r in enumerate(reps) if r > 0]
+    if not pieces:
+        shape = list(aval.shape)
+        shape[axis] = 0
+        return lax.slice_in_dim(a, 0, 0, 1, axis) if aval.shape[axis] else a
+    return concatenate(pieces, axis)
+
+
+def flip(m, axis=None):
+    m = asarray_value(m)
+    nd = _aval(m).ndim
+    axes = tuple(range(nd)) if axis is None else canonicalize_axes((axis,) if isinstance(axis, int) else axis, nd)
+    return lax.rev(m, axes)
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    m = asarray_value(m)
+    k %= 4
+    a0, a1 = axes
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    perm = list(range(_aval(m).ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pad an array; `mode="constant"` (with `constant_values`), "edge" and "wrap" are supported."""
+    array = asarray_value(array)
+    aval = _aval(array)
+    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
+                         np.asarray([[pad_width, pad_width]]), (aval.ndim, 2)) if aval.ndim else np.zeros((0, 2), np.int64)
+    if np.any(pw < 0):
+        raise ValueError(f"pad: index can't contain negative values, got {pad_width}")
+    if mode == "constant":
+        from pyjax._src.lax.elementwise import _convert_element_type
+        cv = kwargs.get("constant_values", 0)
+        if isinstance(cv, Array_types()) or np.ndim(cv) == 0:
+            value = _convert_element_type(cv, aval.dtype, False)
+            return lax.pad(array, value, [(int(lo), int(hi), 0) for lo, hi in pw])
+        cvs = np.broadcast_to(np.asarray(cv), (aval.ndim, 2))
+        out = array
+        for ax in range(aval.ndim):
+            for side in (0, 1):
+                cfg = [(0, 0, 0)] * aval.ndim
+                cfg[ax] = (int(pw[ax, 0]), 0, 0) if side == 0 else (0, int(pw[ax, 1]), 0)
+                out = lax.pad(out, _convert_element_type(cvs[ax, side], aval.dtype, False), cfg)
+        return out
+    if mode in ("edge", "wrap"):
+        out = array
+        for ax in range(aval.ndim):
+            lo, hi = int(pw[ax, 0]), int(pw[ax, 1])
+            n = _aval(out).shape[ax]
+            if mode == "edge":
+                parts = [repeat(lax.slice_in_dim(out, 0, 1, 1, ax), lo, ax)] if lo else []
+                parts.append(out)
+                if hi:
+                    parts.append(repeat(lax.slice_in_dim(out, n - 1, n, 1, ax), hi, ax))
+            else:
+                reps = (lo + hi) // n + 2
+                tiled = concatenate([out] * reps, ax)
+                start = (-lo) % n
+                parts = [lax.slice_in_dim(tiled, start, start + n + lo + hi, 1, ax)]
+            out = concatenate(parts, ax) if len(parts) > 1 else parts[0]
+        return out
+    raise NotImplementedError(f"pad: mode {mode!r} is not implemented yet")

@@ -1,0 +1,510 @@
+"""Elementwise pyjax.numpy functions (the NumPy ufuncs), built on lax with JAX's dtype promotion.
+
+Most are one line: `sin = _unary(lax.sin, "sin", inexact=True)` promotes integer inputs to float
+first; `add = _binary(lax.add, "add")` promotes both operands to their common dtype and
+broadcasts them NumPy-style.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import shape_ops
+from pyjax._src.lax.utils import kind
+from pyjax._src.numpy.util import (
+    asarray_value, check_arraylike, promote_args, promote_args_inexact, promote_args_numeric,
+    promote_dtypes_inexact)
+
+
+def _dtype(x):
+    return core.get_aval(x).dtype
+
+
+def _unary(lax_fn, name, inexact=False, numeric=False):
+    def fn(x, /):
+        if inexact:
+            (x,) = promote_args_inexact(name, x)
+        elif numeric:
+            (x,) = promote_args_numeric(name, x)
+        else:
+            (x,) = promote_args(name, x)
+        return lax_fn(x)
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise `{name}`, as `numpy.{name}` (computed by `lax.{lax_fn.__name__}`)."
+    return fn
+
+
+def _binary(lax_fn, name, inexact=False):
+    def fn(x1, x2, /):
+        if inexact:
+            x1, x2 = promote_args_inexact(name, x1, x2)
+        else:
+            x1, x2 = promote_args(name, x1, x2)
+        return lax_fn(x1, x2)
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise `{name}` with NumPy broadcasting, as `numpy.{name}`."
+    return fn
+
+
+# -- one-to-one with lax ---------------------------------------------------------------------
+
+sin = _unary(lax.sin, "sin", inexact=True)
+cos = _unary(lax.cos, "cos", inexact=True)
+tan = _unary(lax.tan, "tan", inexact=True)
+arcsin = _unary(lax.asin, "arcsin", inexact=True)
+arccos = _unary(lax.acos, "arccos", inexact=True)
+arctan = _unary(lax.atan, "arctan", inexact=True)
+sinh = _unary(lax.sinh, "sinh", inexact=True)
+cosh = _unary(lax.cosh, "cosh", inexact=True)
+tanh = _unary(lax.tanh, "tanh", inexact=True)
+arcsinh = _unary(lax.asinh, "arcsinh", inexact=True)
+arccosh = _unary(lax.acosh, "arccosh", inexact=True)
+arctanh = _unary(lax.atanh, "arctanh", inexact=True)
+exp = _unary(lax.exp, "exp", inexact=True)
+exp2 = _unary(lax.exp2, "exp2", inexact=True)
+log = _unary(lax.log, "log", inexact=True)
+log1p = _unary(lax.log1p, "log1p", inexact=True)
+expm1 = _unary(lax.expm1, "expm1", inexact=True)
+sqrt = _unary(lax.sqrt, "sqrt", inexact=True)
+cbrt = _unary(lax.cbrt, "cbrt", inexact=True)
+negative = _unary(lax.neg, "negative", numeric=True)
+
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+
+add = _binary(lax.add, "add")
+subtract = _binary(lax.sub, "subtract")
+multiply = _binary(lax.mul, "multiply")
+maximum = _binary(lax.max, "maximum")
+minimum = _binary(lax.min, "minimum")
+arctan2 = _binary(lax.atan2, "arctan2", inexact=True)
+atan2 = arctan2
+nextafter = _binary(lax.nextafter, "nextafter", inexact=True)
+equal = _binary(lax.eq, "equal")
+not_equal = _binary(lax.ne, "not_equal")
+less = _binary(lax.lt, "less")
+less_equal = _binary(lax.le, "less_equal")
+greater = _binary(lax.gt, "greater")
+greater_equal = _binary(lax.ge, "greater_equal")
+bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
+bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
+bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
+left_shift = _binary(lax.shift_left, "left_shift")
+bitwise_left_shift = left_shift
+
+
+def _bool_or_bitwise(lax_fn, name):
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        if kind(_dtype(x1)) not in "biu":
+            raise TypeError(f"{name}: inputs must be boolean or integer, got {_dtype(x1).name}")
+        return lax_fn(x1, x2)
+    fn.__name__ = name
+    return fn
+
+
+def logical_and(x1, x2, /):
+    x1, x2 = promote_args("logical_and", _to_bool(x1), _to_bool(x2))
+    return lax.bitwise_and(x1, x2)
+
+
+def logical_or(x1, x2, /):
+    x1, x2 = promote_args("logical_or", _to_bool(x1), _to_bool(x2))
+    return lax.bitwise_or(x1, x2)
+
+
+def logical_xor(x1, x2, /):
+    x1, x2 = promote_args("logical_xor", _to_bool(x1), _to_bool(x2))
+    return lax.bitwise_xor(x1, x2)
+
+
+def logical_not(x, /):
+    return lax.bitwise_not(_to_bool(x))
+
+
+def _to_bool(x):
+    check_arraylike("logical op", x)
+    x = asarray_value(x)
+    return x if _dtype(x) == np.bool_ else not_equal(x, 0)
+
+
+def invert(x, /):
+    (x,) = promote_args("invert", x)
+    if kind(_dtype(x)) not in "biu":
+        raise TypeError(f"invert: input must be boolean or integer, got {_dtype(x).name}")
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def right_shift(x1, x2, /):
+    x1, x2 = promote_args("right_shift", x1, x2)
+    if kind(_dtype(x1)) == "u":
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
+
+
+bitwise_right_shift = right_shift
+
+
+def bitwise_count(x, /):
+    (x,) = promote_args("bitwise_count", x)
+    return lax.population_count(lax.abs(x) if kind(_dtype(x)) == "i" else x).astype(np.uint8)
+
+
+# -- arithmetic with NumPy's semantics --------------------------------------------------------
+
+def true_divide(x1, x2, /):
+    """`x1 / x2`, always floating (integers promote to float)."""
+    x1, x2 = promote_args_inexact("true_divide", x1, x2)
+    return lax.div(x1, x2)
+
+
+divide = true_divide
+
+
+def floor_divide(x1, x2, /):
+    """`x1 // x2`, rounding toward negative infinity as Python does."""
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    dt = _dtype(x1)
+    k = kind(dt)
+    if k == "u":
+        return lax.div(x1, x2)
+    if k == "i":
+        q = lax.div(x1, x2)
+        r = lax.rem(x1, x2)
+        # C division truncates; step down when the remainder is nonzero and signs differ
+        fix = logical_and(not_equal(r, 0), not_equal(lax.lt(r, _zero_like(r)), lax.lt(x2, _zero_like(x2))))
+        return where_(fix, lax.sub(q, _one_like(q)), q)
+    if k == "c":
+        raise TypeError("floor_divide does not support complex inputs")
+    return lax.floor(lax.div(x1, x2))
+
+
+def remainder(x1, x2, /):
+    """Remainder with the sign of the divisor, as Python's `%`."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    if kind(_dtype(x1)) == "u":
+        return lax.rem(x1, x2)
+    r = lax.rem(x1, x2)
+    fix = logical_and(not_equal(r, 0), not_equal(lax.lt(r, _zero_like(r)), lax.lt(x2, _zero_like(x2))))
+    return where_(fix, lax.add(r, x2), r)
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    x1, x2 = promote_args_numeric("fmod", x1, x2)
+    return lax.rem(x1, x2)
+
+
+def divmod(x1, x2, /):
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def power(x1, x2, /):
+    """`x1 ** x2`; a static integer exponent becomes repeated multiplication."""
+    check_arraylike("power", x1, x2)
+    if type(x2) is int and not isinstance(x1, bool):
+        (x1,) = promote_args_numeric("power", x1)
+        return lax.integer_pow(x1, x2) if x2 >= 0 or kind(_dtype(x1)) in "fc" else _int_power(x1, x2)
+    x1, x2 = promote_args_numeric("power", x1, x2)
+    if kind(_dtype(x1)) in "iu":
+        return _int_power(x1, x2)
+    return lax.pow(x1, x2)
+
+
+pow = power
+
+
+def _int_power(x1, x2):
+    """Integer power by square-and-multiply over the bits of a traced exponent."""
+    from pyjax._src.numpy.util import promote_shapes
+    x1, x2 = promote_shapes("power", x1, x2)
+    acc = lax.add(lax.mul(x1, _zero_like(x1)), _one_like(x1))
+    base = lax.add(x1, lax.mul(acc, _zero_like(acc)))
+    e = lax.add(x2, lax.mul(x1, _zero_like(x1))) if core.get_aval(x2).ndim < core.get_aval(x1).ndim else x2
+    for _ in range(np.iinfo(_dtype(x1)).bits):
+        bit = not_equal(lax.bitwise_and(e, _one_like(e)), 0)
+        acc = where_(bit, lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        e = lax.shift_right_logical(e, _one_like(e))
+    neg = lax.lt(x2, _zero_like(x2))
+    return where_(neg, lax.mul(acc, _zero_like(acc)), acc)
+
+
+def float_power(x1, x2, /):
+    x1, x2 = promote_args_inexact("float_power", x1, x2)
+    return lax.pow(x1, x2)
+
+
+def square(x, /):
+    (x,) = promote_args_numeric("square", x)
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x, /):
+    (x,) = promote_args_inexact("reciprocal", x)
+    return lax.integer_pow(x, -1)
+
+
+def positive(x, /):
+    (x,) = promote_args_numeric("positive", x)
+    return x
+
+
+def absolute(x, /):
+    (x,) = promote_args("absolute", x)
+    if kind(_dtype(x)) in "ub":
+        return x
+    return lax.abs(x)
+
+
+abs = absolute
+
+
+def fabs(x, /):
+    (x,) = promote_args_inexact("fabs", x)
+    return lax.abs(x)
+
+
+def sign(x, /):
+    (x,) = promote_args("sign", x)
+    k = kind(_dtype(x))
+    if k == "b":
+        return x
+    if k == "u":
+        return lax.convert_element_type(not_equal(x, 0), _dtype(x))
+    if k == "c":
+        a = lax.abs(x)
+        return where_(equal(a, 0), lax.mul(x, _zero_like(x)), lax.div(x, lax.convert_element_type(a, _dtype(x))))
+    return lax.sign(x)
+
+
+def floor(x, /):
+    (x,) = promote_args("floor", x)
+    return x if kind(_dtype(x)) in "biu" else lax.floor(x)
+
+
+def ceil(x, /):
+    (x,) = promote_args("ceil", x)
+    return x if kind(_dtype(x)) in "biu" else lax.ceil(x)
+
+
+def trunc(x, /):
+    (x,) = promote_args("trunc", x)
+    if kind(_dtype(x)) in "biu":
+        return x
+    return where_(lax.lt(x, _zero_like(x)), lax.ceil(x), lax.floor(x))
+
+
+fix = trunc
+
+
+def rint(x, /):
+    (x,) = promote_args_inexact("rint", x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def round(a, decimals=0, out=None):
+    """Round half to even, to `decimals` places (as numpy.round)."""
+    if out is not None:
+        raise NotImplementedError("round: the out argument is not supported (arrays are immutable)")
+    (a,) = promote_args_numeric("round", a)
+    if kind(_dtype(a)) in "iu":
+        return a
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    factor = 10.0 ** decimals
+    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+around = round
+
+
+def isfinite(x, /):
+    (x,) = promote_args("isfinite", x)
+    k = kind(_dtype(x))
+    if k in "biu":
+        return _full_bool(x, True)
+    if k == "c":
+        return logical_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x)
+
+
+def isinf(x, /):
+    (x,) = promote_args("isinf", x)
+    k = kind(_dtype(x))
+    if k in "biu":
+        return _full_bool(x, False)
+    if k == "c":
+        return logical_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+    return equal(lax.abs(x), np.inf)
+
+
+def isposinf(x, /):
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x, /):
+    return logical_and(isinf(x), less(x, 0))
+
+
+def isnan(x, /):
+    (x,) = promote_args("isnan", x)
+    if kind(_dtype(x)) in "biu":
+        return _full_bool(x, False)
+    return lax.ne(x, x)
+
+
+def signbit(x, /):
+    (x,) = promote_args("signbit", x)
+    k = kind(_dtype(x))
+    if k == "u" or k == "b":
+        return _full_bool(x, False)
+    if k == "i":
+        return lax.lt(x, _zero_like(x))
+    dt = _dtype(x)
+    int_dt = {2: np.int16, 4: np.int32, 8: np.int64}[dt.itemsize]
+    return lax.lt(lax.bitcast_convert_type(x, int_dt), np.zeros((), int_dt)[()].item())
+
+
+def copysign(x1, x2, /):
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    return where_(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def heaviside(x1, x2, /):
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    zero = _zero_like(x1)
+    return where_(lax.lt(x1, zero), zero, where_(lax.gt(x1, zero), _one_like(x1), x2))
+
+
+def hypot(x1, x2, /):
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    big, small = lax.max(x1, x2), lax.min(x1, x2)
+    safe = where_(equal(big, 0), _one_like(big), big)
+    r = lax.div(small, safe)
+    return where_(equal(big, 0), big, lax.mul(big, lax.sqrt(lax.add(_one_like(r), lax.mul(r, r)))))
+
+
+def logaddexp(x1, x2, /):
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return where_(isnan(delta), lax.add(x1, x2), out)
+
+
+def logaddexp2(x1, x2, /):
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    ln2 = float(np.log(2))
+    return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+
+
+def log2(x, /):
+    (x,) = promote_args_inexact("log2", x)
+    return lax.div(lax.log(x), float(np.log(2)))
+
+
+def log10(x, /):
+    (x,) = promote_args_inexact("log10", x)
+    return lax.div(lax.log(x), float(np.log(10)))
+
+
+def deg2rad(x, /):
+    (x,) = promote_args_inexact("deg2rad", x)
+    return lax.mul(x, float(np.pi / 180))
+
+
+def rad2deg(x, /):
+    (x,) = promote_args_inexact("rad2deg", x)
+    return lax.mul(x, float(180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def sinc(x, /):
+    (x,) = promote_args_inexact("sinc", x)
+    pix = lax.mul(x, float(np.pi))
+    safe = where_(equal(x, 0), _one_like(x), pix)
+    return where_(equal(x, 0), _one_like(x), lax.div(lax.sin(safe), safe))
+
+
+def real(val, /):
+    (val,) = promote_args("real", val)
+    return lax.real(val) if kind(_dtype(val)) == "c" else val
+
+
+def imag(val, /):
+    (val,) = promote_args("imag", val)
+    return lax.imag(val) if kind(_dtype(val)) == "c" else lax.mul(val, _zero_like(val))
+
+
+def conjugate(x, /):
+    (x,) = promote_args("conjugate", x)
+    return lax.conj(x) if kind(_dtype(x)) == "c" else x
+
+
+conj = conjugate
+
+
+def angle(z, deg=False):
+    (z,) = promote_args_inexact("angle", z)
+    if kind(_dtype(z)) == "c":
+        out = lax.atan2(lax.imag(z), lax.real(z))
+    else:
+        out = lax.atan2(_zero_like(z), z)
+    return rad2deg(out) if deg else out
+
+
+def frexp(x, /):
+    raise NotImplementedError("frexp is not implemented yet")
+
+
+def ldexp(x1, x2, /):
+    (x1,) = promote_args_inexact("ldexp", x1)
+    return lax.mul(x1, exp2(lax.convert_element_type(x2, _dtype(x1))))
+
+
+def gcd(x1, x2, /):
+    raise NotImplementedError("gcd needs while_loop (control-flow issue)")
+
+
+def spacing(x, /):
+    (x,) = promote_args_inexact("spacing", x)
+    return lax.sub(lax.nextafter(x, np.inf), x)
+
+
+def _zero_like(x):
+    return np.zeros((), _dtype(x))[()].item() if kind(_dtype(x)) != "b" else False
+
+
+def _one_like(x):
+    return np.ones((), _dtype(x))[()].item()
+
+
+def _full_bool(x, value):
+    return shape_ops.broadcast_in_dim(np.bool_(value), core.get_aval(x).shape, ())
+
+
+def where_(cond, x, y):
+    """Three-argument where on already promoted operands, with NumPy broadcasting."""
+    from pyjax._src.numpy.util import promote_shapes, broadcast_to, broadcast_shapes
+    x, y = promote_args("where", x, y)
+    shape = broadcast_shapes(*(core.get_aval(v).shape for v in (cond, x, y)))
+    cond = broadcast_to(cond, shape) if core.get_aval(cond).shape != shape else cond
+    x = broadcast_to(x, shape) if core.get_aval(x).shape != shape else x
+    y = broadcast_to(y, shape) if core.get_aval(y).shape != shape else y
+    if _dtype(cond) != np.bool_:
+        cond = not_equal(cond, 0)
+    return lax.select_n(cond, y, x)
+
+
+del dtypes, promote_dtypes_inexact

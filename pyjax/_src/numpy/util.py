@@ -1,0 +1,149 @@
+"""Helpers shared by the pyjax.numpy modules: argument checking, dtype promotion and rank
+promotion of operands, conversion of array-likes."""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
+from pyjax._src.config import config
+from pyjax._src.lax import elementwise as lax_elt
+from pyjax._src.lax import shape_ops as lax_shape
+
+_PY_SCALARS = (bool, int, float, complex)
+_ARRAY_TYPES = (Array, core.Tracer, np.ndarray, np.generic)
+
+
+def is_arraylike(x) -> bool:
+    return isinstance(x, _ARRAY_TYPES) or type(x) in _PY_SCALARS or hasattr(x, "__jax_array__")
+
+
+def check_arraylike(fun_name: str, *args):
+    for i, a in enumerate(args):
+        if not is_arraylike(a):
+            msg = f"{fun_name} requires ndarray or scalar arguments, got {type(a).__name__} at position {i}."
+            if isinstance(a, (list, tuple)):
+                msg += " Lists and tuples are not accepted as arrays; wrap them in jnp.array(...)."
+            raise TypeError(msg)
+
+
+def asarray_value(x):
+    """Turn a NumPy value or Python scalar into an Array (host-resident), leave Arrays/tracers."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return x.__jax_array__()
+    weak = type(x) in _PY_SCALARS and type(x) is not bool
+    v = np.asarray(x)
+    if v.dtype == object:
+        raise TypeError(f"Value {x!r:.60} of type {type(x).__name__} cannot be converted to an array")
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    return Array.from_host(v if v.dtype == dt else v.astype(dt), weak)
+
+
+def promote_dtypes(*args):
+    """Convert operands to their common (JAX-lattice) dtype; Python scalars stay weak."""
+    if len(args) < 2:
+        return [asarray_value(a) for a in args]
+    dt, weak = dtypes.lattice_result_type(*args)
+    out = []
+    for a in args:
+        aval = core.get_aval(a) if not type(a) in _PY_SCALARS else None
+        if aval is not None and aval.dtype == dt and (aval.weak_type == weak or not aval.weak_type):
+            out.append(asarray_value(a))
+        else:
+            out.append(lax_elt._convert_element_type(a, dt, weak))
+    return out
+
+
+def promote_dtypes_inexact(*args):
+    """Promote, then make the result floating (ints/bools become the default float)."""
+    dt, weak = dtypes.lattice_result_type(*args)
+    inexact = dtypes.to_inexact_dtype(dt)
+    return [lax_elt._convert_element_type(a, inexact, weak) if core.get_aval(a).dtype != inexact or type(a) in _PY_SCALARS
+            else a for a in args]
+
+
+def promote_dtypes_numeric(*args):
+    dt, weak = dtypes.lattice_result_type(*args)
+    numeric = dtypes.to_numeric_dtype(dt)
+    return [lax_elt._convert_element_type(a, numeric, weak) for a in args]
+
+
+def promote_dtypes_complex(*args):
+    dt, weak = dtypes.lattice_result_type(*args)
+    cdt = dtypes.to_complex_dtype(dt)
+    return [lax_elt._convert_element_type(a, cdt, weak) for a in args]
+
+
+def promote_shapes(fun_name: str, *args):
+    """NumPy rank promotion: prepend size-1 dimensions so all operands have the same rank
+    (lax ops then stretch size-1 dimensions). Rank-0 operands are left alone."""
+    if len(args) < 2:
+        return list(args)
+    avals = [core.get_aval(a) for a in args]
+    nd = max(a.ndim for a in avals)
+    if all(a.ndim in (0, nd) for a in avals):
+        _check_broadcastable(fun_name, avals)
+        return list(args)
+    if config.jax_numpy_rank_promotion == "raise":
+        raise ValueError(f"{fun_name}: operands of different ranks {[a.shape for a in avals]} "
+                         f"need rank promotion, which jax_numpy_rank_promotion='raise' forbids")
+    _check_broadcastable(fun_name, avals)
+    return [a if av.ndim in (0, nd) else lax_shape.broadcast_in_dim(
+        a, (1,) * (nd - av.ndim) + av.shape, tuple(range(nd - av.ndim, nd))) for a, av in zip(args, avals)]
+
+
+def _check_broadcastable(fun_name, avals):
+    try:
+        np.broadcast_shapes(*[a.shape for a in avals])
+    except ValueError:
+        raise ValueError(f"{fun_name}: operands could not be broadcast together with shapes "
+                         f"{' '.join(str(a.shape) for a in avals)}") from None
+
+
+def promote_args(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def broadcast_shapes(*shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {shapes}") from None
+
+
+def broadcast_to(x, shape):
+    x = asarray_value(x)
+    aval = core.get_aval(x)
+    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if aval.shape == shape:
+        return x
+    if len(shape) < aval.ndim or any(a not in (1, b) for a, b in zip(aval.shape[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested shape {shape}")
+    nd = len(shape)
+    lead = nd - aval.ndim
+    keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
+    squeezed = lax_shape.reshape(x, [aval.shape[i] for i in keep]) if len(keep) != aval.ndim else x
+    return lax_shape.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
+
+
+def canonicalize_axis_arg(axis, ndim):
+    """None → all axes; int or tuple → sorted tuple of non-negative axes."""
+    from pyjax._src.lax.utils import canonicalize_axes
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        return canonicalize_axes(axis, ndim)
+    return canonicalize_axes((axis,), ndim)

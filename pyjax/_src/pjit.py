@@ -1,0 +1,414 @@
+"""`jit`: trace once per signature, compile with XLA, and call the executable.
+
+Outside any transformation a jitted call is: flatten the arguments, look the signature up in a
+dict, hand the buffers to the executable, wrap the outputs. Under a transformation (grad, vmap,
+an enclosing jit) it binds the `pjit` primitive, whose rules let every interpreter see through
+it; nested jits are inlined into the enclosing module when lowered.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import weakref
+
+import numpy as np
+
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.array import Array
+from pyjax._src.config import config
+from pyjax._src.core import Primitive
+from pyjax._src.dispatch import Compiled, compile_jaxpr
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lowering.lower import lower_jaxpr_to_module
+
+logger = logging.getLogger("pyjax")
+
+# -- the pjit primitive ----------------------------------------------------------------------
+
+pjit_p = Primitive("pjit", multiple_results=True)
+
+
+@pjit_p.def_abstract_eval
+def _pjit_abstract_eval(*avals, jaxpr, name, donated_invars=None):
+    return jaxpr.out_avals
+
+
+_compiled_jaxprs: "weakref.WeakKeyDictionary[core.ClosedJaxpr, Compiled]" = weakref.WeakKeyDictionary()
+
+
+@pjit_p.def_impl
+def _pjit_impl(*args, jaxpr, name, donated_invars=None):
+    compiled = _compiled_jaxprs.get(jaxpr)
+    if compiled is None:
+        compiled = _compiled_jaxprs[jaxpr] = compile_jaxpr(jaxpr, name, donated_invars or ())
+    return compiled(args)
+
+
+@pjit_p.def_lowering
+def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars=None):
+    consts = [ctx.const(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in jaxpr.consts]
+    return ctx.lower_jaxpr(jaxpr.jaxpr, consts, list(args))
+
+
+# -- signatures --------------------------------------------------------------------------------
+
+
+def _leaf_aval(x):
+    return x.aval if type(x) is Array else core.get_aval(x)
+
+
+class _Entry:
+    __slots__ = ("closed", "out_tree", "compiled", "consts_are_concrete", "donated")
+
+    def __init__(self, closed, out_tree, donated):
+        self.closed = closed
+        self.out_tree = out_tree
+        self.compiled = None
+        self.donated = donated
+        self.consts_are_concrete = not any(isinstance(c, core.Tracer) for c in closed.consts)
+
+
+def _normalize_argnums(argnums, nargs_hint=None):
+    if argnums is None:
+        return ()
+    if isinstance(argnums, int):
+        return (argnums,)
+    return tuple(argnums)
+
+
+class JitWrapped:
+    """The callable returned by `jit(fun)`."""
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+                 donate_argnames=None, keep_unused=False, inline=False, name=None):
+        if not callable(fun):
+            raise TypeError(f"jit: expected a callable, got {fun!r}")
+        self.fun = fun
+        functools.update_wrapper(self, fun, updated=())
+        self.name = name or getattr(fun, "__name__", "fun")
+        try:
+            self._sig = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._sig = None
+        static_argnums = _normalize_argnums(static_argnums)
+        static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        donate_argnums = _normalize_argnums(donate_argnums)
+        donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames or ())
+        self.static_argnums, self.static_argnames = self._infer_static(static_argnums, static_argnames)
+        self.donate_argnums = donate_argnums + self._argnums_of(donate_argnames)
+        self.inline = inline
+        self._cache: dict = {}
+        self._misses = 0
+        self._last_sig = None
+
+    def _params(self):
+        if self._sig is None:
+            return []
+        return [p for p in self._sig.parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    def _argnums_of(self, names):
+        params = [p.name for p in self._params()]
+        return tuple(params.index(n) for n in names if n in params)
+
+    def _infer_static(self, nums, names):
+        """JAX accepts static arguments named by position or by name; record both views."""
+        params = [p.name for p in self._params()]
+        nums = tuple(n % len(params) if n < 0 and params else n for n in nums)
+        names = tuple(names) + tuple(params[n] for n in nums if 0 <= n < len(params) and params[n] not in names)
+        nums = tuple(nums) + tuple(params.index(n) for n in names if n in params and params.index(n) not in nums)
+        return tuple(sorted(set(nums))), names
+
+    # -- calling ---------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
+        if self.static_argnums or self.static_argnames:
+            args, kwargs, static_key = self._split_static(args, kwargs)
+        else:
+            static_key = ()
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        avals = tuple([x.aval if type(x) is Array else _leaf_aval_checked(x, in_tree, leaves) for x in leaves])
+        key = (in_tree, static_key, avals, config.jax_enable_x64)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, static_key, in_tree, avals, key)
+        if type(core._trace_state.trace) is core.EvalTrace and not any(isinstance(x, core.Tracer) for x in leaves):
+            compiled = entry.compiled
+            if compiled is None:
+                compiled = entry.compiled = compile_jaxpr(entry.closed, f"jit_{self.name}", entry.donated)
+            outs = compiled(leaves)
+        else:
+            closed = entry.closed
+            outs = pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed),
+                               name=self.name, donated_invars=None)
+        return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _split_static(self, args, kwargs):
+        static = []
+        dyn_args = []
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                static.append((i, _hashable_static(a, i)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                static.append((k, _hashable_static(v, k)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn_args), dyn_kwargs, tuple(static)
+
+    def _rebuild_args(self, dyn_args, dyn_kwargs, static_key):
+        """Interleave static values back into the positional/keyword arguments."""
+        static = dict(static_key)
+        args, it = [], iter(dyn_args)
+        n = len(dyn_args) + sum(1 for k in static if isinstance(k, int))
+        for i in range(n):
+            args.append(static[i].value if i in static else next(it))
+        kwargs = dict(dyn_kwargs)
+        kwargs.update({k: v.value for k, v in static.items() if isinstance(k, str)})
+        return args, kwargs
+
+    def _trace(self, args, kwargs, static_key, in_tree, avals, key):
+        self._explain_miss(key)
+        closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
+        donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
+        entry = _Entry(closed, out_tree, donated)
+        if entry.consts_are_concrete:
+            self._cache[key] = entry
+        return entry
+
+    def _make_jaxpr(self, args, kwargs, static_key, in_tree, avals):
+        origins = _arg_origins(self._params(), args, kwargs, in_tree)
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            a, kw = tree_util.tree_unflatten(in_tree, flat)
+            a, kw = self._rebuild_args(a, kw, static_key) if static_key else (a, kw)
+            out = self.fun(*a, **kw)
+            out_flat, out_tree = tree_util.tree_flatten(out)
+            for o in out_flat:
+                _check_output(o, self.name)
+            out_tree_box.append(out_tree)
+            return out_flat
+        closed, _ = pe.trace_to_jaxpr(flat_fun, list(avals), origins)
+        return closed, out_tree_box[0]
+
+    def _donated_leaves(self, args, kwargs, in_tree):
+        flags = []
+        dyn_index = [i for i in range(len(args) + len(self.static_argnums)) if i not in self.static_argnums]
+        for pos, a in enumerate(args):
+            orig = dyn_index[pos] if pos < len(dyn_index) else pos
+            n = len(tree_util.tree_leaves(a))
+            flags += [orig in self.donate_argnums] * n
+        flags += [False] * len(tree_util.tree_leaves(kwargs))
+        return tuple(flags)
+
+    def _explain_miss(self, key):
+        self._misses += 1
+        prev, self._last_sig = self._last_sig, key
+        if prev is None or not (config.jax_explain_cache_misses or self._misses in (4, 16, 64)):
+            return
+        # NB: pyjax explains repeated recompiles by default (JAX only with explain_cache_misses).
+        what = []
+        if prev[0] != key[0]:
+            what.append(f"the argument structure changed: {prev[0]} -> {key[0]}")
+        if prev[1] != key[1]:
+            what.append(f"static arguments changed: {prev[1]} -> {key[1]}")
+        if prev[2] != key[2]:
+            diffs = [f"leaf {i}: {a.str_short()} -> {b.str_short()}"
+                     for i, (a, b) in enumerate(zip(prev[2], key[2])) if a != b]
+            what.append("argument types changed: " + "; ".join(diffs[:5]))
+        logger.warning(f"jit({self.name}) is recompiling for the {self._misses}th time: "
+                       + ("; ".join(what) or "configuration changed"))
+
+    # -- AOT -------------------------------------------------------------------------------
+
+    def trace(self, *args, **kwargs) -> Traced:
+        if self.static_argnums or self.static_argnames:
+            args, kwargs, static_key = self._split_static(args, kwargs)
+        else:
+            static_key = ()
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        avals = tuple(_leaf_aval_checked(x, in_tree, leaves) for x in leaves)
+        closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
+        donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
+        return Traced(self.name, closed, in_tree, out_tree, donated)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        t = self.trace(*args, **kwargs)
+        from pyjax._src.api import ShapeDtypeStruct
+        return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                                     for a in t.jaxpr.out_avals])
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def _cache_size(self):
+        return len(self._cache)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<jitted function {self.name}>"
+
+
+def _as_const_free(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """The jaxpr with its constvars turned into leading invars (consts are passed as args)."""
+    cached = _const_free_cache.get(closed)
+    if cached is None:
+        cached = _const_free_cache[closed] = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+    return cached
+
+
+_const_free_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class _Static:
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value, h):
+        self.value = value
+        self._hash = h
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is _Static and (self.value is other.value or self.value == other.value)
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def _hashable_static(value, where):
+    try:
+        return _Static(value, hash(value))
+    except TypeError:
+        raise ValueError(f"Non-hashable static argument {where} of type {type(value).__name__}: "
+                         f"{value!r:.80}. Static arguments must be hashable (use a tuple instead "
+                         f"of a list, or make the argument non-static).") from None
+
+
+def _leaf_aval_checked(x, in_tree, leaves):
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        raise TypeError(f"jit: argument leaf of type {type(x).__name__} ({x!r:.60}) is not a valid "
+                        f"JAX type. Only arrays, scalars and pytrees of them can be passed; mark "
+                        f"other arguments static with static_argnums/static_argnames.") from None
+
+
+def _check_output(o, name):
+    if isinstance(o, (core.Tracer, Array, np.ndarray, np.generic, bool, int, float, complex)):
+        return
+    raise TypeError(f"jit({name}): the function returned a value of type {type(o).__name__} "
+                    f"({o!r:.60}), which is not a valid JAX type. Return arrays, scalars and "
+                    f"pytrees of them.")
+
+
+def _arg_origins(params, args, kwargs, in_tree):
+    """Human-readable names of the flattened arguments, for error messages."""
+    names = [p.name for p in params]
+    out = []
+    for i, a in enumerate(args):
+        label = f"argument '{names[i]}'" if i < len(names) else f"argument {i}"
+        paths, _ = tree_util.tree_flatten_with_path(a)
+        out += [f"{label}{tree_util.keystr(p)}" for p, _ in paths]
+    paths, _ = tree_util.tree_flatten_with_path(kwargs)
+    out += [f"argument {tree_util.keystr(p)}" for p, _ in paths]
+    return out if len(out) == in_tree.num_leaves else None
+
+
+# -- AOT stages ----------------------------------------------------------------------------------
+
+
+class Traced:
+    def __init__(self, name, closed, in_tree, out_tree, donated):
+        self.name = name
+        self.jaxpr = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.donated = donated
+
+    @property
+    def out_info(self):
+        from pyjax._src.api import ShapeDtypeStruct
+        return tree_util.tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                                                        for a in self.jaxpr.out_avals])
+
+    def lower(self) -> Lowered:
+        nconst = len(self.jaxpr.jaxpr.constvars)
+        donated = [False] * nconst + list(self.donated) if self.donated else ()
+        text, _ = lower_jaxpr_to_module(f"jit_{self.name}", self.jaxpr.jaxpr, donated=donated)
+        return Lowered(self, text)
+
+
+class Lowered:
+    def __init__(self, traced: Traced, text: str):
+        self._traced = traced
+        self._text = text
+
+    def as_text(self, dialect=None, *, debug_info=False) -> str:
+        return self._text
+
+    def compiler_ir(self, dialect=None):
+        return self._text
+
+    def compile(self, compiler_options=None) -> CompiledFunction:
+        t = self._traced
+        return CompiledFunction(compile_jaxpr(t.jaxpr, f"jit_{t.name}", t.donated), t.in_tree, t.out_tree)
+
+    @property
+    def out_info(self):
+        return self._traced.out_info
+
+
+class CompiledFunction:
+    def __init__(self, compiled: Compiled, in_tree, out_tree):
+        self._compiled = compiled
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    def __call__(self, *args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != self.in_tree:
+            raise TypeError(f"Compiled function called with a different argument structure: "
+                            f"expected {self.in_tree}, got {in_tree}")
+        return tree_util.tree_unflatten(self.out_tree, self._compiled(leaves))
+
+    def cost_analysis(self):
+        return self._compiled.exe.cost_analysis()
+
+    def as_text(self):
+        return self._compiled.exe.as_hlo_text()
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
+        in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None):
+    """Compile `fun` with XLA: traced once per argument signature, then called from a cache.
+
+    Example:
+        >>> f = jit(lambda x, y: x @ y.T + 1.0)
+        >>> f(jnp.ones((2, 3)), jnp.ones((2, 3)))
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 keep_unused=keep_unused, inline=inline)
+    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                      keep_unused, inline)
+
+
+del dtypes

@@ -1,0 +1,741 @@
+"""Pytrees (`jax.tree_util` / `jax.tree`): flattening, mapping, key paths and node registration.
+
+Everything sits on optree. pyjax registers its nodes in a private optree namespace (`NAMESPACE`)
+and always passes `none_is_leaf=False`, so `None` is an empty node as in JAX; `PyTreeDef` *is*
+optree's `PyTreeSpec`. `tree_flatten`/`tree_unflatten` are the hot path (jit dispatch calls them
+on every call) and stay one optree call each. Key paths are computed in Python from
+`flatten_one_level_with_keys`; they are for user code and error messages, not for dispatch.
+
+NB: optree decides which built-in types are nodes. Unlike JAX, `collections.deque` and
+struct sequences (`time.struct_time`, `os.stat_result`) are nodes, not leaves, and a dict whose
+keys cannot be sorted is flattened in insertion order instead of raising.
+
+Layout: core flatten/unflatten, treedef helpers, key paths, registration, tree operations,
+structure-mismatch errors, `Partial`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import operator
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any, TypeVar
+
+import optree
+from optree import PyTreeKind
+
+NAMESPACE = "pyjax"
+PyTreeDef = optree.PyTreeSpec
+
+
+@dataclasses.dataclass(frozen=True)
+class PyTreeRegistry:
+    """The optree registry settings pyjax flattens with."""
+    namespace: str
+    none_is_leaf: bool = False
+
+    def flatten(self, tree, is_leaf=None):
+        return optree.tree_flatten(tree, is_leaf, none_is_leaf=self.none_is_leaf, namespace=self.namespace)
+
+
+# NB: JAX's default_registry is jaxlib's C++ PyTreeRegistry (with register_node & co). Ours only
+# names the optree namespace, so other code can call optree directly with the same settings;
+# register nodes with the register_* functions below.
+default_registry = PyTreeRegistry(NAMESPACE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Core flatten / unflatten (the hot path: keep these one optree call each)
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    """Flattens `tree` into its leaves and structure; `None` is an empty node.
+
+    >>> tree_flatten({'b': [1, None], 'a': 2})
+    ([2, 1], PyTreeSpec({'a': *, 'b': [*, None]}))
+    """
+    return optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """Rebuilds a tree of structure `treedef` from `leaves` (the inverse of `tree_flatten`).
+
+    >>> tree_unflatten(tree_structure((0, [0])), [1, 2])
+    (1, [2])
+    """
+    try:
+        return treedef.unflatten(leaves)
+    except ValueError as e:
+        raise _unflatten_error(treedef, leaves, e) from None
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of `tree`, in flattening order (dict keys sorted).
+
+    >>> tree_leaves({'b': (1, None), 'a': 2})
+    [2, 1]
+    """
+    return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The `PyTreeDef` of `tree`.
+
+    >>> tree_structure([1, (2, None)])
+    PyTreeSpec([*, (*, None)])
+    """
+    return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def _unflatten_error(treedef, leaves, error):
+    """Restates optree's leaf-count error with the structure; other errors pass through."""
+    if hasattr(leaves, "__len__") and len(leaves) != treedef.num_leaves:
+        got = len(leaves)
+    elif "leaves for PyTreeSpec" in str(error):  # an iterator, so the count is gone
+        got = "a different number of"
+    else:
+        return error
+    return ValueError(f"tree_unflatten: {treedef} has {treedef.num_leaves} leaves, got {got} leaves")
+
+
+# ---------------------------------------------------------------------------------------------
+# Treedef helpers
+
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The structure of a tuple whose children have the given structures.
+
+    >>> treedef_tuple([tree_structure(1), tree_structure([1, 2])])
+    PyTreeSpec((*, [*, *]))
+    """
+    return optree.treespec_tuple(list(treedefs), none_is_leaf=False, namespace=NAMESPACE)
+
+
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    """The structures of the root's children.
+
+    >>> treedef_children(tree_structure({'a': 1, 'b': (2, 3)}))
+    [PyTreeSpec(*), PyTreeSpec((*, *))]
+    """
+    return treedef.children()
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    """True for a structure with a single node: a leaf, `None`, or a node without children.
+
+    >>> treedef_is_leaf(tree_structure(1)), treedef_is_leaf(tree_structure([1]))
+    (True, False)
+    """
+    return treedef.num_nodes == 1
+
+
+def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """True if every element of `iterable` is a leaf (`None` is not).
+
+    >>> all_leaves([1, 2.0]), all_leaves([1, [2]]), all_leaves([None])
+    (True, False, False)
+    """
+    return optree.all_leaves(iterable, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def is_tree_node(typ: type) -> bool:
+    """True if instances of `typ` are pytree nodes (None, containers, registered classes).
+
+    >>> is_tree_node(list), is_tree_node(int), is_tree_node(type(None))
+    (True, False, True)
+    """
+    return isinstance(typ, type) and optree.register_pytree_node.get(typ, namespace=NAMESPACE) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Key paths
+
+KeyEntry = TypeVar("KeyEntry", bound=Any)
+KeyLeafPair = tuple[KeyEntry, Any]
+KeyPath = tuple[KeyEntry, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DictKey:
+    """Path entry of a mapping value: `DictKey('a')` prints as `['a']`."""
+    key: Hashable
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SequenceKey:
+    """Path entry of a list/tuple element: `SequenceKey(0)` prints as `[0]`."""
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GetAttrKey:
+    """Path entry of an attribute (namedtuple and dataclass fields): prints as `.name`."""
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FlattenedIndexKey:
+    """Path entry of the i-th child of a node registered without keys."""
+    key: int
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
+    """Renders a key path; `simple=True` drops the brackets, quotes and dots.
+
+    >>> path = (DictKey('a'), SequenceKey(0), GetAttrKey('x'))
+    >>> keystr(path), keystr(path, simple=True, separator='/')
+    ("['a'][0].x", 'a/0/x')
+    """
+    return separator.join(map(_simple_key_str if simple else str, keys))
+
+
+def _simple_key_str(key) -> str:
+    match key:
+        case DictKey(key=k) | SequenceKey(idx=k) | GetAttrKey(name=k) | FlattenedIndexKey(key=k):
+            return str(k)
+    return str(key)
+
+
+# flatten_with_keys of the classes registered with keys (including dataclasses and statics).
+_flatten_with_keys_registry: dict[type, Callable[[Any], tuple[Iterable[KeyLeafPair], Any]]] = {}
+
+_MAPPING_KINDS = {PyTreeKind.DICT, PyTreeKind.ORDEREDDICT, PyTreeKind.DEFAULTDICT, PyTreeKind.FROZENDICT}
+_SEQUENCE_KINDS = {PyTreeKind.TUPLE, PyTreeKind.LIST, PyTreeKind.DEQUE}
+
+
+def flatten_one_level(tree: Any) -> tuple[list, Any]:
+    """Flattens one level of a node: `(children, aux_data)`; raises ValueError on a leaf.
+
+    >>> flatten_one_level({'b': 1, 'a': (2, 3)})
+    ([(2, 3), 1], ['a', 'b'])
+    """
+    # NB: children always come as a list, and built-in nodes' aux data is optree's (a dict's is
+    # a list of its sorted keys); JAX returns its registry's tuples.
+    one = _flatten_one_level(tree)
+    return one.children, one.metadata
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[list[KeyLeafPair], Any]:
+    """Like `flatten_one_level`, with each child paired with its path entry.
+
+    >>> flatten_one_level_with_keys([7, 8])
+    ([(SequenceKey(idx=0), 7), (SequenceKey(idx=1), 8)], None)
+    """
+    flatten_with_keys = _flatten_with_keys_registry.get(type(tree))
+    if flatten_with_keys is not None:
+        key_children, aux = flatten_with_keys(tree)
+        return list(key_children), aux
+    one = _flatten_one_level(tree)
+    return list(zip(_path_keys(tree, one), one.children, strict=True)), one.metadata
+
+
+def _flatten_one_level(tree):
+    if not is_tree_node(type(tree)):
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return optree.tree_flatten_one_level(tree, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def _path_keys(tree, one) -> list:
+    """JAX's key objects for optree's path entries of a built-in or key-less node."""
+    if one.kind in _MAPPING_KINDS:
+        return [DictKey(k) for k in one.entries]
+    if one.kind in _SEQUENCE_KINDS:
+        return [SequenceKey(i) for i in one.entries]
+    if one.kind == PyTreeKind.NAMEDTUPLE:
+        return [GetAttrKey(f) for f in type(tree)._fields]
+    if one.kind == PyTreeKind.STRUCTSEQUENCE:
+        return [GetAttrKey(f) for f in optree.structseq_fields(tree)]
+    return [FlattenedIndexKey(i) for i in range(len(one.children))]
+
+
+def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                           is_leaf_takes_path: bool = False) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
+    """Flattens `tree` into `(key_path, leaf)` pairs and its structure.
+
+    >>> pairs, _ = tree_flatten_with_path({'a': [1, 2]})
+    >>> [(keystr(p), x) for p, x in pairs]
+    [("['a'][0]", 1), ("['a'][1]", 2)]
+    """
+    path_leaves, stops = _leaves_with_path(tree, is_leaf, is_leaf_takes_path)
+    # Replay our is_leaf answers so optree builds the same structure without calling is_leaf again
+    # (optree visits nodes in the same preorder and, like us, asks is_leaf about every object).
+    replay = iter(stops).__next__
+    treedef = tree_structure(tree, None if is_leaf is None else lambda _: replay())
+    return path_leaves, treedef
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                          is_leaf_takes_path: bool = False) -> list[tuple[KeyPath, Any]]:
+    """The `(key_path, leaf)` pairs of `tree`.
+
+    >>> [(keystr(p), x) for p, x in tree_leaves_with_path([1, {'k': 2}])]
+    [('[0]', 1), ("[1]['k']", 2)]
+    """
+    return _leaves_with_path(tree, is_leaf, is_leaf_takes_path)[0]
+
+
+def _leaves_with_path(tree, is_leaf, is_leaf_takes_path):
+    """Preorder walk: the (path, leaf) pairs and the is_leaf answer for every object visited."""
+    path_leaves, stops = [], []
+
+    def visit(path, x):
+        if is_leaf is not None:
+            stop = bool(is_leaf(path, x) if is_leaf_takes_path else is_leaf(x))
+            stops.append(stop)
+            if stop:
+                return path_leaves.append((path, x))
+        if not is_tree_node(type(x)):
+            return path_leaves.append((path, x))
+        for key, child in flatten_one_level_with_keys(x)[0]:
+            visit((*path, key), child)
+
+    visit((), tree)
+    return path_leaves, stops
+
+
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[..., bool] | None = None,
+                       is_leaf_takes_path: bool = False) -> Any:
+    """Like `tree_map`, but `f` also receives each leaf's key path first.
+
+    >>> tree_map_with_path(lambda p, x: keystr(p) + '=' + str(x), {'a': 1, 'b': (2,)})
+    {'a': "['a']=1", 'b': ("['b'][0]=2",)}
+    """
+    path_leaves, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
+    paths = [path for path, _ in path_leaves]
+    leaves = [leaf for _, leaf in path_leaves]
+    rest_leaves = [_flatten_rest(treedef, tree, r, i, "tree_map_with_path", is_leaf, is_leaf_takes_path)
+                   for i, r in enumerate(rest)]
+    return treedef.unflatten(map(f, paths, leaves, *rest_leaves))
+
+
+# ---------------------------------------------------------------------------------------------
+# Registration. JAX's conventions: flatten(x) -> (children, aux_data), unflatten(aux_data, children).
+
+def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
+                         flatten_with_keys_func: Callable | None = None) -> None:
+    """Makes `nodetype` a pytree node; its key paths use `FlattenedIndexKey` unless keys are given.
+
+    >>> class Pair:
+    ...     def __init__(self, a, b): self.a, self.b = a, b
+    >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, ab: Pair(*ab))
+    >>> tree_leaves([Pair(1, 2), 3])
+    [1, 2, 3]
+    """
+    try:
+        optree.register_pytree_node(nodetype, flatten_func, unflatten_func, namespace=NAMESPACE)
+    except ValueError as e:
+        raise ValueError(f"Duplicate pytree node registration for {nodetype}: {e}") from None
+    if flatten_with_keys_func is not None:
+        _flatten_with_keys_registry[nodetype] = flatten_with_keys_func
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: registers `cls` using its `tree_flatten` method and `tree_unflatten` classmethod.
+
+    >>> @register_pytree_node_class
+    ... class Box:
+    ...     def __init__(self, x): self.x = x
+    ...     def tree_flatten(self): return (self.x,), None
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux_data, children): return cls(*children)
+    >>> tree_leaves(Box([1, 2]))
+    [1, 2]
+    """
+    register_pytree_node(cls, operator.methodcaller("tree_flatten"), cls.tree_unflatten)
+    return cls
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unflatten_func: Callable,
+                              flatten_func: Callable | None = None) -> None:
+    """Registers `nodetype` with `flatten_with_keys(x) -> ([(key, child), ...], aux_data)`.
+
+    `flatten_func` (no keys) is an optional faster flatten for when paths are not needed.
+
+    >>> class Point:
+    ...     def __init__(self, x, y): self.x, self.y = x, y
+    >>> register_pytree_with_keys(
+    ...     Point, lambda p: (((GetAttrKey('x'), p.x), (GetAttrKey('y'), p.y)), None),
+    ...     lambda _, xy: Point(*xy))
+    >>> [keystr(path) for path, _ in tree_leaves_with_path(Point(1, 2))]
+    ['.x', '.y']
+    """
+    if flatten_func is None:
+        flatten_func = functools.partial(_drop_keys, flatten_with_keys)
+    register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
+
+
+def _drop_keys(flatten_with_keys, x):
+    key_children, aux = flatten_with_keys(x)
+    return [child for _, child in key_children], aux
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: registers `cls` by its `tree_flatten_with_keys` method and `tree_unflatten`
+    classmethod (and its `tree_flatten` method, if any).
+
+    >>> @register_pytree_with_keys_class
+    ... class Box:
+    ...     def __init__(self, x): self.x = x
+    ...     def tree_flatten_with_keys(self): return ((GetAttrKey('x'), self.x),), None
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux_data, children): return cls(*children)
+    >>> tree_leaves_with_path(Box(1))
+    [((GetAttrKey(name='x'),), 1)]
+    """
+    flatten_func = operator.methodcaller("tree_flatten") if hasattr(cls, "tree_flatten") else None
+    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"), cls.tree_unflatten,
+                              flatten_func)
+    return cls
+
+
+def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None, drop_fields: Sequence[str] = ()) -> type:
+    """Registers a dataclass(-like) type: data fields are children, meta fields static aux data.
+
+    Without `data_fields`/`meta_fields`, a dataclass's fields are data unless marked with
+    `static()` (i.e. `metadata={'static': True}`).
+
+    >>> @register_dataclass
+    ... @dataclasses.dataclass
+    ... class Layer:
+    ...     w: Any
+    ...     act: str = static(default='relu')
+    >>> tree_flatten(Layer(w=1.0))
+    ([1.0], PyTreeSpec(CustomTreeNode(Layer[('relu',)], [*]), namespace='pyjax'))
+    """
+    data_fields, meta_fields = _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
+
+    def flatten(x):
+        return [getattr(x, name) for name in data_fields], tuple(getattr(x, name) for name in meta_fields)
+
+    def flatten_with_keys(x):
+        data = [(GetAttrKey(name), getattr(x, name)) for name in data_fields]
+        return data, tuple(getattr(x, name) for name in meta_fields)
+
+    def unflatten(meta, data):
+        return nodetype(**dict(zip(meta_fields, meta, strict=True)), **dict(zip(data_fields, data, strict=True)))
+
+    register_pytree_node(nodetype, flatten, unflatten, flatten_with_keys)
+    return nodetype
+
+
+def _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
+    """Checks (or, for a dataclass, infers) the data and meta field names of `register_dataclass`."""
+    if (data_fields is None) != (meta_fields is None):
+        raise TypeError("register_dataclass: data_fields and meta_fields must both be given or both "
+                        f"omitted; got data_fields={data_fields} meta_fields={meta_fields}")
+    is_dataclass = dataclasses.is_dataclass(nodetype)
+    if data_fields is None:
+        if not is_dataclass:
+            raise TypeError(f"register_dataclass: {nodetype} is not a dataclass, so data_fields and "
+                            "meta_fields are required")
+        fields = dataclasses.fields(nodetype)
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(f"register_dataclass: data_fields and meta_fields overlap: {overlap}")
+    if is_dataclass:
+        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        missing, unexpected = init_fields - {*data_fields, *meta_fields}, {*data_fields, *meta_fields} - init_fields
+        if missing or unexpected:
+            raise ValueError("register_dataclass: data_fields and meta_fields must list exactly the "
+                             f"dataclass fields with init=True; missing {missing or '{}'} (add them to "
+                             f"drop_fields to leave them out), unexpected {unexpected or '{}'}")
+    return data_fields, meta_fields
+
+
+def static(**kwargs) -> Any:
+    """A `dataclasses.field` marked static, so `register_dataclass` makes it aux data.
+
+    >>> static(default=3).metadata['static']
+    True
+    """
+    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
+    return dataclasses.field(metadata=metadata, **kwargs)
+
+
+def register_static(cls: type) -> type:
+    """Registers `cls` as a node without children: instances are aux data (must be hashable).
+
+    >>> @register_static
+    ... class Mode(str): pass
+    >>> tree_leaves([Mode('train'), 1])
+    [1]
+    """
+    register_pytree_with_keys(cls, _flatten_static, _unflatten_static, _flatten_static)
+    return cls
+
+
+def _flatten_static(x):  # also its flatten_with_keys: there are no (key, child) pairs
+    return (), x
+
+
+def _unflatten_static(x, _children):
+    return x
+
+
+# ---------------------------------------------------------------------------------------------
+# Tree operations
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Applies `f` leafwise; `tree` fixes the structure, each of `rest` must have it (or extend it).
+
+    >>> tree_map(lambda x, y: x + y, {'a': 1, 'b': (2, None)}, {'a': 10, 'b': (20, None)})
+    {'a': 11, 'b': (22, None)}
+    """
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    rest_leaves = [_flatten_rest(treedef, tree, r, i, "tree_map", is_leaf) for i, r in enumerate(rest)]
+    return treedef.unflatten(map(f, leaves, *rest_leaves))
+
+
+class _Unspecified:
+    def __repr__(self):
+        return "<unspecified>"
+
+
+_UNSPECIFIED = _Unspecified()
+
+
+def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = _UNSPECIFIED,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """`functools.reduce` over the leaves of `tree`.
+
+    >>> tree_reduce(lambda acc, x: acc + x, [1, (2, 3)], 100)
+    106
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _UNSPECIFIED:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *, identity: Any = _UNSPECIFIED,
+                            is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Reduces the leaves with an associative `operation` as a balanced tree (depth log n).
+
+    >>> tree_reduce_associative(lambda a, b: (a, b), [1, 2, 3, 4])
+    ((1, 2), (3, 4))
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _UNSPECIFIED:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+    return _reduce_halves(operation, leaves)
+
+
+def _reduce_halves(operation, xs):
+    if len(xs) == 1:
+        return xs[0]
+    mid = len(xs) // 2
+    return operation(_reduce_halves(operation, xs[:mid]), _reduce_halves(operation, xs[mid:]))
+
+
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """True if every leaf is truthy.
+
+    >>> tree_all([True, {'a': 1}]), tree_all([True, 0])
+    (True, False)
+    """
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any) -> Any:
+    """Turns an outer tree of inner trees into an inner tree of outer trees.
+
+    `inner_treedef=None` takes the inner structure from the first outer leaf.
+
+    >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
+    flat, treedef = tree_flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        names = ("outer_treedef", "pytree_to_transpose")
+        first = _flatten_up_to(outer_treedef, pytree_to_transpose, "tree_transpose: ", names)[0]
+        inner_treedef = tree_structure(first)
+    n_outer, n_inner = outer_treedef.num_leaves, inner_treedef.num_leaves
+    if treedef.num_leaves != n_outer * n_inner:
+        raise TypeError(f"tree_transpose: pytree_to_transpose has {treedef.num_leaves} leaves, but "
+                        f"outer_treedef ({n_outer} leaves) composed with inner_treedef ({n_inner} leaves) "
+                        f"has {n_outer * n_inner}.\n"
+                        f"  pytree_to_transpose: {treedef}\n"
+                        f"  expected:            {outer_treedef.compose(inner_treedef)}")
+    rows = [flat[i * n_inner:(i + 1) * n_inner] for i in range(n_outer)]
+    return inner_treedef.unflatten(outer_treedef.unflatten(column) for column in zip(*rows))
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Repeats each leaf of `prefix_tree` over the matching subtree of `full_tree`.
+
+    >>> tree_broadcast([1, 2], [(0, 0), {'a': 0}])
+    [(1, 1), {'a': 2}]
+    """
+    leaves = _broadcast_prefix(prefix_tree, full_tree, is_leaf, ("prefix_tree", "full_tree"), "tree_broadcast: ")
+    return tree_structure(full_tree).unflatten(leaves)
+
+
+def flatten_prefix(prefix_tree: Any, full_tree: Any, name: str) -> list:
+    """One entry of `prefix_tree` per leaf of `full_tree`; for specs like vmap's `in_axes`.
+
+    `None` in `prefix_tree` is a leaf here (it applies to the whole matching subtree). `name`
+    (e.g. "vmap in_axes") is used in the error raised when `prefix_tree` is not a prefix.
+
+    >>> flatten_prefix((0, None), ([1, 2], {'a': 3}), 'vmap in_axes')
+    [0, 0, None]
+    """
+    return _broadcast_prefix(prefix_tree, full_tree, _is_none, (name, "the value it applies to"), "")
+
+
+def _is_none(x):
+    return x is None
+
+
+def _broadcast_prefix(prefix_tree, full_tree, is_leaf, names, context):
+    prefix_leaves, prefix_def = tree_flatten(prefix_tree, is_leaf)
+    try:
+        subtrees = prefix_def.flatten_up_to(full_tree)
+    except ValueError:
+        stop = _path_predicate(is_leaf, False)
+        raise _mismatch_error(context, names, prefix_tree, prefix_def, full_tree, stop) from None
+    return [x for x, subtree in zip(prefix_leaves, subtrees, strict=True) for _ in range(_num_leaves(subtree))]
+
+
+def _num_leaves(tree):
+    return tree_structure(tree).num_leaves
+
+
+# ---------------------------------------------------------------------------------------------
+# Structure-mismatch errors: say where the trees first differ and show both structures.
+
+def _path_predicate(is_leaf, is_leaf_takes_path):
+    """`is_leaf` as a (path, x) predicate, or None."""
+    if is_leaf is None or is_leaf_takes_path:
+        return is_leaf
+    return lambda _path, x: is_leaf(x)
+
+
+def _flatten_rest(treedef, tree, other, i, fn_name, is_leaf, is_leaf_takes_path=False):
+    """`treedef.flatten_up_to(other)` for the i-th extra tree of tree_map & co."""
+    try:
+        return treedef.flatten_up_to(other)
+    except ValueError:
+        stop = _path_predicate(is_leaf, is_leaf_takes_path)
+        raise _mismatch_error(f"{fn_name}: ", ("tree", f"rest[{i}]"), tree, treedef, other, stop) from None
+
+
+def _flatten_up_to(treedef, tree, context, names):
+    """`treedef.flatten_up_to(tree)` when only the structure of the prefix is known."""
+    try:
+        return treedef.flatten_up_to(tree)
+    except ValueError:
+        raise _mismatch_error(context, names, None, treedef, tree, None) from None
+
+
+def _mismatch_error(context, names, prefix, prefix_def, full, stop) -> ValueError:
+    """The error for `full` not matching `prefix` (a tree, or None if only `prefix_def` is known)."""
+    prefix_name, full_name = names
+    message = f"{context}{prefix_name} is not a tree prefix of {full_name}"
+    difference = None if prefix is None else _first_difference(prefix, full, stop, ())
+    if difference is not None:
+        path, p, f = difference
+        where = f"at key path {keystr(path)}" if path else "at the root"
+        message += f": {where}, {prefix_name} has {_describe(p)} but {full_name} has {_describe(f)}"
+    width = max(len(prefix_name), len(full_name)) + 1
+    return ValueError(f"{message}.\n"
+                      f"  {prefix_name + ':':{width}} {prefix_def}\n"
+                      f"  {full_name + ':':{width}} {tree_structure(full)}")
+
+
+def _first_difference(prefix, full, stop, path):
+    """(path, prefix_node, full_node) where `full` first stops extending `prefix`, or None."""
+    if (stop is not None and stop(path, prefix)) or not is_tree_node(type(prefix)):
+        return None
+    if not _same_node(prefix, full):
+        return path, prefix, full
+    for (key, p), f in zip(flatten_one_level_with_keys(prefix)[0], flatten_one_level(full)[0]):
+        if (found := _first_difference(p, f, stop, (*path, key))) is not None:
+            return found
+    return None
+
+
+def _same_node(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    (a_children, a_aux), (b_children, b_aux) = flatten_one_level(a), flatten_one_level(b)
+    try:
+        return len(a_children) == len(b_children) and bool(a_aux == b_aux)
+    except Exception:  # aux data without a usable ==
+        return False
+
+
+def _describe(x) -> str:
+    if x is None:
+        return "None"
+    name = type(x).__name__
+    if not is_tree_node(type(x)):
+        return f"a leaf of type {name}"
+    children, aux = flatten_one_level(x)
+    if isinstance(x, dict):
+        return f"a {name} with keys {[k.key for k, _ in flatten_one_level_with_keys(x)[0]]}"
+    if isinstance(x, (list, tuple)):
+        return f"a {name} of length {len(children)}"
+    return f"a {name} with {len(children)} children and aux data {aux!r}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Partial
+
+class Partial(functools.partial):
+    """A `functools.partial` that is a pytree: `func` is static, `args` and `keywords` are children,
+    so partially applied functions can pass through `jit`, `vmap` and `tree_map`.
+
+    >>> add = Partial(operator.add, 1)
+    >>> tree_map(lambda x: x * 10, add)(2)
+    12
+    """
+
+    def __new__(cls, func, *args, **kw):
+        if isinstance(func, functools.partial):
+            # Otherwise Python merges func's arguments into ours; in JAX they stay static.
+            func = _OpaquePartial(func)
+        return super().__new__(cls, func, *args, **kw)
+
+
+class _OpaquePartial:
+    """Holds a `functools.partial` passed as `Partial`'s func; calls, hashes and compares like it."""
+    __slots__ = ("partial",)
+
+    def __init__(self, partial):
+        self.partial = partial
+
+    def __call__(self, *args, **kw):
+        return self.partial(*args, **kw)
+
+    def __hash__(self):
+        return hash(self.partial)
+
+    def __eq__(self, other):
+        return self.partial == (other.partial if isinstance(other, _OpaquePartial) else other)
+
+    def __repr__(self):
+        return repr(self.partial)
+
+    func = property(lambda self: self.partial.func)
+    args = property(lambda self: self.partial.args)
+    keywords = property(lambda self: self.partial.keywords)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, children: Partial(func, *children[0], **children[1]))

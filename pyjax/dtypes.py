@@ -1,0 +1,13 @@
+"""Public dtype utilities (`pyjax.dtypes`), as `jax.dtypes`."""
+from pyjax._src.dtypes import TypePromotionError as TypePromotionError
+from pyjax._src.dtypes import bfloat16 as bfloat16
+from pyjax._src.dtypes import canonicalize_dtype as canonicalize_dtype
+from pyjax._src.dtypes import extended as extended
+from pyjax._src.dtypes import finfo as finfo
+from pyjax._src.dtypes import float0 as float0
+from pyjax._src.dtypes import iinfo as iinfo
+from pyjax._src.dtypes import issubdtype as issubdtype
+from pyjax._src.dtypes import itemsize_bits as itemsize_bits
+from pyjax._src.dtypes import prng_key as prng_key
+from pyjax._src.dtypes import result_type as result_type
+from pyjax._src.dtypes import scalar_type_of as scalar_type_of
