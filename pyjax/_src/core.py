@@ -83,10 +83,6 @@ class ShapedArray:
             h = self._hash = hash((self.shape, self.dtype, self.weak_type))
         return h
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
 
 
 # Python types whose values can be abstracted, and how (filled in by array.py etc.).

@@ -148,7 +148,7 @@ def emit_compare(ctx, direction, x, y, operand_aval, out=None):
     from pyjax._src.lowering.mlir import enum
     attrs = {"comparison_direction": enum("comparison_direction", direction),
              "compare_type": enum("comparison_type", compare_type(operand_aval.dtype))}
-    out = out or operand_aval.update(dtype=np.bool_, weak_type=False)
+    out = out if out is not None else operand_aval.update(dtype=np.bool_, weak_type=False)
     return ctx.op("stablehlo.compare", x, y, out=out, attrs=attrs)
 
 

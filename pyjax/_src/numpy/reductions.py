@@ -130,7 +130,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     if n is None:
         n = sum(broadcast_to(asarray_value(where), aval.shape), axis, dtype=dt, keepdims=keepdims)
         return ufuncs.true_divide(total, n)
-    return lax.div(total, lax._convert_element_type(n, dt, True) if n else np.float32(np.nan).astype(dt)[()].item())
+    return ufuncs.true_divide(total, n)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
@@ -149,7 +149,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     total = sum(sq, axis, keepdims=keepdims, where=where)
     if where is None:
         n = int(np.prod([aval.shape[ax] for ax in axes], dtype=np.int64))
-        return ufuncs.true_divide(total, builtins.max(n - ddof, 0) if n - ddof > 0 else (np.nan if True else 0))
+        return ufuncs.true_divide(total, builtins.max(n - ddof, 0))
     n = sum(broadcast_to(asarray_value(where), aval.shape), axis, dtype=dt, keepdims=keepdims)
     return ufuncs.true_divide(total, ufuncs.subtract(n, ddof))
 
