@@ -201,6 +201,8 @@ def to_buffer(x):
     """The device buffer for any concrete value an executable takes as an argument."""
     if type(x) is Array:
         return x._buf if x._buf is not None else x._buffer()
+    if isinstance(x, core.Tracer):
+        raise core.escaped_tracer_error(x)
     aval = core.get_aval(x)
     return put_host_value(np.asarray(x, aval.dtype), aval)
 

@@ -32,10 +32,10 @@ class Compiled:
         self.name = name
 
     def __call__(self, args) -> list[Array]:
-        bufs = self.const_bufs + [x._buf if type(x) is Array and x._buf is not None else to_buffer(x)
-                                  for x in args]
-        outs = self.exe(bufs)
-        return [Array(a, b) for a, b in zip(self.out_avals, outs)]
+        bufs = [x._buf if type(x) is Array and x._buf is not None else to_buffer(x) for x in args]
+        if self.const_bufs:
+            bufs = self.const_bufs + bufs
+        return [Array(a, b) for a, b in zip(self.out_avals, self.exe(bufs))]
 
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=()) -> Compiled:
@@ -60,7 +60,7 @@ _primitive_cache: dict = {}
 
 def apply_primitive(prim: core.Primitive, *args, **params):
     avals = tuple([x.aval if type(x) is Array else core.get_aval(x) for x in args])
-    key = (prim, avals, *params.items())
+    key = (prim, avals, *params.items()) if params else (prim, avals)
     try:
         compiled = _primitive_cache.get(key)
     except TypeError:  # an unhashable parameter: compile without caching

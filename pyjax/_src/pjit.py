@@ -13,6 +13,7 @@ import logging
 import weakref
 
 import numpy as np
+import optree
 
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.array import Array
@@ -23,6 +24,11 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
 
 logger = logging.getLogger("pyjax")
+_config_values = config._values
+_trace_state = core._trace_state
+_EvalTrace = core.EvalTrace
+_flatten = optree._C.flatten  # the C entry point: saves a Python frame per call
+_NAMESPACE = tree_util.NAMESPACE
 
 # -- the pjit primitive ----------------------------------------------------------------------
 
@@ -98,7 +104,9 @@ class JitWrapped:
         self.static_argnums, self.static_argnames = self._infer_static(static_argnums, static_argnames)
         self.donate_argnums = donate_argnums + self._argnums_of(donate_argnames)
         self.inline = inline
+        self._has_static = bool(self.static_argnums or self.static_argnames)
         self._cache: dict = {}
+        self._fast_cache: dict = {}   # all-Array positional signatures -> compiled entry
         self._misses = 0
         self._last_sig = None
 
@@ -123,28 +131,44 @@ class JitWrapped:
     # -- calling ---------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if config.jax_disable_jit:
+        # The hot path: keep it flat. One flatten, one dict lookup, one executable call.
+        cfg = _config_values
+        if cfg["jax_disable_jit"]:
             return self.fun(*args, **kwargs)
-        if self.static_argnums or self.static_argnames:
+        if not kwargs and not self._has_static:
+            # all-Array positional calls skip the pytree flatten (it costs more than the rest)
+            avals = [a.aval for a in args if type(a) is Array]
+            if len(avals) == len(args):
+                avals.append(cfg["jax_enable_x64"])
+                entry = self._fast_cache.get(tuple(avals))
+                if entry is not None and type(_trace_state.trace) is _EvalTrace:
+                    return entry.out_tree.unflatten(entry.compiled(args))
+        if self._has_static:
             args, kwargs, static_key = self._split_static(args, kwargs)
         else:
             static_key = ()
-        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        avals = tuple([x.aval if type(x) is Array else _leaf_aval_checked(x, in_tree, leaves) for x in leaves])
-        key = (in_tree, static_key, avals, config.jax_enable_x64)
+        leaves, in_tree = _flatten((args, kwargs), None, False, _NAMESPACE)
+        try:
+            avals = tuple([x.aval for x in leaves])
+        except AttributeError:
+            avals = tuple([_leaf_aval_checked(x) for x in leaves])
+        key = (in_tree, static_key, avals, cfg["jax_enable_x64"])
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, static_key, in_tree, avals, key)
-        if type(core._trace_state.trace) is core.EvalTrace and not any(isinstance(x, core.Tracer) for x in leaves):
+        if type(_trace_state.trace) is _EvalTrace:
             compiled = entry.compiled
             if compiled is None:
                 compiled = entry.compiled = compile_jaxpr(entry.closed, f"jit_{self.name}", entry.donated)
+                if not kwargs and not static_key and len(leaves) == len(args) and \
+                        all(type(a) is Array for a in args):
+                    self._fast_cache[(*avals, cfg["jax_enable_x64"])] = entry
             outs = compiled(leaves)
         else:
             closed = entry.closed
             outs = pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed),
                                name=self.name, donated_invars=None)
-        return tree_util.tree_unflatten(entry.out_tree, outs)
+        return entry.out_tree.unflatten(outs)
 
     def _split_static(self, args, kwargs):
         static = []
@@ -234,7 +258,7 @@ class JitWrapped:
         else:
             static_key = ()
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        avals = tuple(_leaf_aval_checked(x, in_tree, leaves) for x in leaves)
+        avals = tuple(_leaf_aval_checked(x) for x in leaves)
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         return Traced(self.name, closed, in_tree, out_tree, donated)
@@ -250,6 +274,7 @@ class JitWrapped:
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast_cache.clear()
 
     def _cache_size(self):
         return len(self._cache)
@@ -300,7 +325,7 @@ def _hashable_static(value, where):
                          f"of a list, or make the argument non-static).") from None
 
 
-def _leaf_aval_checked(x, in_tree, leaves):
+def _leaf_aval_checked(x):
     try:
         return core.get_aval(x)
     except TypeError:

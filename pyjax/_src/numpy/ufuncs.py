@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import kind
@@ -21,8 +22,14 @@ def _dtype(x):
     return core.get_aval(x).dtype
 
 
+_INEXACT = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, np.complex64,
+                                           np.complex128, dtypes.bfloat16))
+
+
 def _unary(lax_fn, name, inexact=False, numeric=False):
     def fn(x, /):
+        if type(x) is Array and x.aval.dtype in _INEXACT:  # fast path: nothing to promote
+            return lax_fn(x)
         if inexact:
             (x,) = promote_args_inexact(name, x)
         elif numeric:
@@ -38,6 +45,11 @@ def _unary(lax_fn, name, inexact=False, numeric=False):
 
 def _binary(lax_fn, name, inexact=False):
     def fn(x1, x2, /):
+        if type(x1) is Array and type(x2) is Array:  # fast path: same dtype and shape, strong
+            a1, a2 = x1.aval, x2.aval
+            if a1.dtype == a2.dtype and a1.shape == a2.shape and not (a1.weak_type or a2.weak_type) \
+                    and (not inexact or a1.dtype in _INEXACT):
+                return lax_fn(x1, x2)
         if inexact:
             x1, x2 = promote_args_inexact(name, x1, x2)
         else:
@@ -507,4 +519,4 @@ def where_(cond, x, y):
     return lax.select_n(cond, y, x)
 
 
-del dtypes, promote_dtypes_inexact
+del promote_dtypes_inexact
