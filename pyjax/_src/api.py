@@ -87,7 +87,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if isinstance(v, core.Tracer):
             return v
         if type(v) is Array:
-            if device is None or v._buf is not None and device in v._buf.devices():
+            if device is None or v._buf is not None and device in xla.buffer_devices(v._buf):
                 return v if not (may_alias is False) else Array(v.aval, v._buffer())
             return _put_on(np.asarray(v._value), v.aval, device)
         host = canonical_host_value(v)

@@ -111,7 +111,8 @@ def _numpy_aval(x):
 
 
 def _python_scalar_aval(x):
-    return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype(x)), True)
+    # Python bools are not weakly typed (as in JAX); int/float/complex are.
+    return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype(x)), type(x) is not bool)
 
 
 pytype_aval_mappings[np.ndarray] = _numpy_aval

@@ -17,8 +17,7 @@ class InconclusiveDimensionOperation(Exception):
     pass
 
 
-class KeyReuseError(RuntimeError):
-    pass
+
 
 
 class _TracerError(JAXTypeError):
@@ -60,6 +59,10 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
 
 class UnexpectedTracerError(JAXTypeError):
+    pass
+
+
+class KeyReuseError(JAXTypeError):
     pass
 
 

@@ -484,6 +484,11 @@ def _short_aval(aval):
         return repr(aval)
 
 
+def buffer_devices(buf):
+    """The devices holding `buf`, in the order of its sharding's device list."""
+    return list(buf._sharding._internal_device_list)
+
+
 def block_until_ready(bufs):
     """Wait until every buffer in `bufs` is computed; returns `bufs`."""
     _jax.batched_block_until_ready(bufs)

@@ -1,0 +1,445 @@
+"""The differentiation API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian,
+linear_transpose. All reverse mode goes through `_linearize_flat` (JVP traced to a jaxpr, split
+into known primal part and linear tangent part) and `ad.backward_pass`."""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.interpreters import ad
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.interpreters.ad import Zero, tangent_aval
+
+
+def _is_float(aval):
+    return dtypes.issubdtype(aval.dtype, np.inexact)
+
+
+def _flat_fun(fun, in_tree, has_aux, out_tree_box):
+    """`fun` on a pytree → a function of flat leaves returning (flat outs, flat aux)."""
+    def flat(*leaves):
+        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair "
+                                f"(output, auxiliary_data), got {type(out).__name__}")
+            out, aux = out
+        else:
+            aux = None
+        out_flat, out_tree = tree_util.tree_flatten(out)
+        aux_flat, aux_tree = tree_util.tree_flatten(aux)
+        out_tree_box[:] = [out_tree, aux_tree]
+        return out_flat, aux_flat
+    return flat
+
+
+# -- forward mode ------------------------------------------------------------------------------
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward-mode derivative: `(fun(*primals), d fun(primals)[tangents])`.
+
+    Example:
+        >>> jvp(jnp.sin, (0.0,), (1.0,))
+        (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primal and tangent arguments must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    p_flat, in_tree = tree_util.tree_flatten(tuple(primals))
+    t_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if in_tree != t_tree:
+        raise TypeError(f"jvp: primal and tangent arguments must have the same tree structure; "
+                        f"got {in_tree} and {t_tree}")
+    tangents_in = []
+    for i, (p, t) in enumerate(zip(p_flat, t_flat)):
+        pa, ta = core.get_aval(p), core.get_aval(t)
+        expected = tangent_aval(pa)
+        if pa.shape != ta.shape:
+            raise ValueError(f"jvp: primal and tangent shapes differ at leaf {i}: "
+                             f"{pa.str_short()} vs {ta.str_short()}")
+        if ta.dtype != expected.dtype:
+            raise TypeError(f"jvp: primal and tangent dtypes differ at leaf {i}: primal "
+                            f"{pa.str_short()} needs a tangent of dtype {expected.dtype.name}, "
+                            f"got {ta.dtype.name}")
+        tangents_in.append(Zero(expected) if dtypes.is_float0(ta.dtype) else t)
+    box = []
+    flat = _flat_fun(fun, in_tree, has_aux, box)
+    out_p, out_t, aux = jvp_flat_with_aux(flat, p_flat, tangents_in)
+    out_tree, aux_tree = box
+    out_t = [ad.instantiate(t) for t in out_t]
+    res = (tree_util.tree_unflatten(out_tree, out_p), tree_util.tree_unflatten(out_tree, out_t))
+    return res + (tree_util.tree_unflatten(aux_tree, aux),) if has_aux else res
+
+
+def jvp_flat_with_aux(flat, primals, tangents):
+    with core.new_trace(ad.JVPTrace) as trace:
+        ins = [ad.JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
+        outs, aux = flat(*ins)
+        pairs = [trace.to_pair(o) for o in outs]
+        aux = [trace.to_pair(a)[0] for a in aux]
+    return [p for p, _ in pairs], [t for _, t in pairs], aux
+
+
+# -- linearization (the heart of reverse mode) ---------------------------------------------------
+
+
+class _Linearized:
+    """The result of linearizing a flat function at some primal point."""
+
+    def __init__(self, primals_out, aux, residuals, linear_jaxpr, diff_mask, in_avals, out_tangent_avals):
+        self.primals_out = primals_out
+        self.aux = aux
+        self.residuals = residuals
+        self.linear_jaxpr = linear_jaxpr   # (residuals..., tangents of diff inputs...) -> out tangents
+        self.diff_mask = diff_mask
+        self.in_avals = in_avals
+        self.out_tangent_avals = out_tangent_avals
+
+    def jvp(self, tangents):
+        diff_t = [t for t, d in zip(tangents, self.diff_mask) if d]
+        return core.eval_jaxpr(self.linear_jaxpr, [], *self.residuals, *diff_t)
+
+    def vjp(self, cts):
+        nres = len(self.residuals)
+        ndiff = sum(self.diff_mask)
+        mask = [False] * nres + [True] * ndiff
+        cts_in = ad.backward_pass(self.linear_jaxpr, self.residuals, mask, cts)[nres:]
+        it = iter(cts_in)
+        out = []
+        for aval, d in zip(self.in_avals, self.diff_mask):
+            if d:
+                out.append(ad.instantiate(next(it)))
+            else:
+                out.append(np.zeros(aval.shape, dtypes.float0))
+        return out
+
+
+def linearize_flat(flat, primals) -> _Linearized:
+    """Trace the JVP of `flat` (returning (outs, aux)) and split off its linear part."""
+    in_avals = [core.get_aval(p) for p in primals]
+    diff_mask = [_is_float(a) for a in in_avals]
+    n = len(primals)
+    t_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
+    counts = []
+
+    def jvp_fun(*args):
+        ps, ts = args[:n], iter(args[n:])
+        tangents = [next(ts) if d else Zero(tangent_aval(a)) for a, d in zip(in_avals, diff_mask)]
+        out_p, out_t, aux = jvp_flat_with_aux(flat, ps, tangents)
+        counts[:] = [len(out_p), len(aux)]
+        out_t = [ad.instantiate(t) for t in out_t]
+        return out_p + aux + out_t
+
+    closed, _ = pe.trace_to_jaxpr(jvp_fun, [a.strip_weak_type() if False else a for a in in_avals] + t_avals)
+    n_out, n_aux = counts
+    jaxpr = closed.jaxpr
+    unknowns = [False] * n + [True] * len(t_avals)
+    inst = [False] * (n_out + n_aux) + [True] * n_out
+    known, unknown, out_unknowns, nres = ad.partial_eval_jaxpr(jaxpr, unknowns, inst)
+    assert not any(out_unknowns[:n_out + n_aux]), "primal outputs depend on tangents"
+    known_vals = core.eval_jaxpr(known, closed.consts, *primals)
+    primals_out = known_vals[:n_out]
+    aux = known_vals[n_out:n_out + n_aux]
+    residuals = known_vals[n_out + n_aux:]
+    out_t_avals = [v.aval for v in jaxpr.outvars[n_out + n_aux:]]
+    return _Linearized(primals_out, aux, residuals, unknown, diff_mask, in_avals, out_t_avals)
+
+
+def linearize(fun, *primals, has_aux=False):
+    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linear map cheaply
+    (the primal computation is done once, here)."""
+    p_flat, in_tree = tree_util.tree_flatten(primals)
+    box = []
+    lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
+    out_tree, aux_tree = box
+
+    def f_jvp(*tangents):
+        t_flat, t_tree = tree_util.tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearize: tangent structure {t_tree} does not match the primals' {in_tree}")
+        return tree_util.tree_unflatten(out_tree, lin.jvp(t_flat))
+
+    out = tree_util.tree_unflatten(out_tree, lin.primals_out)
+    if has_aux:
+        return out, f_jvp, tree_util.tree_unflatten(aux_tree, lin.aux)
+    return out, f_jvp
+
+
+def vjp(fun, *primals, has_aux=False):
+    """`(fun(*primals), f_vjp)` where `f_vjp(ct)` pulls a cotangent back to the primals.
+
+    Example:
+        >>> y, f_vjp = vjp(jnp.sin, 0.5)
+        >>> f_vjp(1.0)   # (cos(0.5),)
+    """
+    p_flat, in_tree = tree_util.tree_flatten(primals)
+    box = []
+    lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
+    out_tree, aux_tree = box
+
+    def f_vjp(ct):
+        ct_flat, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"vjp: the cotangent has structure {ct_tree}, but the function's "
+                            f"output has structure {out_tree}")
+        for c, a in zip(ct_flat, lin.out_tangent_avals):
+            ca = core.get_aval(c)
+            if ca.shape != a.shape:
+                raise ValueError(f"vjp: cotangent of shape {ca.shape} for an output of shape {a.shape}")
+        ct_flat = [_cast_ct(c, a) for c, a in zip(ct_flat, lin.out_tangent_avals)]
+        return tuple(tree_util.tree_unflatten(in_tree, lin.vjp(ct_flat)))
+
+    out = tree_util.tree_unflatten(out_tree, lin.primals_out)
+    if has_aux:
+        return out, f_vjp, tree_util.tree_unflatten(aux_tree, lin.aux)
+    return out, f_vjp
+
+
+def _cast_ct(c, aval):
+    from pyjax._src.lax.elementwise import _convert_element_type
+    if dtypes.is_float0(aval.dtype):
+        return Zero(aval)
+    ca = core.get_aval(c)
+    return c if ca.dtype == aval.dtype else _convert_element_type(c, aval.dtype, False)
+
+
+# -- grad ---------------------------------------------------------------------------------------
+
+
+def _check_argnums(argnums, nargs, fname):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int):
+            raise TypeError(f"{fname}: argnums must be ints, got {argnums!r}")
+        if not -nargs <= a < nargs:
+            raise TypeError(f"{fname}: differentiating with respect to argnums={argnums} requires at "
+                            f"least {max(a + 1, -a)} positional arguments, but only {nargs} were given")
+    return tuple(a % nargs for a in nums)
+
+
+def _check_input_dtype(x, i, holomorphic, allow_int, fname):
+    aval = core.get_aval(x)
+    dt = aval.dtype
+    if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError(f"{fname} with holomorphic=True requires inputs with complex dtype, but "
+                        f"argument {i} has dtype {dt.name}")
+    if not dtypes.issubdtype(dt, np.inexact) and not allow_int:
+        raise TypeError(f"{fname} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but argument {i} has dtype {dt.name} "
+                        f"({aval.str_short()}). If you want to use Integer-valued inputs, set "
+                        f"allow_int to True.")
+
+
+def _check_scalar_output(ans, fname, holomorphic):
+    aval = core.get_aval(ans)
+    if aval.shape:
+        raise TypeError(f"{fname} only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}")
+    if not holomorphic and dtypes.issubdtype(aval.dtype, np.complexfloating):
+        raise TypeError(f"{fname} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                        f"differentiation, pass holomorphic=True.")
+    if not dtypes.issubdtype(aval.dtype, np.inexact):
+        raise TypeError(f"{fname} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """A function returning `(fun(*args), gradient w.r.t. args[argnums])`.
+
+    Example:
+        >>> value_and_grad(lambda x: (x ** 2).sum())(jnp.arange(3.0))
+        (Array(5., dtype=float32), Array([0., 2., 4.], dtype=float32))
+    """
+    fname = "value_and_grad" if not getattr(fun, "_pyjax_grad_name", None) else fun._pyjax_grad_name
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args), "grad")
+        dyn = [args[i] for i in nums]
+        for i, d in zip(nums, dyn):
+            for leaf in tree_util.tree_leaves(d):
+                _check_input_dtype(leaf, i, holomorphic, allow_int, "grad")
+
+        def f_partial(*dyn_args):
+            full = list(args)
+            for i, d in zip(nums, dyn_args):
+                full[i] = d
+            return fun(*full, **kwargs)
+        if has_aux:
+            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            ans, f_vjp = vjp(f_partial, *dyn)
+        _check_scalar_output(ans, "Gradient", holomorphic)
+        ct = _ones_like(ans)
+        grads = f_vjp(ct)
+        g = grads[0] if isinstance(argnums, int) else tuple(grads)
+        return ((ans, aux), g) if has_aux else (ans, g)
+    return value_and_grad_f
+
+
+def _ones_like(x):
+    from pyjax._src.numpy.creation import ones_like
+    return ones_like(x)
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued `fun` with respect to `args[argnums]`.
+
+    Example:
+        >>> grad(jnp.sin)(0.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+    return grad_f
+
+
+# -- Jacobians ------------------------------------------------------------------------------------
+
+
+def _vmap():
+    from pyjax._src.api_vmap import vmap  # the batching API (vmap issue)
+    return vmap
+
+
+def _std_basis(flat_avals):
+    """The standard basis of the flattened inputs, as a stacked identity, one block per leaf."""
+    from pyjax._src.numpy.creation import eye
+    total = sum(a.size for a in flat_avals)
+    dt = dtypes.result_type(*[a.dtype for a in flat_avals]) if flat_avals else np.float32
+    basis = eye(total, dtype=dt)
+    out, start = [], 0
+    from pyjax._src.lax.shape_ops import slice_in_dim, reshape
+    for a in flat_avals:
+        block = slice_in_dim(basis, start, start + a.size, 1, 1)
+        out.append(reshape(block, (total,) + a.shape).astype(a.dtype))
+        start += a.size
+    return total, out
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """Jacobian by forward mode: one JVP per input element, batched with vmap."""
+    @functools.wraps(fun)
+    def jac_f(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args), "jacfwd")
+        dyn = tuple(args[i] for i in nums)
+
+        def f_partial(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+        d_flat, d_tree = tree_util.tree_flatten(dyn)
+        for i, leaf in enumerate(d_flat):
+            _check_input_dtype(leaf, i, holomorphic, False, "jacfwd")
+        avals = [core.get_aval(x) for x in d_flat]
+        n, basis = _std_basis(avals)
+
+        def push(*t_flat):
+            out = jvp(f_partial, dyn, tree_util.tree_unflatten(d_tree, list(t_flat)), has_aux=has_aux)
+            return out[1], out[2] if has_aux else None
+        y = f_partial(*dyn)
+        if has_aux:
+            y, aux = y
+        jac_t, _ = _vmap()(push, out_axes=(-1, None))(*basis)
+        jac = tree_util.tree_map(lambda j, yy: _split_last(j, avals, d_tree, nums, argnums), jac_t, y)
+        return (jac, aux) if has_aux else jac
+    return jac_f
+
+
+def _split_last(j, avals, d_tree, nums, argnums):
+    """Split the last (stacked-basis) axis of `j` back into the input pytree's shapes."""
+    from pyjax._src.lax.shape_ops import slice_in_dim, reshape
+    ja = core.get_aval(j)
+    lead = ja.shape[:-1]
+    pieces, start = [], 0
+    for a in avals:
+        blk = slice_in_dim(j, start, start + a.size, 1, ja.ndim - 1)
+        pieces.append(reshape(blk, lead + a.shape))
+        start += a.size
+    tree = tree_util.tree_unflatten(d_tree, pieces)
+    return tree[0] if isinstance(argnums, int) else tree
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """Jacobian by reverse mode: one VJP per output element, batched with vmap."""
+    @functools.wraps(fun)
+    def jac_f(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args), "jacrev")
+        dyn = tuple(args[i] for i in nums)
+
+        def f_partial(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+        for i, leaf in enumerate(tree_util.tree_leaves(dyn)):
+            _check_input_dtype(leaf, i, holomorphic, allow_int, "jacrev")
+        if has_aux:
+            y, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            y, f_vjp = vjp(f_partial, *dyn)
+        y_flat, y_tree = tree_util.tree_flatten(y)
+        y_avals = [core.get_aval(v) for v in y_flat]
+        n, basis = _std_basis(y_avals)
+        cts = _vmap()(lambda *b: f_vjp(tree_util.tree_unflatten(y_tree, list(b))))(*basis)
+        # cts: tuple over dyn args of pytrees with leading axis n; split n into y's leaves
+        out_per_y = []
+        for yi, ya in enumerate(y_avals):
+            start = sum(a.size for a in y_avals[:yi])
+
+            def take(c, ya=ya, start=start):
+                from pyjax._src.lax.shape_ops import slice_in_dim, reshape
+                ca = core.get_aval(c)
+                blk = slice_in_dim(c, start, start + ya.size, 1, 0)
+                return reshape(blk, ya.shape + ca.shape[1:])
+            part = tree_util.tree_map(take, cts)
+            out_per_y.append(part[0] if isinstance(argnums, int) else part)
+        jac = tree_util.tree_unflatten(y_tree, out_per_y)
+        return (jac, aux) if has_aux else jac
+    return jac_f
+
+
+jacobian = jacrev
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """Second derivatives: forward-over-reverse (`jacfwd(jacrev(fun))`)."""
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """Transpose of a linear function `fun`, traced at the avals of `primals`."""
+    p_flat, in_tree = tree_util.tree_flatten(primals)
+    in_avals = [core.get_aval(p) for p in p_flat]
+    box = []
+    flat = _flat_fun(fun, in_tree, False, box)
+    closed, _ = pe.trace_to_jaxpr(lambda *xs: flat(*xs)[0], in_avals)
+    out_tree = box[0]
+
+    def transposed(*cts):
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_flat, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"linear_transpose: cotangent structure {ct_tree} does not match the "
+                            f"output structure {out_tree}")
+        jaxpr = pe.convert_constvars_jaxpr(closed.jaxpr)
+        mask = [False] * len(closed.consts) + [True] * len(in_avals)
+        res = ad.backward_pass(jaxpr, closed.consts, mask, ct_flat)[len(closed.consts):]
+        return tuple(tree_util.tree_unflatten(in_tree, [ad.instantiate(r) for r in res]))
+    return transposed
+
+
+del operator

@@ -1,0 +1,314 @@
+"""Automatic differentiation: forward mode (JVP), linearization, and transposition.
+
+- `JVPTrace` carries (primal, tangent) pairs; a tangent may be a symbolic `Zero`. Each primitive's
+  `jvp(primals, tangents, **params) -> (primal_out, tangent_out)` rule runs under the parent trace.
+- Reverse mode = linearize + transpose: the JVP of a function is traced into a jaxpr, split by
+  `partial_eval_jaxpr` into the primal computation (evaluated now, producing residuals) and a
+  linear jaxpr of the tangents, which `backward_pass` transposes (each linear primitive's
+  `transpose(ct, *args, **params)` rule; arguments being transposed are `UndefinedPrimal`s).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.core import Literal, Primitive, ShapedArray, Tracer, Var
+
+
+# -- symbolic zeros and tangent types ---------------------------------------------------------
+
+
+class Zero:
+    """A tangent or cotangent known to be zero, with the aval it would have."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """Integer and bool values have float0 tangents."""
+    dt = aval.dtype
+    if dtypes.issubdtype(dt, np.inexact):
+        return ShapedArray(aval.shape, dt, aval.weak_type)
+    return ShapedArray(aval.shape, dtypes.float0, False)
+
+
+def zeros_like_aval(aval):
+    from pyjax._src.lax.shape_ops import broadcast_in_dim
+    from pyjax._src.array import Array
+    if dtypes.is_float0(aval.dtype):
+        return np.zeros(aval.shape, dtypes.float0)
+    z = Array.from_host(np.zeros((), aval.dtype), aval.weak_type)
+    return broadcast_in_dim(z, aval.shape, ()) if aval.shape else z
+
+
+def instantiate(t):
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return add_any_p.bind(a, b)
+
+
+# `add_any` adds two tangents/cotangents of the same type (used to accumulate fan-out).
+add_any_p = Primitive("add_any")
+add_any_p.def_abstract_eval(lambda x, y: x)
+add_any_p.np_impl = np.add
+
+
+def _add_any_impl(x, y):
+    from pyjax._src.lax.elementwise import add_p
+    return add_p.bind(x, y)
+
+
+add_any_p.def_impl(_add_any_impl)
+add_any_p.def_lowering(lambda ctx, x, y: ctx.op("stablehlo.add", x, y))
+add_any_p.def_jvp(lambda primals, tangents: (add_any_p.bind(*primals), add_tangents(*tangents)))
+add_any_p.def_transpose(lambda ct, x, y: [ct, ct])
+
+
+# -- rule helpers ---------------------------------------------------------------------------
+
+
+def defjvp(prim: Primitive, *jvp_fns):
+    """Elementwise-style JVP: `jvp_fns[i](g, ans, *primals, **params)` is the contribution of
+    argument i's tangent `g` (None for non-differentiable arguments)."""
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        out = Zero(tangent_aval(core.get_aval(ans)))
+        for fn, t in zip(jvp_fns, tangents):
+            if fn is not None and type(t) is not Zero:
+                out = add_tangents(out, fn(t, ans, *primals, **params))
+        return ans, out
+    prim.def_jvp(rule)
+
+
+def defjvp2(prim: Primitive, *jvp_fns):
+    """Like `defjvp`; kept for symmetry with JAX's helper names (rules get `ans` too)."""
+    defjvp(prim, *jvp_fns)
+
+
+def deflinear(prim: Primitive, transpose_rule):
+    """A primitive linear in all its arguments: its JVP applies it to the tangents."""
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if all(type(t) is Zero for t in tangents):
+            return ans, Zero(tangent_aval(core.get_aval(ans)))
+        return ans, prim.bind(*[instantiate(t) for t in tangents], **params)
+    prim.def_jvp(jvp)
+    prim.def_transpose(transpose_rule)
+
+
+def deflinear_in(prim: Primitive, linear_argnums, transpose_rule):
+    """A primitive linear in the arguments `linear_argnums` (the others are constant in its
+    linear use, e.g. the indices of dynamic_slice or the padding value of pad when zero)."""
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        lin = [tangents[i] for i in linear_argnums]
+        if all(type(t) is Zero for t in lin):
+            return ans, Zero(tangent_aval(core.get_aval(ans)))
+        args = list(primals)
+        for i in linear_argnums:
+            args[i] = instantiate(tangents[i])
+        return ans, prim.bind(*args, **params)
+    prim.def_jvp(jvp)
+    prim.def_transpose(transpose_rule)
+
+
+class UndefinedPrimal:
+    """Marks the argument of a linear primitive that is being transposed."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+# -- the JVP trace --------------------------------------------------------------------------
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return core.get_aval(self.primal)
+
+
+class JVPTrace(core.Trace):
+    __slots__ = ()
+
+    def to_pair(self, x):
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero(tangent_aval(core.get_aval(x)))
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = [], []
+        for x in args:
+            p, t = self.to_pair(x)
+            primals.append(p)
+            tangents.append(t)
+        with core.set_current_trace(self.parent):
+            if all(type(t) is Zero for t in tangents):
+                return prim.bind(*primals, **params)
+            out, out_t = prim.rule("jvp")(primals, tangents, **params)
+        if prim.multiple_results:
+            return [JVPTracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
+        return JVPTracer(self, out, out_t)
+
+
+def jvp_flat(fun, primals, tangents):
+    """JVP of a flat function (list in, list out): returns (primals_out, tangents_out) with
+    symbolic zeros left as `Zero`."""
+    with core.new_trace(JVPTrace) as trace:
+        ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
+        outs = fun(*ins)
+        pairs = [trace.to_pair(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+# -- partial evaluation of jaxprs (known/unknown split) -----------------------------------------
+
+
+def partial_eval_jaxpr(jaxpr: core.Jaxpr, unknowns, instantiate_outs):
+    """Split `jaxpr` into a known part and an unknown part.
+
+    `unknowns[i]` says whether invar i is unknown. Returns `(known, unknown, out_unknowns,
+    num_res)`: `known` maps the known inputs to (known outputs..., residuals...); `unknown` maps
+    (residuals..., unknown inputs...) to the unknown outputs. Outputs with `instantiate_outs[i]`
+    set are forced into the unknown part even if they are known.
+    """
+    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns, strict=True) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if not any(type(v) is Var and v in unknown_vars for v in eqn.invars):
+            known_eqns.append(eqn)
+            continue
+        rule = getattr(eqn.primitive, "partial_eval", None)
+        if rule is not None:
+            in_unknown = [type(v) is Var and v in unknown_vars for v in eqn.invars]
+            k_eqns, u_eqns, out_unknown = rule(eqn, in_unknown)
+            known_eqns += k_eqns
+            unknown_eqns += u_eqns
+            unknown_vars.update(v for v, u in zip(eqn.outvars, out_unknown) if u)
+        else:
+            unknown_eqns.append(eqn)
+            unknown_vars.update(eqn.outvars)
+    out_unknowns = [(type(v) is Var and v in unknown_vars) or inst
+                    for v, inst in zip(jaxpr.outvars, instantiate_outs, strict=True)]
+    # residuals: known values the unknown side reads (incl. known outputs forced unknown)
+    defined_known = set(jaxpr.constvars) | {v for v, u in zip(jaxpr.invars, unknowns) if not u}
+    for eqn in known_eqns:
+        defined_known.update(eqn.outvars)
+    residuals = []
+    seen = set()
+
+    def need(v):
+        if type(v) is Var and v in defined_known and v not in seen:
+            seen.add(v)
+            residuals.append(v)
+    for eqn in unknown_eqns:
+        for v in eqn.invars:
+            need(v)
+    for v, u in zip(jaxpr.outvars, out_unknowns):
+        if u and not (type(v) is Var and v in unknown_vars):
+            need(v)
+    known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
+    known = core.Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
+                       known_outs + residuals, known_eqns)
+    unknown_ins = [v for v, u in zip(jaxpr.invars, unknowns) if u]
+    unknown_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if u]
+    unknown = core.Jaxpr([], residuals + unknown_ins, unknown_outs, unknown_eqns)
+    return known, unknown, out_unknowns, len(residuals)
+
+
+# -- transposition ----------------------------------------------------------------------------
+
+
+def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out):
+    """Transpose a jaxpr that is linear in the invars flagged in `linear_avals_mask`.
+
+    `residuals` are the values of the other invars (in order). Returns the cotangents of the
+    linear invars (Zero where nothing flowed back)."""
+    env = {}
+    linear = set()
+    res_it = iter(residuals)
+    for v, is_lin in zip(jaxpr.invars, linear_avals_mask, strict=True):
+        if is_lin:
+            linear.add(v)
+        else:
+            env[v] = next(res_it)
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    lin_eqns = []
+    for eqn in jaxpr.eqns:  # forward: evaluate the non-linear equations
+        if any(type(v) is Var and v in linear for v in eqn.invars):
+            linear.update(eqn.outvars)
+            lin_eqns.append(eqn)
+        else:
+            out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+            outs = out if eqn.primitive.multiple_results else [out]
+            for v, x in zip(eqn.outvars, outs, strict=True):
+                env[v] = x
+
+    ct_env = {}
+
+    def write_ct(v, ct):
+        if type(v) is Var and v in linear and ct is not None and type(ct) is not Zero:
+            ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+
+    for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        write_ct(v, ct)
+    for eqn in reversed(lin_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts):
+            continue
+        cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
+        invals = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
+                  for v in eqn.invars]
+        rule = eqn.primitive.rule("transpose")
+        cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *invals, **eqn.params)
+        for v, ct in zip(eqn.invars, cts_in, strict=True):
+            write_ct(v, ct)
+    return [ct_env.get(v, Zero(tangent_aval(v.aval))) if is_lin else None
+            for v, is_lin in zip(jaxpr.invars, linear_avals_mask)]
+
+
+def unbroadcast_ct(ct, x_aval):
+    """Sum a cotangent over the dimensions that were broadcast (rank-0 or size-1 operands of
+    elementwise primitives)."""
+    from pyjax._src.lax.reductions import reduce_sum
+    from pyjax._src.lax.shape_ops import reshape
+    if type(ct) is Zero:
+        return ct
+    ct_aval = core.get_aval(ct)
+    if ct_aval.shape == x_aval.shape:
+        return ct
+    if not x_aval.shape:
+        return reduce_sum(ct, tuple(range(ct_aval.ndim)))
+    axes = tuple(i for i, (a, b) in enumerate(zip(x_aval.shape, ct_aval.shape)) if a == 1 and b != 1)
+    return reshape(reduce_sum(ct, axes), x_aval.shape)

@@ -1,0 +1,304 @@
+"""Tests of the top-level API that is not a transformation: `Array` (attributes, methods,
+conversions, repr), device placement, array creation from host values, the x64 flag,
+`pyjax.errors` and the version attributes."""
+import inspect
+
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+
+
+@pytest.fixture
+def x():
+    return jnp.arange(6.0).reshape(2, 3)
+
+
+@pytest.fixture
+def x64():
+    prev = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", prev)
+
+
+# --- Array attributes ------------------------------------------------------------------------
+
+
+def test_attributes(x):
+    assert isinstance(x, jax.Array)
+    assert x.shape == (2, 3) and x.dtype == np.float32 and x.ndim == 2 and x.size == 6
+    assert x.T.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(x.T), np.arange(6.0).reshape(2, 3).T)
+    assert x.nbytes == 24 and x.itemsize == 4
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError,
+                   reason="array.py: Array.device calls ArrayImpl.devices(), which jaxlib lacks")
+def test_device_and_devices(x):
+    y = x * 2  # computed on the device
+    dev = jax.devices()[0]
+    assert y.device == dev and y.devices() == {dev}
+    assert x.device == dev and x.devices() == {dev}
+
+
+def test_block_until_ready(x):
+    y = jnp.sin(x)
+    assert y.block_until_ready() is y
+    tree = {"a": y, "b": [y, 1.0]}
+    assert jax.block_until_ready(tree) is tree
+
+
+def test_array_protocol(x):
+    a = np.asarray(x)
+    assert isinstance(a, np.ndarray) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, np.arange(6.0).reshape(2, 3))
+    assert np.asarray(x, dtype=np.int64).dtype == np.int64
+    assert np.array(x * 1).sum() == 15.0
+    assert np.sin(x).dtype == np.float32  # NumPy functions accept Arrays
+
+
+def test_python_scalar_conversions(x):
+    assert float(x[0, 1]) == 1.0 and isinstance(float(x[0, 1]), float)
+    assert int(x[1, 2]) == 5 and isinstance(int(x[1, 2]), int)
+    assert bool(x[0, 1]) is True and bool(x[0, 0]) is False
+    assert complex(x[0, 1]) == 1 + 0j
+    assert ["a", "b", "c"][jnp.int32(2)] == "c"  # __index__
+    assert range(10)[jnp.array(3)] == 3
+    assert float(jnp.ones((1, 1))) == 1.0
+
+
+def test_python_scalar_conversion_errors(x):
+    with pytest.raises(TypeError):
+        float(x)
+    with pytest.raises(TypeError):
+        int(x)
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(x)
+    with pytest.raises(TypeError):
+        [1, 2][jnp.float32(1)]  # __index__ of a float array
+
+
+def test_tolist_and_item(x):
+    assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert jnp.array([1, 2]).tolist() == [1, 2]
+    assert x[1, 1].item() == 4.0 and isinstance(x[1, 1].item(), float)
+    assert jnp.int32(7).item() == 7 and isinstance(jnp.int32(7).item(), int)
+    assert x.item(4) == 4.0
+
+
+def test_astype_and_reshape(x):
+    i = x.astype(jnp.int32)
+    assert i.dtype == np.int32 and i.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert x.astype("float16").dtype == np.float16
+    assert x.reshape(3, 2).shape == (3, 2)
+    assert x.reshape((6,)).shape == (6,)
+    assert x.reshape(-1).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_iteration_and_len(x):
+    rows = list(x)
+    assert len(x) == 2 and len(rows) == 2
+    assert all(isinstance(r, jax.Array) and r.shape == (3,) for r in rows)
+    assert rows[1].tolist() == [3.0, 4.0, 5.0]
+    with pytest.raises(TypeError):
+        len(jnp.float32(1))
+    with pytest.raises(TypeError):
+        iter(jnp.float32(1))
+
+
+def test_reduction_methods(x):
+    assert float(x.sum()) == 15.0 and float(x.max()) == 5.0 and float(x.min()) == 0.0
+    np.testing.assert_allclose(np.asarray(x.mean(axis=0)), [1.5, 2.5, 3.5])
+
+
+def test_arrays_are_immutable_and_unhashable(x):
+    with pytest.raises(TypeError):
+        x[0, 0] = 1.0
+    with pytest.raises(TypeError):
+        hash(x)
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda: jnp.arange(6.0).reshape(2, 3),
+     "Array([[0., 1., 2.],\n       [3., 4., 5.]], dtype=float32)"),
+    (lambda: jnp.array([1, 2]), "Array([1, 2], dtype=int32)"),
+    (lambda: jnp.float32(2), "Array(2., dtype=float32)"),
+    (lambda: jnp.array(2.0), "Array(2., dtype=float32, weak_type=True)"),
+    (lambda: jnp.array(True), "Array(True, dtype=bool)"),
+    (lambda: jnp.zeros((2, 0)), "Array([], shape=(2, 0), dtype=float32)"),
+    (lambda: jnp.array([1.5, 2.0]), "Array([1.5, 2. ], dtype=float32)"),
+])
+def test_repr_matches_jax(make, expected):
+    assert repr(make()) == expected
+
+
+def test_str_is_the_numpy_str(x):
+    assert str(x) == str(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    assert f"{x[0, 1]:.2f}" == "1.00"
+
+
+# --- device_put / device_get ----------------------------------------------------------------
+
+
+def test_device_put_host_values():
+    y = jax.device_put(np.ones(3))
+    assert isinstance(y, jax.Array) and y.dtype == np.float32  # canonicalized (x64 off)
+    assert jax.device_put(1.0).weak_type and not jax.device_put(np.float32(1)).weak_type
+    assert jax.device_put(True).dtype == np.bool_
+
+
+def test_device_put_pytree_and_explicit_device():
+    dev = jax.devices()[0]
+    tree = jax.device_put({"a": np.arange(3), "b": [1.0, np.ones(2)]}, dev)
+    assert all(isinstance(v, jax.Array) for v in jax.tree_util.tree_leaves(tree))
+    assert tree["a"].dtype == np.int32
+    y = jnp.arange(3.0) * 2
+    assert jax.device_put(y) is y
+    assert jax.device_put(y, dev) is y  # already there
+    np.testing.assert_array_equal(np.asarray(jax.device_put(y, dev, may_alias=False)), [0, 2, 4])
+
+
+def test_device_get():
+    y = jnp.arange(3.0) * 2
+    h = jax.device_get(y)
+    assert isinstance(h, np.ndarray) and h.tolist() == [0, 2, 4]
+    tree = jax.device_get({"a": y, "b": (y, 3)})
+    assert isinstance(tree["a"], np.ndarray) and tree["b"][1] == 3
+
+
+def test_devices_and_backend():
+    devs = jax.devices()
+    assert len(devs) == jax.device_count() >= 1
+    assert isinstance(devs[0], jax.Device)
+    assert jax.default_backend() == "cpu" and devs[0].platform == "cpu"
+    assert jax.local_device_count() == len(jax.local_devices())
+
+
+# --- jnp.array / jnp.asarray ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, dtype, weak", [
+    ([1, 2, 3], np.int32, False),
+    ([1.0, 2], np.float32, False),
+    ([[1, 2], [3, 4]], np.int32, False),
+    ([[1.5], [2]], np.float32, False),
+    ([True, False], np.bool_, False),
+    ([1 + 2j], np.complex64, False),
+    (np.arange(4, dtype=np.int16), np.int16, False),
+    (np.ones(2, np.float64), np.float32, False),
+    (np.int64(3), np.int32, False),
+    (3, np.int32, True),
+    (2.5, np.float32, True),
+    (True, np.bool_, False),
+])
+def test_array_from_host_values(value, dtype, weak):
+    for make in (jnp.array, jnp.asarray):
+        a = make(value)
+        assert isinstance(a, jax.Array)
+        assert a.dtype == np.dtype(dtype) and a.weak_type == weak, (make, value, a)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(value).astype(dtype))
+
+
+def test_array_with_dtype_and_nested_arrays():
+    assert jnp.array([1, 2], dtype=jnp.float32).dtype == np.float32
+    assert jnp.asarray(np.ones(3), dtype="int8").dtype == np.int8
+    nested = jnp.array([jnp.ones(2), jnp.zeros(2)])
+    assert nested.shape == (2, 2) and nested.tolist() == [[1, 1], [0, 0]]
+    y = jnp.arange(3.0)
+    assert jnp.asarray(y) is y
+
+
+# --- the x64 flag ---------------------------------------------------------------------------------
+
+
+def test_x64_off_by_default_canonicalizes_to_32_bits():
+    assert not jax.config.jax_enable_x64
+    assert jnp.array(np.ones(2, np.float64)).dtype == np.float32
+    assert jnp.array(np.ones(2, np.int64)).dtype == np.int32
+    assert jnp.arange(3).dtype == np.int32
+    with pytest.warns(UserWarning, match="float64"):  # as JAX: say that 64 bits were dropped
+        assert jnp.ones(2, dtype=jnp.float64).dtype == np.float32
+
+
+def test_x64_on_keeps_64_bits(x64):
+    assert jax.config.jax_enable_x64
+    assert jnp.array([1.0, 2]).dtype == np.float64
+    assert jnp.arange(3).dtype == np.int64
+    a = jnp.asarray(np.array([2**40], np.int64))
+    assert a.dtype == np.int64 and int(a[0]) == 2**40
+    assert (jnp.ones(2, jnp.float64) * 2).dtype == np.float64
+
+
+def test_x64_flag_is_restored():
+    with jax.enable_x64(True):
+        assert jnp.array(1.0).dtype == np.float64
+    assert jnp.array(1.0).dtype == np.float32
+
+
+def test_unknown_config_option():
+    with pytest.raises(AttributeError):
+        jax.config.update("jax_no_such_flag", True)
+
+
+# --- pyjax.errors ---------------------------------------------------------------------------------
+
+# JAX 0.10.2's classes and their bases (from `jax.errors`, checked in a venv with real JAX).
+ERROR_BASES = {
+    "ConcretizationTypeError": "JAXTypeError",
+    "InconclusiveDimensionOperation": Exception,
+    "JAXIndexError": IndexError,
+    "JAXTypeError": TypeError,
+    "JaxRuntimeError": RuntimeError,
+    "JaxprTypeError": TypeError,
+    "KeyReuseError": "JAXTypeError",
+    "NonConcreteBooleanIndexError": "JAXIndexError",
+    "TracerArrayConversionError": "JAXTypeError",
+    "TracerBoolConversionError": "ConcretizationTypeError",
+    "TracerIntegerConversionError": "JAXTypeError",
+    "UnexpectedTracerError": "JAXTypeError",
+}
+
+
+def test_errors_module_has_every_jax_error_class():
+    public = {n for n, v in vars(jax.errors).items()
+              if inspect.isclass(v) and issubclass(v, BaseException)}
+    assert public == set(ERROR_BASES)
+
+
+@pytest.mark.parametrize("name, base", ERROR_BASES.items())
+def test_error_subclassing_matches_jax(name, base):
+    cls = getattr(jax.errors, name)
+    base = getattr(jax.errors, base) if isinstance(base, str) else base
+    assert issubclass(cls, base)
+
+
+def test_error_subclassing_negative_cases():
+    E = jax.errors
+    assert not issubclass(E.TracerIntegerConversionError, E.ConcretizationTypeError)
+    assert not issubclass(E.TracerArrayConversionError, E.ConcretizationTypeError)
+    assert not issubclass(E.JaxprTypeError, E.JAXTypeError)
+    assert not issubclass(E.JaxRuntimeError, TypeError)
+    assert issubclass(E.TracerBoolConversionError, TypeError)
+
+
+def test_bool_of_a_tracer_raises_tracer_bool_conversion_error():
+    @jax.jit
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+
+    with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+        f(1.0)
+    assert isinstance(info.value, jax.errors.ConcretizationTypeError)
+
+
+# --- versions -----------------------------------------------------------------------------------
+
+
+def test_version():
+    assert jax.__version__ == "0.10.2"
+    assert jax.__version_info__ == (0, 10, 2)
+    assert isinstance(jax.pyjax_version, str) and jax.pyjax_version != jax.__version__
