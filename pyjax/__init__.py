@@ -31,6 +31,18 @@ from pyjax._src.api import (
     typeof as typeof,
 )
 from pyjax._src.pjit import jit as jit
+from pyjax._src.ad_api import (
+    grad as grad,
+    hessian as hessian,
+    jacfwd as jacfwd,
+    jacobian as jacobian,
+    jacrev as jacrev,
+    jvp as jvp,
+    linear_transpose as linear_transpose,
+    linearize as linearize,
+    value_and_grad as value_and_grad,
+    vjp as vjp,
+)
 
 from pyjax import numpy as numpy  # noqa: E402  (attaches Array operators)
 from pyjax import lax as lax  # noqa: E402

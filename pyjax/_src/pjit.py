@@ -57,6 +57,79 @@ def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars=None):
     return ctx.lower_jaxpr(jaxpr.jaxpr, consts, list(args))
 
 
+def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars=None):
+    from pyjax._src.interpreters import ad
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    key = tuple(nonzero)
+    cache = _jvp_jaxprs.setdefault(jaxpr, {})
+    jvp_closed = cache.get(key)
+    n = len(primals)
+    if jvp_closed is None:
+        t_avals = [ad.tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
+
+        def jvp_fun(*args):
+            ps, ts = args[:n], iter(args[n:])
+            tans = [next(ts) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzero)]
+            out_p, out_t = ad.jvp_flat(core.jaxpr_as_fun(jaxpr), ps, tans)
+            return out_p + [ad.instantiate(t) for t in out_t]
+        closed, _ = pe.trace_to_jaxpr(jvp_fun, list(jaxpr.in_avals) + t_avals)
+        jvp_closed = cache[key] = (closed, _as_const_free(closed))
+    closed, free = jvp_closed
+    outs = pjit_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
+                       jaxpr=free, name=f"jvp({name})")
+    nout = len(jaxpr.out_avals)
+    return outs[:nout], outs[nout:]
+
+
+_jvp_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _pjit_partial_eval(eqn, in_unknown):
+    """Split a pjit equation into a known pjit (producing residuals) and an unknown one."""
+    from pyjax._src.interpreters import ad
+    closed = eqn.params["jaxpr"]
+    nout = len(closed.out_avals)
+    known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown, [False] * nout)
+    name = eqn.params["name"]
+    res_vars = [core.Var(v.aval) for v in known.outvars[len(known.outvars) - nres:]]
+    known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
+    unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
+    k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
+    u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
+    k_eqn = core.JaxprEqn(k_in, known_outvars + res_vars, pjit_p,
+                          dict(jaxpr=core.ClosedJaxpr(known, closed.consts), name=name, donated_invars=None))
+    u_eqn = core.JaxprEqn(res_vars + u_in, unknown_outvars, pjit_p,
+                          dict(jaxpr=core.ClosedJaxpr(unknown, []), name=name, donated_invars=None))
+    return [k_eqn], [u_eqn], out_unknown
+
+
+def _pjit_transpose(cts, *args, jaxpr, name, donated_invars=None):
+    """Transpose the inner linear jaxpr, traced into a new pjit so the backward pass of a jitted
+    function is itself one compiled call."""
+    from pyjax._src.interpreters import ad
+    mask = [ad.is_undefined_primal(a) for a in args]
+    residuals = [a for a in args if not ad.is_undefined_primal(a)]
+    ct_nonzero = [type(c) is not ad.Zero for c in cts]
+    ct_avals = [core.get_aval(c) for c, nz in zip(cts, ct_nonzero) if nz]
+    res_avals = [core.get_aval(r) for r in residuals]
+
+    def bwd(*xs):
+        res, cs = xs[:len(residuals)], iter(xs[len(residuals):])
+        full_cts = [next(cs) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, ct_nonzero)]
+        cts_in = ad.backward_pass(jaxpr.jaxpr, list(res), mask, full_cts)
+        return [ad.instantiate(c) for c, m in zip(cts_in, mask) if m]
+    closed, _ = pe.trace_to_jaxpr(bwd, res_avals + ct_avals)
+    outs = pjit_p.bind(*closed.consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
+                       jaxpr=_as_const_free(closed), name=f"transpose({name})")
+    it = iter(outs)
+    return [next(it) if m else None for m in mask]
+
+
+pjit_p.def_jvp(_pjit_jvp)
+pjit_p.def_transpose(_pjit_transpose)
+pjit_p.partial_eval = _pjit_partial_eval
+
+
 # -- signatures --------------------------------------------------------------------------------
 
 

@@ -506,3 +506,240 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
 
 def bitcast_convert_type(operand, new_dtype):
     return bitcast_convert_type_p.bind(operand, new_dtype=np_dtype_param(new_dtype))
+
+
+# -- differentiation rules -----------------------------------------------------------------------
+# (kept together here, after the wrappers they are written with)
+
+from pyjax._src.interpreters import ad as _ad  # noqa: E402
+from pyjax._src.interpreters.ad import Zero as _Zero, defjvp, deflinear, unbroadcast_ct  # noqa: E402
+
+
+def _zero_jvp(prim):
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        outs = ans if prim.multiple_results else [ans]
+        zs = [_Zero(_ad.tangent_aval(core.get_aval(o))) for o in outs]
+        return ans, (zs if prim.multiple_results else zs[0])
+    prim.def_jvp(rule)
+
+
+def _const(x, value):
+    """A scalar of `x`'s dtype (weak, so it broadcasts in lax ops)."""
+    return _weak_const(value, core.get_aval(x).dtype)
+
+
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, nextafter_p, eq_p, ne_p, lt_p, le_p,
+           gt_p, ge_p, not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
+           shift_right_logical_p, shift_right_arithmetic_p, bitcast_convert_type_p):
+    _zero_jvp(_p)
+
+deflinear(neg_p, lambda ct, x: [neg(ct)])
+defjvp(exp_p, lambda g, ans, x: mul(g, ans))
+defjvp(exp2_p, lambda g, ans, x: mul(g, mul(ans, _const(ans, np.log(2)))))
+defjvp(log_p, lambda g, ans, x: div(g, x))
+defjvp(log1p_p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+defjvp(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
+defjvp(tanh_p, lambda g, ans, x: mul(g, sub(_const(ans, 1), mul(ans, ans))))
+defjvp(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
+defjvp(sin_p, lambda g, ans, x: mul(g, cos(x)))
+defjvp(cos_p, lambda g, ans, x: neg(mul(g, sin(x))))
+defjvp(tan_p, lambda g, ans, x: mul(g, add(_const(ans, 1), mul(ans, ans))))
+defjvp(asin_p, lambda g, ans, x: mul(g, rsqrt(sub(_const(x, 1), mul(x, x)))))
+defjvp(acos_p, lambda g, ans, x: neg(mul(g, rsqrt(sub(_const(x, 1), mul(x, x))))))
+defjvp(atan_p, lambda g, ans, x: div(g, add(_const(x, 1), mul(x, x))))
+defjvp(sinh_p, lambda g, ans, x: mul(g, cosh(x)))
+defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
+defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(mul(x, x), _const(x, 1)))))
+defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1))))))
+defjvp(atanh_p, lambda g, ans, x: div(g, sub(_const(x, 1), mul(x, x))))
+defjvp(sqrt_p, lambda g, ans, x: div(g, mul(_const(ans, 2), ans)))     # inf at 0, as JAX
+defjvp(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(ans, -0.5), div(ans, x))))
+defjvp(cbrt_p, lambda g, ans, x: mul(g, mul(_const(ans, 1 / 3), integer_pow(ans, -2))))
+defjvp(erf_p, lambda g, ans, x: mul(g, mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+defjvp(erfc_p, lambda g, ans, x: mul(g, mul(_const(x, -2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+defjvp(erf_inv_p, lambda g, ans, x: mul(g, mul(_const(x, np.sqrt(np.pi) / 2), exp(mul(ans, ans)))))
+defjvp(lgamma_p, lambda g, ans, x: mul(g, digamma(x)))
+
+
+def _abs_jvp(g, ans, x):
+    if kind(core.get_aval(x).dtype) == "c":
+        safe = select_n(eq(ans, _const(ans, 0)), ans, _const(ans, 1))
+        return div(real(mul(conj(x), g)), safe)
+    return select_n(eq(x, _const(x, 0)), mul(g, sign(x)), mul(g, _const(x, 0)))
+
+
+defjvp(abs_p, _abs_jvp)
+deflinear(real_p, lambda ct, x: [complex(ct, mul(ct, _const(ct, 0)))])
+deflinear(imag_p, lambda ct, x: [complex(mul(ct, _const(ct, 0)), neg(ct))])
+deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
+
+
+def _conj_transpose(ct, x, *, input_dtype):
+    if kind(np.dtype(input_dtype)) == "c":
+        return [conj(ct)]
+    return [real(ct)]
+
+
+deflinear(conj_p, _conj_transpose)
+
+
+def _transpose_binary(f):
+    """Transpose of an elementwise op linear in both operands, unbroadcasting each ct."""
+    def rule(ct, x, y):
+        ct_x, ct_y = f(ct)
+        return [unbroadcast_ct(ct_x, x.aval) if _ad.is_undefined_primal(x) else None,
+                unbroadcast_ct(ct_y, y.aval) if _ad.is_undefined_primal(y) else None]
+    return rule
+
+
+deflinear(add_p, _transpose_binary(lambda ct: (ct, ct)))
+deflinear(sub_p, _transpose_binary(lambda ct: (ct, neg(ct) if type(ct) is not _Zero else ct)))
+
+
+def _mul_transpose(ct, x, y):
+    if type(ct) is _Zero:
+        return [None, None]
+    if _ad.is_undefined_primal(x):
+        return [unbroadcast_ct(mul(ct, y), x.aval), None]
+    return [None, unbroadcast_ct(mul(x, ct), y.aval)]
+
+
+defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
+mul_p.def_transpose(_mul_transpose)
+
+
+def _div_transpose(ct, x, y):
+    if type(ct) is _Zero:
+        return [None, None]
+    return [unbroadcast_ct(div(ct, y), x.aval), None]
+
+
+defjvp(div_p, lambda g, ans, x, y: div(g, y), lambda g, ans, x, y: neg(mul(g, div(ans, y))))
+div_p.def_transpose(_div_transpose)
+def _brcast(g, ans):
+    """Broadcast a tangent of a rank-0 or size-1-stretched operand to the result's shape."""
+    from pyjax._src.lax.shape_ops import broadcast_in_dim
+    ga, aa = core.get_aval(g), core.get_aval(ans)
+    if ga.shape == aa.shape:
+        return g
+    return broadcast_in_dim(g, aa.shape, tuple(range(aa.ndim)) if ga.ndim else ())
+
+
+defjvp(rem_p, lambda g, ans, x, y: _brcast(g, ans),
+       lambda g, ans, x, y: neg(mul(g, mul(sign(div(x, y)), floor(abs(div(x, y)))))))
+
+
+def _balanced_eq(x, z, y):
+    """1 where x alone attains the extremum z, 0.5 on ties with y, 0 elsewhere."""
+    one, half, zero = _const(z, 1), _const(z, 0.5), _const(z, 0)
+    return select_n(eq(x, z), zero, select_n(eq(y, z), one, half))
+
+
+defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+       lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+defjvp(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+       lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _atan2_jvp_x(g, ans, x, y):
+    return mul(g, div(y, add(mul(x, x), mul(y, y))))
+
+
+def _atan2_jvp_y(g, ans, x, y):
+    return mul(g, div(neg(x), add(mul(x, x), mul(y, y))))
+
+
+defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
+
+
+def _pow_jvp_x(g, ans, x, y):
+    if kind(core.get_aval(y).dtype) in "iu":
+        y = convert_element_type(y, core.get_aval(x).dtype)
+    # y * x^(y-1), written to stay finite at x == 0 for y >= 1
+    return mul(g, mul(y, pow(x, sub(y, _const(y, 1)))))
+
+
+def _pow_jvp_y(g, ans, x, y):
+    safe_x = select_n(eq(x, _const(x, 0)), x, _const(x, 1))
+    return mul(g, select_n(eq(x, _const(x, 0)), mul(ans, log(safe_x)), mul(ans, _const(ans, 0))))
+
+
+defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
+
+
+def _integer_pow_jvp(g, ans, x, *, y):
+    if y == 0:
+        return mul(g, _const(x, 0))
+    if y == 1:
+        return g
+    return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+defjvp(integer_pow_p, _integer_pow_jvp)
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    ans = select_n(which, *cases)
+    case_ts = tangents[1:]
+    if all(type(t) is _Zero for t in case_ts):
+        return ans, _Zero(_ad.tangent_aval(core.get_aval(ans)))
+    return ans, select_n(which, *[_ad.instantiate(t) for t in case_ts])
+
+
+def _select_n_transpose(ct, which, *cases):
+    if type(ct) is _Zero:
+        return [None] * (1 + len(cases))
+    zeros = mul(ct, _const(ct, 0))
+    out = [None]
+    for i, c in enumerate(cases):
+        if _ad.is_undefined_primal(c):
+            out.append(select_n(which, *[ct if j == i else zeros for j in range(len(cases))]))
+        else:
+            out.append(None)
+    return out
+
+
+select_n_p.def_jvp(_select_n_jvp)
+select_n_p.def_transpose(_select_n_transpose)
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    ans = clamp(lo, x, hi)
+    t_lo, t_x, t_hi = tangents
+    out = _Zero(_ad.tangent_aval(core.get_aval(ans)))
+    zeros = mul(ans, _const(ans, 0))
+    if type(t_x) is not _Zero:
+        out = _ad.add_tangents(out, select_n(bitwise_and(ge(x, lo), le(x, hi)), zeros, t_x))
+    if type(t_lo) is not _Zero:
+        out = _ad.add_tangents(out, select_n(lt(x, lo), zeros, _brcast(t_lo, ans)))
+    if type(t_hi) is not _Zero:
+        out = _ad.add_tangents(out, select_n(gt(x, hi), zeros, _brcast(t_hi, ans)))
+    return ans, out
+
+
+clamp_p.def_jvp(_clamp_jvp)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
+    (x,), (t,) = primals, tangents
+    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+    out_t_aval = _ad.tangent_aval(core.get_aval(ans))
+    if type(t) is _Zero or dtypes.is_float0(out_t_aval.dtype):
+        return ans, _Zero(out_t_aval)
+    return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
+    if type(ct) is _Zero:
+        return [None]
+    in_aval = x.aval
+    if kind(in_aval.dtype) != "c" and kind(core.get_aval(ct).dtype) == "c":
+        ct = real(ct)
+    return [convert_element_type_p.bind(ct, new_dtype=in_aval.dtype, weak_type=in_aval.weak_type, sharding=None)]
+
+
+convert_element_type_p.def_jvp(_convert_jvp)
+convert_element_type_p.def_transpose(_convert_transpose)

@@ -248,3 +248,128 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None
 
 
 del dtypes
+
+
+# -- differentiation rules -----------------------------------------------------------------------
+
+from pyjax._src.interpreters import ad as _ad  # noqa: E402
+from pyjax._src.interpreters.ad import Zero as _Zero, deflinear  # noqa: E402
+from pyjax._src.lax import elementwise as _elt  # noqa: E402
+from pyjax._src.lax import shape_ops as _shape  # noqa: E402
+
+
+def _kept_dims(ndim, axes):
+    return tuple(d for d in range(ndim) if d not in axes)
+
+
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
+    if type(ct) is _Zero:
+        return [None]
+    shape = x.aval.shape
+    return [_shape.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
+
+
+deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+def _zero_tangent_rule(prim):
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        return ans, _Zero(_ad.tangent_aval(core.get_aval(ans)))
+    prim.def_jvp(rule)
+
+
+for _p in (reduce_and_p, reduce_or_p, argmax_p, argmin_p):
+    _zero_tangent_rule(_p)
+
+
+def _reduce_chooser_jvp(prim):
+    """max/min: the tangent is the mean of the tangents at the positions attaining the extremum."""
+    def rule(primals, tangents, *, axes, out_sharding=None):
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, axes=axes, out_sharding=out_sharding)
+        shape = core.get_aval(x).shape
+        b = _shape.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes))
+        picks = _elt.convert_element_type(_elt.eq(x, b), core.get_aval(g).dtype)
+        counts = reduce_sum(picks, axes)
+        return ans, _elt.div(reduce_sum(_elt.mul(g, picks), axes), counts)
+    prim.def_jvp(rule)
+
+
+_reduce_chooser_jvp(reduce_max_p)
+_reduce_chooser_jvp(reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+    # NB: d prod = sum(g * prod / x); like a division-based rule it is not defined where x == 0
+    # (JAX uses an exclusive-product formulation; to be revisited with scan).
+    (x,), (g,) = primals, tangents
+    ans = reduce_prod(x, axes)
+    shape = core.get_aval(x).shape
+    b = _shape.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes))
+    return ans, reduce_sum(_elt.mul(g, _elt.div(b, x)), axes)
+
+
+reduce_prod_p.def_jvp(_reduce_prod_jvp)
+
+
+def _dot_general_jvp(primals, tangents, **params):
+    x, y = primals
+    tx, ty = tangents
+    ans = dot_general_p.bind(x, y, **params)
+    out = _Zero(_ad.tangent_aval(core.get_aval(ans)))
+    if type(tx) is not _Zero:
+        out = _ad.add_tangents(out, dot_general_p.bind(tx, y, **params))
+    if type(ty) is not _Zero:
+        out = _ad.add_tangents(out, dot_general_p.bind(x, ty, **params))
+    return ans, out
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        yield tuple(range(start, start + len(x)))
+        start += len(x)
+
+
+def _dot_transpose_operand(ct, other, other_aval, x_aval, x_contract, x_batch, o_contract, o_batch,
+                           precision, x_is_lhs):
+    """Cotangent of one dot_general operand `x` given the other operand."""
+    nb = len(x_batch)
+    x_free = [d for d in range(x_aval.ndim) if d not in x_contract and d not in x_batch]
+    o_free = [d for d in range(other_aval.ndim) if d not in o_contract and d not in o_batch]
+    n_xfree, n_ofree = len(x_free), len(o_free)
+    # ct dims: batch, then lhs free, then rhs free
+    if x_is_lhs:
+        ct_other_free = tuple(range(nb + n_xfree, nb + n_xfree + n_ofree))
+    else:
+        ct_other_free = tuple(range(nb, nb + n_ofree))
+    ct_dtype = core.get_aval(ct).dtype
+    if other_aval.dtype != ct_dtype:
+        other = _elt.convert_element_type(other, ct_dtype)
+    dn = ((ct_other_free, tuple(o_free)), (tuple(range(nb)), tuple(o_batch)))
+    out = dot_general(ct, other, dn, precision)
+    # out dims: batch, ct's remaining (x free), other's remaining dims (o_contract, increasing)
+    o_rest = sorted(o_contract)
+    x_of_o = {o: x for x, o in zip(x_contract, o_contract)}
+    out_to_x = list(x_batch) + x_free + [x_of_o[o] for o in o_rest]
+    out = _shape.transpose(out, [out_to_x.index(d) for d in range(x_aval.ndim)])
+    if core.get_aval(out).dtype != x_aval.dtype:
+        out = _elt.convert_element_type(out, x_aval.dtype)
+    return out
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                           out_sharding=None):
+    if type(ct) is _Zero:
+        return [None, None]
+    (lc, rc), (lb, rb) = dimension_numbers
+    if _ad.is_undefined_primal(x):
+        y_aval = core.get_aval(y)
+        return [_dot_transpose_operand(ct, y, y_aval, x.aval, lc, lb, rc, rb, precision, True), None]
+    x_aval = core.get_aval(x)
+    return [None, _dot_transpose_operand(ct, x, x_aval, y.aval, rc, rb, lc, lb, precision, False)]
+
+
+dot_general_p.def_jvp(_dot_general_jvp)
+dot_general_p.def_transpose(_dot_general_transpose)

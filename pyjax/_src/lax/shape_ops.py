@@ -505,3 +505,129 @@ def stop_gradient(x):
 
 
 del check_dtype
+
+
+# -- differentiation rules -----------------------------------------------------------------------
+
+from pyjax._src.interpreters import ad as _ad  # noqa: E402
+from pyjax._src.interpreters.ad import Zero as _Zero, deflinear, deflinear_in, is_undefined_primal  # noqa: E402
+
+
+def _zeros(aval):
+    return _ad.zeros_like_aval(aval)
+
+
+def _skip_zero(rule):
+    """Transpose rules get Zero cotangents only rarely; answer them without computing."""
+    def wrapped(ct, *args, **params):
+        if type(ct) is _Zero:
+            return [None] * len(args)
+        return rule(ct, *args, **params)
+    return wrapped
+
+
+@_skip_zero
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
+    from pyjax._src.lax.reductions import reduce_sum
+    in_shape = x.aval.shape
+    new_dims = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    stretched = tuple(d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
+    summed = reduce_sum(ct, tuple(sorted(new_dims + stretched)))
+    return [reshape(summed, in_shape)]
+
+
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
+@_skip_zero
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape)]
+    inv = tuple(np.argsort(dimensions))
+    return [transpose(reshape(ct, tuple(x.aval.shape[d] for d in dimensions)), inv)]
+
+
+deflinear(reshape_p, _reshape_transpose)
+deflinear(squeeze_p, _skip_zero(lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)]))
+deflinear(transpose_p, _skip_zero(lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))]))
+deflinear(rev_p, _skip_zero(lambda ct, x, *, dimensions: [rev(ct, dimensions)]))
+
+
+@_skip_zero
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    from pyjax._src.lax.elementwise import _weak_const
+    shape = x.aval.shape
+    strides = strides or (1,) * len(shape)
+    out_shape = core.get_aval(ct).shape
+    cfg = []
+    for n, lo, st, m in zip(shape, start_indices, strides, out_shape):
+        real_hi = lo + (m - 1) * st + 1 if m else lo
+        cfg.append((lo, n - real_hi, st - 1) if m else (lo, n - lo, 0))
+    zero = _weak_const(0, x.aval.dtype)
+    if any(m == 0 for m in out_shape):
+        return [_zeros(x.aval)]
+    return [pad(ct, zero, cfg)]
+
+
+deflinear(slice_p, _slice_transpose)
+
+
+@_skip_zero
+def _dynamic_slice_transpose(ct, x, *idxs, slice_sizes):
+    return [dynamic_update_slice_p.bind(_zeros(x.aval), ct, *idxs)] + [None] * len(idxs)
+
+
+deflinear_in(dynamic_slice_p, (0,), _dynamic_slice_transpose)
+
+
+@_skip_zero
+def _dynamic_update_slice_transpose(ct, x, update, *idxs):
+    upd_aval = update.aval if is_undefined_primal(update) else core.get_aval(update)
+    ct_x = dynamic_update_slice_p.bind(ct, _zeros(upd_aval), *idxs) if is_undefined_primal(x) else None
+    ct_u = dynamic_slice_p.bind(ct, *idxs, slice_sizes=upd_aval.shape) if is_undefined_primal(update) else None
+    return [ct_x, ct_u] + [None] * len(idxs)
+
+
+deflinear_in(dynamic_update_slice_p, (0, 1), _dynamic_update_slice_transpose)
+
+
+@_skip_zero
+def _concatenate_transpose(ct, *xs, dimension):
+    out, start = [], 0
+    for x in xs:
+        aval = x.aval if is_undefined_primal(x) else core.get_aval(x)
+        n = aval.shape[dimension]
+        out.append(slice_in_dim(ct, start, start + n, 1, dimension) if is_undefined_primal(x) else None)
+        start += n
+    return out
+
+
+deflinear(concatenate_p, _concatenate_transpose)
+
+
+@_skip_zero
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from pyjax._src.lax.reductions import reduce_sum
+    from pyjax._src.lax.elementwise import _weak_const, sub
+    ct_aval = core.get_aval(ct)
+    unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
+    t = pad(ct, _weak_const(0, ct_aval.dtype), unpad)
+    t = slice(t, (0,) * ct_aval.ndim, core.get_aval(t).shape, tuple(i + 1 for _, _, i in padding_config))
+    ct_x = t if is_undefined_primal(x) else None
+    ct_v = None
+    if is_undefined_primal(padding_value):
+        all_axes = tuple(range(ct_aval.ndim))
+        ct_v = sub(reduce_sum(ct, all_axes), reduce_sum(t, all_axes))
+    return [ct_x, ct_v]
+
+
+deflinear(pad_p, _pad_transpose)
+deflinear(copy_p, _skip_zero(lambda ct, x: [copy(ct)]))
+
+
+def _stop_gradient_jvp(primals, tangents):
+    ans = stop_gradient_p.bind(*primals)
+    return ans, _Zero(_ad.tangent_aval(core.get_aval(ans)))
+
+
+stop_gradient_p.def_jvp(_stop_gradient_jvp)

@@ -1,0 +1,136 @@
+"""The persistent compilation cache, end to end through `pyjax.jit`, across processes.
+
+Each run is a fresh Python process with its own `PYJAX_CACHE_DIR` (a pytest tmp dir); it prints
+its result and `xla.cache_stats()` as JSON. (tests/test_backend.py covers the cache at the
+backend level.)
+"""
+import json
+import os
+import subprocess
+import sys
+import zlib
+
+import pytest
+
+from pyjax._src.backend import cache as disk_cache
+
+PROGRAM = """
+import json, sys
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax._src.backend import xla
+
+@jax.jit
+def step(params, x):
+    h = jnp.tanh(x @ params["w"] + params["b"])
+    return jnp.sum(h * h), h.mean(axis=0)
+
+params = {"w": jnp.ones((3, 4)) * 0.5, "b": jnp.zeros(4)}
+loss, m = step(params, jnp.arange(6.0).reshape(2, 3))
+print(json.dumps({"loss": float(loss), "mean": m.tolist(), "stats": xla.cache_stats(),
+                  "dir": xla.cache_dir()}))
+"""
+
+
+def run(env_updates, log_compiles=False):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYJAX_CACHE_DIR", "PYJAX_LOG_COMPILES")}
+    env.update(env_updates)
+    if log_compiles:
+        env["PYJAX_LOG_COMPILES"] = "1"
+    r = subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out["stderr"] = r.stderr
+    return out
+
+
+def entries(path):
+    return sorted(p for p in path.iterdir() if p.suffix == disk_cache.SUFFIX and not p.name.startswith(".tmp-"))
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return tmp_path / "cache"
+
+
+def same_values(a, b):
+    assert a["loss"] == pytest.approx(b["loss"]) and a["mean"] == pytest.approx(b["mean"])
+
+
+def test_second_process_hits_the_disk_cache(cache):
+    first = run({"PYJAX_CACHE_DIR": str(cache)}, log_compiles=True)
+    assert first["dir"] == str(cache)
+    assert first["stats"]["compiles"] >= 1 and first["stats"]["disk_hits"] == 0
+    assert first["stats"]["disk_writes"] == first["stats"]["compiles"]
+    assert "persistent cache miss" in first["stderr"]
+    assert len(entries(cache)) == first["stats"]["disk_writes"]
+
+    second = run({"PYJAX_CACHE_DIR": str(cache)}, log_compiles=True)
+    assert second["stats"]["compiles"] == 0, second
+    assert second["stats"]["disk_hits"] == first["stats"]["compiles"]
+    assert "persistent cache hit" in second["stderr"]
+    assert "@jit_step" in second["stderr"]  # the log names the jitted function
+    same_values(first, second)
+
+
+def test_compile_log_is_off_by_default(cache):
+    out = run({"PYJAX_CACHE_DIR": str(cache)})
+    assert "compiled @" not in out["stderr"]
+
+
+def _truncate(path):
+    path.write_bytes(path.read_bytes()[:20])
+
+
+def _garbage(path):
+    path.write_bytes(b"not a cache entry at all")
+
+
+def _unloadable(path):
+    """A well-formed entry (magic, key, zlib) whose payload is not an executable."""
+    key = path.name[:-len(disk_cache.SUFFIX)]
+    path.write_bytes(disk_cache.MAGIC + bytes.fromhex(key) + zlib.compress(b"\0" * 64))
+
+
+@pytest.mark.parametrize("damage", [_truncate, _garbage, _unloadable])
+def test_a_corrupt_entry_is_recompiled_not_fatal(cache, damage):
+    first = run({"PYJAX_CACHE_DIR": str(cache)})
+    files = entries(cache)
+    assert files
+    for f in files:
+        damage(f)
+
+    second = run({"PYJAX_CACHE_DIR": str(cache)})
+    same_values(first, second)
+    assert second["stats"]["compiles"] == first["stats"]["compiles"]  # all rebuilt
+    assert second["stats"]["disk_hits"] == 0
+    assert "corrupt" in second["stderr"] or "unloadable" in second["stderr"]
+    if damage is _unloadable:
+        assert second["stats"]["disk_errors"] == len(files)
+
+    third = run({"PYJAX_CACHE_DIR": str(cache)})  # the rebuilt entries were written back
+    assert third["stats"]["compiles"] == 0 and third["stats"]["disk_hits"] == first["stats"]["compiles"]
+    same_values(first, third)
+
+
+def test_empty_cache_dir_disables_the_disk_cache(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PYJAX_CACHE_DIR": "", "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    first = run(env, log_compiles=True)
+    second = run(env, log_compiles=True)
+    assert first["dir"] is None and second["dir"] is None
+    for out in (first, second):
+        s = out["stats"]
+        assert s["compiles"] >= 1 and s["disk_hits"] == s["disk_writes"] == s["disk_misses"] == 0
+        assert "persistent cache disabled" in out["stderr"]
+    assert list(home.rglob("*")) == []  # nothing written under the user's cache dir
+
+
+def test_the_disk_cache_is_on_by_default(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    first = run(env)
+    assert first["dir"] == str(tmp_path / "xdg" / "pyjax")
+    assert len(entries(tmp_path / "xdg" / "pyjax")) == first["stats"]["disk_writes"] >= 1
+    assert run(env)["stats"]["compiles"] == 0
