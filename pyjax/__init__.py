@@ -31,6 +31,16 @@ from pyjax._src.api import (
     typeof as typeof,
 )
 from pyjax._src.pjit import jit as jit
+from pyjax._src.custom_derivatives import (
+    closure_convert as closure_convert,
+    custom_jvp as custom_jvp,
+    custom_vjp as custom_vjp,
+)
+from pyjax._src.ad_checkpoint import (
+    checkpoint as checkpoint,
+    checkpoint_policies as checkpoint_policies,
+    remat as remat,
+)
 from pyjax._src.ad_api import (
     grad as grad,
     hessian as hessian,
@@ -50,3 +60,6 @@ from pyjax import tree_util as tree_util  # noqa: E402
 from pyjax import tree as tree  # noqa: E402
 from pyjax import dtypes as dtypes  # noqa: E402
 from pyjax import errors as errors  # noqa: E402
+from pyjax import ad_checkpoint as ad_checkpoint  # noqa: E402
+from pyjax import test_util as test_util  # noqa: E402
+from pyjax import custom_derivatives as custom_derivatives  # noqa: E402

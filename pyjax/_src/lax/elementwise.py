@@ -54,7 +54,6 @@ def _real_dtype(dt):
 
 
 neg_p = unop("neg", np.negative, "stablehlo.negate", NUM)
-sign_p = unop("sign", np.sign, "stablehlo.sign", NUM)
 floor_p = unop("floor", np.floor, "stablehlo.floor", FLOAT)
 ceil_p = unop("ceil", np.ceil, "stablehlo.ceil", FLOAT)
 is_finite_p = unop("is_finite", np.isfinite, "stablehlo.is_finite", FLOAT, result_dtype=lambda dt: np.dtype(bool))
@@ -78,7 +77,7 @@ atanh_p = unop("atanh", np.arctanh, "chlo.atanh")
 sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt")
 rsqrt_p = unop("rsqrt", lambda x: 1 / np.sqrt(x), "stablehlo.rsqrt")
 cbrt_p = unop("cbrt", np.cbrt, "stablehlo.cbrt", FLOAT)
-abs_p = unop("abs", np.abs, "stablehlo.abs", NUM, result_dtype=_real_dtype)
+abs_p = unop("abs", np.abs, "stablehlo.abs", "ifc", result_dtype=_real_dtype)  # as JAX: no unsigned
 erf_p = unop("erf", lambda x: _sps().erf(x), "chlo.erf", FLOAT)
 erfc_p = unop("erfc", lambda x: _sps().erfc(x), "chlo.erfc", FLOAT)
 erf_inv_p = unop("erf_inv", lambda x: _sps().erfinv(x), "chlo.erf_inv", FLOAT)
@@ -87,8 +86,40 @@ digamma_p = unop("digamma", lambda x: _sps().digamma(x), "chlo.digamma", FLOAT)
 real_p = unop("real", np.real, "stablehlo.real", COMPLEX, result_dtype=_real_dtype)
 imag_p = unop("imag", np.imag, "stablehlo.imag", COMPLEX, result_dtype=_real_dtype)
 not_p = unop("not", np.invert, "stablehlo.not", INT_OR_BOOL)
-population_count_p = unop("population_count", None, "stablehlo.popcnt", INT)
-clz_p = unop("clz", None, "stablehlo.count_leading_zeros", INT)
+
+
+def _np_unsigned_view(x):
+    x = np.asarray(x)
+    return x.view(np.dtype(f"u{x.dtype.itemsize}")), x.dtype.itemsize * 8
+
+
+def _np_population_count(x):
+    u, bits = _np_unsigned_view(x)
+    return sum(((u >> i) & 1).astype(np.asarray(x).dtype) for i in range(bits))
+
+
+def _np_clz(x):
+    u, bits = _np_unsigned_view(x)
+    width = np.zeros(u.shape, np.int64)  # bit length
+    for i in range(bits):
+        width = np.where((u >> i) & 1, i + 1, width)
+    return (bits - width).astype(np.asarray(x).dtype)
+
+
+population_count_p = unop("population_count", _np_population_count, "stablehlo.popcnt", INT)
+clz_p = unop("clz", _np_clz, "stablehlo.count_leading_zeros", INT)
+
+
+def _sign_lowering(ctx, x):
+    aval = ctx.avals_in[0]
+    if kind(aval.dtype) != "u":
+        return ctx.op("stablehlo.sign", x)
+    # stablehlo.sign has no unsigned form: sign(x) = (x != 0)
+    nonzero = emit_compare(ctx, "NE", x, ctx.const(0, aval.dtype, aval.shape), aval)
+    return ctx.op("stablehlo.convert", nonzero)
+
+
+sign_p = unop("sign", np.sign, None, NUM, lowering=_sign_lowering)
 
 
 def _exp2_lowering(ctx, x):
@@ -137,6 +168,10 @@ def _complex_dtype(dt):
 
 
 def _complex_abstract_eval(x, y):
+    for i, a in enumerate((x, y)):
+        if a.dtype not in (np.float32, np.float64):  # as JAX: stablehlo.complex has no f16/bf16 form
+            raise TypeError(f"complex does not accept dtype {a.dtype.name} for operand {i} (got "
+                            f"{a.str_short()}); accepted: float32, float64")
     out = _naryop_abstract_eval("complex", FLOAT, None, x, y)
     return out.update(dtype=_complex_dtype(x.dtype))
 
@@ -161,7 +196,7 @@ add_p = binop("add", np.add, "stablehlo.add")
 sub_p = binop("sub", np.subtract, "stablehlo.subtract")
 mul_p = binop("mul", np.multiply, "stablehlo.multiply")
 div_p = binop("div", _np_div, "stablehlo.divide")
-rem_p = binop("rem", _np_rem, "stablehlo.remainder")
+rem_p = binop("rem", _np_rem, "stablehlo.remainder", INT + FLOAT)  # XLA has no complex remainder
 max_p = binop("max", np.maximum, "stablehlo.maximum", ANY)
 min_p = binop("min", np.minimum, "stablehlo.minimum", ANY)
 atan2_p = binop("atan2", np.arctan2, "stablehlo.atan2", FLOAT)
@@ -170,7 +205,15 @@ and_p = binop("and", np.bitwise_and, "stablehlo.and", INT_OR_BOOL)
 or_p = binop("or", np.bitwise_or, "stablehlo.or", INT_OR_BOOL)
 xor_p = binop("xor", np.bitwise_xor, "stablehlo.xor", INT_OR_BOOL)
 shift_left_p = binop("shift_left", np.left_shift, "stablehlo.shift_left", INT)
-shift_right_logical_p = binop("shift_right_logical", None, "stablehlo.shift_right_logical", INT)
+
+
+def _np_shift_right_logical(x, y):
+    x = np.asarray(x)
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    return np.right_shift(u, np.asarray(y).astype(u.dtype)).view(x.dtype)
+
+
+shift_right_logical_p = binop("shift_right_logical", _np_shift_right_logical, "stablehlo.shift_right_logical", INT)
 shift_right_arithmetic_p = binop("shift_right_arithmetic", np.right_shift, "stablehlo.shift_right_arithmetic", INT)
 
 

@@ -1,0 +1,218 @@
+"""Rematerialization: `checkpoint` / `remat` and the saveability policies.
+
+`checkpoint(f)` binds a `checkpoint` primitive holding f's jaxpr. Its partial-evaluation rule is
+where the policy acts: of the residuals the linearized function would save, only those produced
+by saveable equations (per `policy(prim, *avals, **params)`) or that are inputs are kept; the
+rest are recomputed on the backward side inside a new `checkpoint` equation.
+"""
+from __future__ import annotations
+
+import functools
+
+from pyjax._src import core, tree_util
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters import ad
+from pyjax._src.interpreters import partial_eval as pe
+
+# -- policies --------------------------------------------------------------------------------
+
+
+def everything_saveable(prim, *avals, **params):
+    return True
+
+
+def nothing_saveable(prim, *avals, **params):
+    return False
+
+
+def dots_saveable(prim, *avals, **params):
+    return prim.name == "dot_general"
+
+
+checkpoint_dots = dots_saveable
+
+
+def dots_with_no_batch_dims_saveable(prim, *avals, **params):
+    if prim.name != "dot_general":
+        return False
+    (_, _), (lb, rb) = params["dimension_numbers"]
+    return not lb and not rb
+
+
+def save_anything_except_these_names(*names):
+    names = set(names)
+
+    def policy(prim, *avals, **params):
+        return not (prim is name_p and params["name"] in names)
+    return policy
+
+
+def save_only_these_names(*names):
+    names = set(names)
+
+    def policy(prim, *avals, **params):
+        return prim is name_p and params["name"] in names
+    return policy
+
+
+class checkpoint_policies:
+    everything_saveable = staticmethod(everything_saveable)
+    nothing_saveable = staticmethod(nothing_saveable)
+    dots_saveable = staticmethod(dots_saveable)
+    checkpoint_dots = staticmethod(dots_saveable)
+    dots_with_no_batch_dims_saveable = staticmethod(dots_with_no_batch_dims_saveable)
+    save_anything_except_these_names = staticmethod(save_anything_except_these_names)
+    save_only_these_names = staticmethod(save_only_these_names)
+
+
+# -- checkpoint_name -------------------------------------------------------------------------------
+
+name_p = Primitive("name")
+name_p.def_abstract_eval(lambda x, *, name: x)
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_lowering(lambda ctx, x, *, name: x)
+name_p.np_impl = lambda x, *, name: x
+ad.deflinear(name_p, lambda ct, x, *, name: [ct])
+
+
+def checkpoint_name(x, name):
+    """Tag every array in `x` with `name`, for the `save_*_these_names` policies."""
+    return tree_util.tree_map(lambda v: name_p.bind(v, name=name), x)
+
+
+# -- the checkpoint primitive ---------------------------------------------------------------------
+
+checkpoint_p = Primitive("checkpoint", multiple_results=True)
+checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, prevent_cse, differentiated, policy: jaxpr.out_avals)
+checkpoint_p.def_impl(lambda *args, jaxpr, **_: core.eval_jaxpr(jaxpr.jaxpr, [], *args))
+
+
+@checkpoint_p.def_lowering
+def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
+    args = list(args)
+    if prevent_cse and differentiated and args:
+        # an optimization barrier keeps XLA from merging the recomputation with the forward pass
+        args = ctx.op_multi("stablehlo.optimization_barrier", *args, outs=ctx.avals_in)
+    return ctx.lower_jaxpr(jaxpr.jaxpr, [], args)
+
+
+@checkpoint_p.def_jvp
+def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    n = len(primals)
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
+
+    def jvp_fun(*args):
+        ps, ts = args[:n], iter(args[n:])
+        tans = [next(ts) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzero)]
+        out_p, out_t = ad.jvp_flat(core.jaxpr_as_fun(jaxpr), ps, tans)
+        return out_p + [ad.instantiate(t) for t in out_t]
+    closed, _ = pe.trace_to_jaxpr(jvp_fun, list(jaxpr.in_avals) + t_avals)
+    free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+    outs = checkpoint_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
+                             jaxpr=free, prevent_cse=prevent_cse, differentiated=True, policy=policy)
+    nout = len(jaxpr.out_avals)
+    return outs[:nout], outs[nout:]
+
+
+def _checkpoint_partial_eval(eqn, in_unknown):
+    """Known side: compute the outputs and only the saveable residuals. Unknown side: recompute
+    the other residuals from the known inputs, then run the unknown (tangent) equations."""
+    params = eqn.params
+    inner = params["jaxpr"].jaxpr
+    policy = params["policy"] or nothing_saveable
+    nout = len(inner.outvars)
+    known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(inner, in_unknown, [False] * nout)
+    residuals = known.outvars[len(known.outvars) - nres:]
+    producer = {v: e for e in known.eqns for v in e.outvars}
+    known_inputs = set(known.invars)
+
+    def saveable(v):
+        if v in known_inputs or v not in producer:
+            return True
+        e = producer[v]
+        return policy(e.primitive, *[x.aval for x in e.invars], **e.params)
+    saved = [r for r in residuals if saveable(r) and r not in known_inputs]
+    recomputed = [r for r in residuals if not saveable(r)]
+    # known side: only the known outputs and the saved residuals
+    k_jaxpr = pe.dce_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + saved,
+                                      known.eqns))
+    # unknown side: recompute what was not saved from the known inputs
+    recompute = pe.dce_jaxpr(core.Jaxpr([], known.invars, recomputed, known.eqns))
+    u_jaxpr = core.Jaxpr([], saved + list(known.invars) + unknown.invars[nres:],
+                         unknown.outvars, recompute.eqns + unknown.eqns)
+    # (the unknown equations read residuals through the very Vars the known side defines, so the
+    # recompute equations and the saved inputs bind them directly)
+    k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
+    u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
+    saved_vars = [core.Var(v.aval) for v in saved]
+    known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
+    unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
+    base = dict(prevent_cse=params["prevent_cse"], policy=params["policy"])
+    k_eqn = core.JaxprEqn(k_in, known_outvars + saved_vars, checkpoint_p,
+                          dict(jaxpr=core.ClosedJaxpr(k_jaxpr, []), differentiated=False, **base))
+    u_eqn = core.JaxprEqn(saved_vars + k_in + u_in, unknown_outvars, checkpoint_p,
+                          dict(jaxpr=core.ClosedJaxpr(u_jaxpr, []), differentiated=True, **base))
+    return [k_eqn], [u_eqn], out_unknown
+
+
+checkpoint_p.partial_eval = _checkpoint_partial_eval
+
+
+@checkpoint_p.def_transpose
+def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+    mask = [ad.is_undefined_primal(a) for a in args]
+    residuals = [a for a in args if not ad.is_undefined_primal(a)]
+    cts_in = ad.backward_pass(jaxpr.jaxpr, residuals, mask, list(cts))
+    return [c if m else None for c, m in zip(cts_in, mask)]
+
+
+def _checkpoint_batch(axis_size, args, dims, *, jaxpr, **params):
+    from pyjax._src.interpreters import batching
+    from pyjax import vmap
+    args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
+    closed, _ = pe.trace_to_jaxpr(vmap(core.jaxpr_as_fun(jaxpr)), [core.get_aval(a) for a in args])
+    free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+    outs = checkpoint_p.bind(*closed.consts, *args, jaxpr=free, **params)
+    return outs, [0] * len(outs)
+
+
+checkpoint_p.def_batch(_checkpoint_batch)
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """Save memory under differentiation by recomputing `fun`'s intermediates on the backward
+    pass, except those `policy` marks saveable.
+
+    Example:
+        >>> f = checkpoint(block, policy=checkpoint_policies.dots_saveable)
+    """
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def remat_f(*args, **kwargs):
+        static = {i: args[i] for i in static_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        box = []
+
+        def flat(*xs):
+            d, kw = tree_util.tree_unflatten(in_tree, xs)
+            it = iter(d)
+            full = [static[i] if i in static else next(it) for i in range(len(args))]
+            out = fun(*full, **kw)
+            o, t = tree_util.tree_flatten(out)
+            box.append(t)
+            return o
+        closed, _ = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+        free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+        outs = checkpoint_p.bind(*closed.consts, *leaves, jaxpr=free, prevent_cse=prevent_cse,
+                                 differentiated=False, policy=policy)
+        return tree_util.tree_unflatten(box[0], outs)
+    return remat_f
+
+
+remat = checkpoint

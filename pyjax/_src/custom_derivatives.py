@@ -1,0 +1,358 @@
+"""User-defined derivative rules: `custom_jvp` and `custom_vjp`.
+
+A decorated function is traced to a jaxpr and bound as a `custom_jvp_call` / `custom_vjp_call`
+primitive carrying the user's rule. Evaluation, lowering and batching see the ordinary function;
+the JVP trace calls the user's rule instead. For custom_vjp, the JVP rule runs `fwd` and emits a
+`custom_lin` primitive (linear in the tangents) whose transpose calls `bwd`.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters import ad
+from pyjax._src.interpreters import partial_eval as pe
+
+
+def _resolve_args(fun, args, kwargs):
+    if not kwargs:
+        return args
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        raise TypeError("custom_jvp/custom_vjp functions with keyword arguments need an "
+                        "inspectable signature") from None
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args) + tuple(bound.kwargs.values())
+
+
+def _split_nondiff(args, nondiff_argnums):
+    nondiff = tuple(args[i] for i in nondiff_argnums)
+    dyn = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
+    return nondiff, dyn
+
+
+def _merge(nondiff_argnums, nondiff, dyn):
+    out, nd, dy = [], iter(nondiff), iter(dyn)
+    for i in range(len(nondiff) + len(dyn)):
+        out.append(next(nd) if i in nondiff_argnums else next(dy))
+    return out
+
+
+def _trace_call(fun, dyn_leaves, in_tree):
+    """Trace `fun` on the avals of `dyn_leaves`; returns (const-free closed jaxpr, consts, out_tree)."""
+    box = []
+
+    def flat(*leaves):
+        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+        out_flat, out_tree = tree_util.tree_flatten(out)
+        box.append(out_tree)
+        return out_flat
+    closed, _ = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in dyn_leaves])
+    free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+    return free, closed.consts, box[0]
+
+
+def _eval_call(*args, call_jaxpr, **_):
+    return core.eval_jaxpr(call_jaxpr.jaxpr, [], *args)
+
+
+def _lower_call(ctx, *args, call_jaxpr, **_):
+    return ctx.lower_jaxpr(call_jaxpr.jaxpr, [], list(args))
+
+
+def _batch_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, **params):
+    """Batch the call and the user's rules alike: everything mapped along axis 0."""
+    from pyjax._src.interpreters import batching
+    from pyjax import vmap
+    args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
+    consts, dyn = args[:num_consts], args[num_consts:]
+    fun = vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, [], *xs))
+    free, new_consts, _ = _trace_call(lambda *xs: fun(*xs), list(consts) + list(dyn),
+                                      tree_util.tree_structure(tuple(range(len(args)))))
+    new_params = {k: _vmapped_rule(v) if callable(v) and k in ("jvp", "fwd", "bwd") else v
+                  for k, v in params.items()}
+    outs = prim.bind(*new_consts, *consts, *dyn, call_jaxpr=free, num_consts=len(new_consts) + num_consts,
+                     **new_params)
+    return outs, [0] * len(outs)
+
+
+def _vmapped_rule(rule):
+    from pyjax import vmap
+    return functools.wraps(rule)(lambda *xs: vmap(rule)(*xs))
+
+
+# -- custom_jvp ----------------------------------------------------------------------------------
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+custom_jvp_call_p.def_impl(_eval_call)
+custom_jvp_call_p.def_lowering(_lower_call)
+
+
+@custom_jvp_call_p.def_jvp
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
+    ps = list(primals[num_consts:])
+    ts = tangents[num_consts:]
+    ts = list(ts) if symbolic_zeros else [ad.instantiate(t) for t in ts]
+    out_p, out_t = jvp(ps, ts)
+    return out_p, out_t
+
+
+custom_jvp_call_p.def_batch(functools.partial(_batch_call, custom_jvp_call_p))
+
+
+class custom_jvp:
+    """A function with a custom JVP rule.
+
+    Example:
+        >>> @custom_jvp
+        ... def f(x): return jnp.sin(x)
+        >>> @f.defjvp
+        ... def f_jvp(primals, tangents): (x,), (t,) = primals, tangents; return f(x), jnp.cos(x) * t
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One rule per argument: `jvps[i](tangent_i, primal_out, *primals)` (None: not differentiable)."""
+        def jvp(primals, tangents):
+            ans = self(*primals)
+            t_out = None
+            for rule, t in zip(jvps, tangents):
+                if rule is None:
+                    continue
+                c = rule(t, ans, *primals)
+                t_out = c if t_out is None else tree_util.tree_map(lambda a, b: a + b, t_out, c)
+            if t_out is None:
+                t_out = tree_util.tree_map(lambda a: a * 0, ans)
+            return ans, t_out
+        self.defjvp(jvp)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
+        fun = lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d))
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        call_jaxpr, consts, out_tree = _trace_call(fun, leaves, in_tree)
+        user_jvp = self.jvp
+
+        def flat_jvp(ps, ts):
+            p_tree = tree_util.tree_unflatten(in_tree, ps)
+            t_tree = tree_util.tree_unflatten(in_tree, ts)
+            out = user_jvp(*nondiff, p_tree, t_tree) if nondiff else user_jvp(p_tree, t_tree)
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError(f"custom_jvp rule for {self.__name__} must return a pair "
+                                f"(primal_out, tangent_out), got {type(out).__name__}")
+            p_out, t_out = out
+            p_flat, p_tree_out = tree_util.tree_flatten(p_out)
+            t_flat, t_tree_out = tree_util.tree_flatten(t_out)
+            if p_tree_out != out_tree or t_tree_out != out_tree:
+                raise TypeError(f"custom_jvp rule for {self.__name__} must produce primal and "
+                                f"tangent outputs with the function's output structure {out_tree}, "
+                                f"got {p_tree_out} and {t_tree_out}")
+            return p_flat, [_check_tangent(t, a, self.__name__) for t, a in zip(t_flat, call_jaxpr.out_avals)]
+        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=flat_jvp,
+                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _check_tangent(t, aval, name):
+    if type(t) is ad.Zero:
+        return t
+    expected = ad.tangent_aval(aval)
+    if dtypes.is_float0(expected.dtype):
+        return ad.Zero(expected)
+    ta = core.get_aval(t)
+    if ta.shape != aval.shape:
+        raise ValueError(f"custom_jvp rule for {name}: tangent output of shape {ta.shape} for a "
+                         f"primal output of shape {aval.shape}")
+    if ta.dtype != expected.dtype:
+        from pyjax._src.lax.elementwise import _convert_element_type
+        t = _convert_element_type(t, expected.dtype, False)
+    return t
+
+
+# -- custom_vjp ----------------------------------------------------------------------------------
+
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+custom_vjp_call_p.def_impl(_eval_call)
+custom_vjp_call_p.def_lowering(_lower_call)
+custom_vjp_call_p.def_batch(functools.partial(_batch_call, custom_vjp_call_p))
+
+
+@custom_vjp_call_p.def_jvp
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros):
+    ps = list(primals[num_consts:])
+    out, res_leaves = fwd(ps)
+    ts = [ad.instantiate(t) for t in tangents[num_consts:]]
+    t_avals = tuple(ad.tangent_aval(a) for a in call_jaxpr.out_avals)
+    t_out = custom_lin_p.bind(*res_leaves, *ts, num_res=len(res_leaves), bwd=bwd, out_avals=t_avals)
+    return out, t_out
+
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+custom_lin_p.def_abstract_eval(lambda *avals, num_res, bwd, out_avals: list(out_avals))
+
+
+def _custom_lin_forward_error(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+custom_lin_p.def_impl(_custom_lin_forward_error)
+custom_lin_p.def_jvp(_custom_lin_forward_error)
+
+
+@custom_lin_p.def_transpose
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
+    res = list(args[:num_res])
+    cts = [ad.instantiate(c) if not dtypes.is_float0(a.dtype) else c for c, a in zip(cts, out_avals)]
+    cts_in = bwd(res, cts)
+    return [None] * num_res + list(cts_in)
+
+
+class custom_vjp:
+    """A function with a custom VJP rule: `f.defvjp(fwd, bwd)`; `fwd(*args) -> (out, res)`,
+    `bwd(res, ct_out) -> tuple of cotangents, one per argument` (None for zero).
+
+    Example:
+        >>> @custom_vjp
+        ... def clip_gradient(x): return x
+        >>> clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = None
+        self.bwd = None
+        self.symbolic_zeros = False
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        self.fwd = fwd
+        self.bwd = bwd
+        self.symbolic_zeros = symbolic_zeros
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
+        fun = lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d))
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        call_jaxpr, consts, out_tree = _trace_call(fun, leaves, in_tree)
+        name, user_fwd, user_bwd = self.__name__, self.fwd, self.bwd
+        in_avals = [core.get_aval(x) for x in leaves]
+        res_tree_box = []
+
+        def flat_fwd(ps):
+            d = tree_util.tree_unflatten(in_tree, ps)
+            out = user_fwd(*_merge(self.nondiff_argnums, nondiff, d))
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError(f"custom_vjp fwd rule for {name} must return a pair (output, "
+                                f"residuals), got {type(out).__name__}")
+            out, res = out
+            out_flat, fwd_tree = tree_util.tree_flatten(out)
+            if fwd_tree != out_tree:
+                raise TypeError(f"custom_vjp fwd rule for {name} returned output structure "
+                                f"{fwd_tree}, but the function returns {out_tree}")
+            res_flat, res_tree = tree_util.tree_flatten(res)
+            res_tree_box[:] = [res_tree]
+            return out_flat, res_flat
+
+        def flat_bwd(res_flat, cts_flat):
+            res = tree_util.tree_unflatten(res_tree_box[0], res_flat)
+            ct = tree_util.tree_unflatten(out_tree, [_ct_value(c) for c in cts_flat])
+            out = user_bwd(*nondiff, res, ct) if nondiff else user_bwd(res, ct)
+            if not isinstance(out, (tuple, list)):
+                raise TypeError(f"custom_vjp bwd rule for {name} must return a tuple with one "
+                                f"cotangent per (differentiable) argument, got {type(out).__name__}")
+            out = tuple(out)
+            if len(out) != len(dyn):
+                raise TypeError(f"custom_vjp bwd rule for {name} must return {len(dyn)} cotangents "
+                                f"(one per differentiable argument), got {len(out)}")
+            cts_in = []
+            for arg, ct_arg in zip(dyn, out):
+                arg_leaves, arg_tree = tree_util.tree_flatten(arg)
+                if ct_arg is None:
+                    cts_in += [None] * len(arg_leaves)
+                    continue
+                ct_leaves = tree_util.tree_flatten(ct_arg, is_leaf=lambda x: x is None)[0]
+                if len(ct_leaves) != len(arg_leaves):
+                    raise TypeError(f"custom_vjp bwd rule for {name}: cotangent structure "
+                                    f"{tree_util.tree_structure(ct_arg)} does not match the "
+                                    f"argument's structure {arg_tree}")
+                cts_in += ct_leaves
+            return [None if c is None else _cast_ct(c, a) for c, a in zip(cts_in, in_avals)]
+
+        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=flat_fwd,
+                                      bwd=flat_bwd, num_consts=len(consts),
+                                      symbolic_zeros=self.symbolic_zeros)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _ct_value(c):
+    if type(c) is ad.Zero:
+        return ad.zeros_like_aval(c.aval)
+    return c
+
+
+def _cast_ct(c, aval):
+    if dtypes.is_float0(ad.tangent_aval(aval).dtype):
+        return None
+    ca = core.get_aval(c)
+    if ca.dtype != aval.dtype:
+        from pyjax._src.lax.elementwise import _convert_element_type
+        c = _convert_element_type(c, aval.dtype, False)
+    return c
+
+
+def closure_convert(fun, *example_args):
+    """Return `(converted_fun, consts)`: `fun` with closed-over arrays hoisted as extra trailing
+    arguments, for use with custom_vjp."""
+    leaves, in_tree = tree_util.tree_flatten(example_args)
+    box = []
+
+    def flat(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, xs))
+        o, t = tree_util.tree_flatten(out)
+        box.append(t)
+        return o
+    closed, _ = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+    consts = list(closed.consts)
+    jaxpr = pe.convert_constvars_jaxpr(closed.jaxpr)
+
+    def converted(*args):
+        *primal, = args[:len(args) - len(consts)]
+        cs = args[len(args) - len(consts):]
+        ls, _ = tree_util.tree_flatten(tuple(primal))
+        return tree_util.tree_unflatten(box[0], core.eval_jaxpr(jaxpr, [], *cs, *ls))
+    return converted, consts
+
+
+del np

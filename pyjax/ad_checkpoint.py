@@ -1,0 +1,7 @@
+"""pyjax.ad_checkpoint (re-exports only)."""
+from pyjax._src.ad_checkpoint import (
+    checkpoint as checkpoint,
+    checkpoint_name as checkpoint_name,
+    checkpoint_policies as checkpoint_policies,
+    remat as remat,
+)
