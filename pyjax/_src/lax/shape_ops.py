@@ -293,21 +293,31 @@ dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_ev
                                      _np_dynamic_slice, _dynamic_slice_lowering)
 
 
-def _index_scalars(start_indices):
-    from pyjax._src.lax.elementwise import lax_operands
+def _index_scalars(start_indices, shape):
+    """Start indices as integer scalars. As in JAX, a negative index counts from the end of its
+    dimension; the primitive then clamps the slice into bounds."""
+    from pyjax._src.lax import elementwise as lax
+    start_indices = list(start_indices)
+    if len(start_indices) != len(shape):  # the abstract eval reports it
+        return [np.int32(i) if type(i) in (int, bool) else i for i in start_indices]
     out = []
-    for i in start_indices:
+    for i, n in zip(start_indices, shape):
         if type(i) in (int, bool) or isinstance(i, np.integer):
-            out.append(np.int32(i))
+            out.append(np.int32(i + n if i < 0 else i))
+        elif kind(core.get_aval(i).dtype) == "i":
+            if core.get_aval(i).dtype.itemsize < 4:
+                i = lax.convert_element_type(i, np.int32)
+            out.append(lax.select_n(lax.lt(i, 0), i, lax.add(i, n)))
         else:
             out.append(i)
-    return lax_operands(*out) if out else ()
+    return out
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     """`operand[start:start+size]` with traced starts, clamped so the slice stays in bounds."""
     sizes = _shape_param(slice_sizes, "slice_sizes")
-    return dynamic_slice_p.bind(operand, *_index_scalars(start_indices), slice_sizes=sizes)
+    shape = core.get_aval(operand).shape
+    return dynamic_slice_p.bind(operand, *_index_scalars(start_indices, shape), slice_sizes=sizes)
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
@@ -353,7 +363,8 @@ dynamic_update_slice_p = standard_primitive(
 
 def dynamic_update_slice(operand, update, start_indices):
     """Write `update` into `operand` at traced `start_indices` (clamped into bounds)."""
-    return dynamic_update_slice_p.bind(operand, update, *_index_scalars(start_indices))
+    shape = core.get_aval(operand).shape
+    return dynamic_update_slice_p.bind(operand, update, *_index_scalars(start_indices, shape))
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):

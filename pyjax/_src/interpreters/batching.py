@@ -1,0 +1,258 @@
+"""Batching (vmap): the `BatchTrace` interpreter and the helpers batching rules are built from.
+
+Under vmap a value is a `BatchTracer`: the raw value `val`, which has the mapped axis, and
+`batch_dim`, the position of that axis in `val` (or `not_mapped`, None, when every example shares
+the value). `BatchTrace.process_primitive` unwraps its tracers and calls the primitive's rule
+`batch(axis_size, args, dims, **params) -> (out, out_dim)` under the parent trace, so the rule
+computes on raw values with ordinary lax functions. Values that are not this trace's tracers
+(constants, tracers of enclosing transformations) are unbatched.
+
+Primitives that refer to named axes (collectives, `axis_index`) or whose body may (`pjit`) attach
+an `AxisBatchRule` instead: it gets the trace's `AxisData` (name and size) in place of the size,
+and runs under every vmap even when no operand is batched there.
+"""
+from __future__ import annotations
+
+import weakref
+from functools import partial
+from typing import Any, NamedTuple
+
+from pyjax._src import core
+from pyjax._src.core import Tracer
+from pyjax._src.interpreters import partial_eval as pe
+
+not_mapped = None
+
+
+class AxisData(NamedTuple):
+    name: Any            # the vmap's axis_name (None when unnamed)
+    size: int
+    spmd_name: Any = None
+
+
+class AxisBatchRule:
+    """Marks a batching rule `rule(axis_data, args, dims, **params)` that needs the axis name and
+    must run even when no operand is batched (see the module docstring)."""
+
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __call__(self, axis_data, args, dims, **params):
+        return self.rule(axis_data, args, dims, **params)
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        aval = core.get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return aval
+        shape = aval.shape
+        return aval.update(shape=shape[:self.batch_dim] + shape[self.batch_dim + 1:])
+
+
+class BatchTrace(core.Trace):
+    __slots__ = ("axis_data",)
+
+    def __init__(self, parent, axis_size, axis_name=None, spmd_axis_name=None):
+        super().__init__(parent)
+        self.axis_data = AxisData(axis_name, axis_size, spmd_axis_name)
+
+    def to_batch_info(self, x):
+        """(raw value, batch dim) of any value seen by this trace."""
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        if isinstance(x, Tracer) and not x._trace.alive:
+            raise core.escaped_tracer_error(x)
+        return x, not_mapped
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = [], []
+        for x in args:
+            v, d = self.to_batch_info(x)
+            vals.append(v)
+            dims.append(d)
+        rule = prim.batch
+        with core.set_current_trace(self.parent):
+            if type(rule) is AxisBatchRule:
+                out, out_dims = rule(self.axis_data, vals, dims, **params)
+            elif all(d is not_mapped for d in dims):
+                return prim.bind(*vals, **params)
+            else:
+                out, out_dims = prim.rule("batch")(self.axis_data.size, vals, dims, **params)
+        if prim.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dims, strict=True)]
+        return BatchTracer(self, out, out_dims)
+
+
+def batch_flat(fun, args, in_dims, axis_data: AxisData):
+    """Run the flat function `fun` (list in, list out) batched: `args[i]` is mapped along
+    `in_dims[i]` (or not). Returns the raw outputs and their batch dims."""
+    with core.new_trace(BatchTrace, axis_data.size, axis_data.name, axis_data.spmd_name) as trace:
+        tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims, strict=True)]
+        pairs = [trace.to_batch_info(o) for o in fun(*tracers)]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+# -- batching a jaxpr (the rule of call primitives such as pjit) -------------------------------
+
+_batched_jaxprs: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims):
+    """The const-free jaxpr computing `closed` on batched inputs, its outputs' batch dims and the
+    constants to pass as its leading arguments. Cached per (jaxpr, dims, axis), so a jitted
+    function under vmap is traced and compiled once per batched signature."""
+    in_dims = tuple(in_dims)
+    per_jaxpr = _batched_jaxprs.setdefault(closed, {})
+    key = (in_dims, axis_data)
+    hit = per_jaxpr.get(key)
+    if hit is not None:
+        return hit
+    in_avals = [a if d is not_mapped else a.update(shape=a.shape[:d] + (axis_data.size,) + a.shape[d:])
+                for a, d in zip(closed.in_avals, in_dims, strict=True)]
+    out_dims_box = []
+
+    def fun(*args):
+        outs, out_dims = batch_flat(partial(core.eval_jaxpr, closed.jaxpr, closed.consts), args, in_dims, axis_data)
+        out_dims_box.append(tuple(out_dims))
+        return outs
+    traced, _ = pe.trace_to_jaxpr(fun, in_avals)
+    result = (core.ClosedJaxpr(pe.convert_constvars_jaxpr(traced.jaxpr), []), out_dims_box[0], traced.consts)
+    if not any(isinstance(c, Tracer) for c in traced.consts):
+        per_jaxpr[key] = result
+    return result
+
+
+# -- named axes --------------------------------------------------------------------------------
+
+
+def axis_data_of(name) -> AxisData:
+    """The innermost enclosing vmap named `name`, or NameError."""
+    trace = core.current_trace()
+    while trace is not None:
+        if isinstance(trace, BatchTrace) and trace.axis_data.name is not None \
+                and trace.axis_data.name == name:
+            return trace.axis_data
+        trace = trace.parent
+    raise NameError(f"unbound axis name: {name!r}. Collectives and axis_index can only name the "
+                    f"axis of an enclosing vmap(..., axis_name={name!r}) (or pmap/shard_map).")
+
+
+# -- helpers for rules -------------------------------------------------------------------------
+# NB: these use lax, which sits above the interpreters in the import order (STYLE rule 9); rules
+# only run once lax is loaded, so it is imported when first needed.
+
+
+def _shape_ops():
+    from pyjax._src.lax import shape_ops
+    return shape_ops
+
+
+def moveaxis(x, src: int, dst: int):
+    """Move axis `src` of `x` to position `dst` (a transpose; nothing when they agree)."""
+    ndim = core.get_aval(x).ndim
+    src, dst = src % ndim, dst % ndim
+    if src == dst:
+        return x
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return _shape_ops().transpose(x, perm)
+
+
+def broadcast(x, size: int, axis: int):
+    """Insert a new axis of `size` at position `axis`, every slice being `x`."""
+    aval = core.get_aval(x)
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    dims = [i for i in range(aval.ndim + 1) if i != axis]
+    return _shape_ops().broadcast_in_dim(x, tuple(shape), tuple(dims))
+
+
+def matchaxis(x, src, dst, size: int):
+    """`x` batched along `src` (or unbatched) as a value batched along `dst`."""
+    if src is not_mapped:
+        return broadcast(x, size, dst)
+    return moveaxis(x, src, dst)
+
+
+def bdim_at_front(x, bdim, size: int):
+    return matchaxis(x, bdim, 0, size)
+
+
+def raw_axis(axis: int, bdim) -> int:
+    """The position in the raw value of per-example axis `axis`, given the batch dim."""
+    return axis + (bdim is not not_mapped and axis >= bdim)
+
+
+def raw_axes(axes, bdim) -> tuple:
+    return tuple(raw_axis(a, bdim) for a in axes)
+
+
+def out_bdim_after_removing(bdim: int, axes) -> int:
+    """Where the batch dim lands when the raw `axes` (not containing it) are removed."""
+    return bdim - sum(1 for a in axes if a < bdim)
+
+
+# -- rules for families ------------------------------------------------------------------------
+
+
+def vectorized_batcher(prim, axis_size, args, dims, **params):
+    """A primitive acting on each element independently: the batch dim stays where it is."""
+    (x,), (d,) = args, dims
+    return prim.bind(x, **params), d
+
+
+def defvectorized(prim):
+    prim.def_batch(partial(vectorized_batcher, prim))
+
+
+def broadcast_batcher(prim, axis_size, args, dims, **params):
+    """Elementwise n-ary primitives. lax elementwise operands have equal ranks with dims equal or
+    1 (or rank 0), so an unbatched operand only gets a size-1 axis at the output's batch position
+    (no copy). The output's batch axis is where the full-rank batched operands have theirs when
+    they agree, so nothing moves in the common case."""
+    ranks = [core.get_aval(x).ndim - (d is not not_mapped) for x, d in zip(args, dims)]
+    rank = max(ranks)
+    full = [d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank]
+    out_dim = full[0] if full else 0
+    new_args = []
+    for x, d, r in zip(args, dims, ranks, strict=True):
+        if d is not_mapped:
+            x = x if r == 0 else _shape_ops().expand_dims(x, (out_dim,))
+        elif r == rank:
+            x = moveaxis(x, d, out_dim)
+        else:  # batched, rank 0 per example: (B,) -> (1, ..., B, ..., 1)
+            shape = [1] * (rank + 1)
+            shape[out_dim] = axis_size
+            x = _shape_ops().reshape(x, tuple(shape))
+        new_args.append(x)
+    out = prim.bind(*new_args, **params)
+    return (out, [out_dim] * len(out)) if prim.multiple_results else (out, out_dim)
+
+
+def defbroadcasting(prim):
+    prim.def_batch(partial(broadcast_batcher, prim))
+
+
+def full_rank(x, bdim, size: int, out_dim: int, shape):
+    """`x`, whose per-example shape is `shape` or () (then broadcast to it), as a raw value of
+    per-example shape `shape` batched along `out_dim` (for rules whose operands must have equal
+    shapes, e.g. select_n and clamp)."""
+    aval = core.get_aval(x)
+    full = tuple(shape[:out_dim]) + (size,) + tuple(shape[out_dim:])
+    per_example_rank = aval.ndim - (bdim is not not_mapped)
+    if per_example_rank == len(shape):
+        return matchaxis(x, bdim, out_dim, size)
+    # per-example scalar
+    dims = () if bdim is not_mapped else (out_dim,)
+    return _shape_ops().broadcast_in_dim(x, full, dims)
