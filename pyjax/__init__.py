@@ -31,6 +31,7 @@ from pyjax._src.api import (
     typeof as typeof,
 )
 from pyjax._src.pjit import jit as jit
+from pyjax._src.api_vmap import vmap as vmap
 from pyjax._src.custom_derivatives import (
     closure_convert as closure_convert,
     custom_jvp as custom_jvp,

@@ -1,0 +1,147 @@
+"""`vmap`: vectorize a function over a mapped axis of its arguments.
+
+The user-facing half of batching: match `in_axes`/`out_axes` against the argument and output
+pytrees, check the mapped sizes agree, run the function under a `BatchTrace`
+(`interpreters/batching.py`) and move each output's batch axis where `out_axes` asks.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from pyjax._src import core, tree_util
+from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.batching import AxisData, not_mapped
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """Vectorize `fun` over an axis of its arguments.
+
+    `in_axes` (an int, None, or a pytree prefix of the positional arguments) says which axis of
+    each argument is mapped (None: not mapped; negative ints count from the end); keyword
+    arguments are always mapped over axis 0. `out_axes` likewise places the mapped axis in the
+    outputs. `axis_name` names the axis for collectives (`lax.psum(x, axis_name)`, ...);
+    `axis_size` is needed when no argument is mapped. `spmd_axis_name` is accepted for
+    compatibility (sharding constraints come with the sharding issue).
+
+    Example:
+        >>> vmap(jnp.dot, in_axes=(0, None))(jnp.ones((5, 3)), jnp.ones(3)).shape
+        (5,)
+        >>> vmap(lambda x: x - lax.pmean(x, "b"), axis_name="b")(jnp.arange(3.0))
+        Array([-1.,  0.,  1.], dtype=float32)
+    """
+    if not callable(fun):
+        raise TypeError(f"vmap requires a callable, got {fun!r} of type {type(fun).__name__}")
+    if isinstance(in_axes, list):
+        # lists and tuples are interchangeable to users; as a prefix of the args tuple it's a tuple
+        in_axes = tuple(in_axes)
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                             f"to the positional arguments passed to the function, but got "
+                             f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        args_flat, in_tree = tree_util.tree_flatten((args, kwargs))
+        in_axes_flat = tree_util.flatten_prefix((in_axes, 0), (args, kwargs), "vmap in_axes")
+        names = _leaf_names(fun, args, kwargs)
+        in_dims = [_canonical_in_axis(x, a) for x, a in zip(args_flat, in_axes_flat, strict=True)]
+        size = _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size)
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            a, kw = tree_util.tree_unflatten(in_tree, flat)
+            out_flat, out_tree = tree_util.tree_flatten(fun(*a, **kw))
+            out_tree_box.append(out_tree)
+            return out_flat
+        outs, out_dims = batching.batch_flat(flat_fun, args_flat, in_dims,
+                                             AxisData(axis_name, size, spmd_axis_name))
+        out_tree = out_tree_box[0]
+        out_axes_flat = tree_util.flatten_prefix(out_axes, tree_util.tree_unflatten(out_tree, outs),
+                                                 "vmap out_axes")
+        outs = [_place_output(x, d, a, size, axis_name)
+                for x, d, a in zip(outs, out_dims, out_axes_flat, strict=True)]
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    return vmap_f
+
+
+def _check_axes_spec(spec, what):
+    leaves = tree_util.tree_leaves(spec, is_leaf=lambda x: x is None)
+    if not all(x is None or (isinstance(x, int) and not isinstance(x, bool)) for x in leaves):
+        raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those types "
+                        f"as leaves, but got {spec}.")
+
+
+def _canonical_in_axis(x, axis):
+    if axis is None:
+        return not_mapped
+    try:
+        aval = core.get_aval(x)
+    except TypeError:
+        raise TypeError(f"vmap: cannot map over a value of type {type(x).__name__} ({x!r:.60}); "
+                        f"give it in_axes=None (or pass an array)") from None
+    if not -aval.ndim <= axis < aval.ndim:
+        raise ValueError(f"vmap was requested to map its argument along axis {axis}, which implies "
+                         f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
+                         f"is only {aval.ndim} (its shape is {aval.shape})")
+    return axis % aval.ndim
+
+
+def _leaf_names(fun, args, kwargs):
+    """'argument x', "argument b['a']", ... for each leaf of (args, kwargs), for error messages."""
+    try:
+        params = [p.name for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        label = params[i] if i < len(params) else f"{i}"
+        paths, _ = tree_util.tree_flatten_with_path(a)
+        names += [f"argument {label}{tree_util.keystr(p)}" for p, _ in paths]
+    for k, v in kwargs.items():
+        paths, _ = tree_util.tree_flatten_with_path(v)
+        names += [f"argument {k}{tree_util.keystr(p)}" for p, _ in paths]
+    return names
+
+
+def _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size):
+    sizes = {}
+    for x, d, a, name in zip(args_flat, in_dims, in_axes_flat, names, strict=True):
+        if d is not not_mapped:
+            aval = core.get_aval(x)
+            sizes.setdefault(aval.shape[d], []).append(
+                f"axis {a} of {name} of type {aval.str_short(short_dtypes=False)}")
+    if not sizes:
+        if axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                             "must be specified")
+        return int(axis_size)
+    if len(sizes) == 1 and (axis_size is None or axis_size in sizes):
+        return next(iter(sizes))
+    lines = [] if axis_size is None else [f"  * the `axis_size` argument was {axis_size};"]
+    for size, where in sizes.items():
+        if len(where) == 1:
+            lines.append(f"  * one axis had size {size}: {where[0]};")
+        else:
+            lines.append(f"  * {len(where)} axes had size {size}, e.g. {where[0]};")
+    raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
+                     + "\n".join(lines)[:-1])
+
+
+def _place_output(x, bdim, out_axis, size, axis_name):
+    if out_axis is None:
+        if bdim is not not_mapped:
+            named = "" if axis_name is None else f" (axis_name={axis_name})"
+            raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on axis "
+                             f"{bdim}{named}; out_axes=None needs an output that does not depend "
+                             f"on the mapped axis (e.g. the result of lax.psum over it)")
+        return x
+    rank = core.get_aval(x).ndim - (bdim is not not_mapped)
+    if not -(rank + 1) <= out_axis <= rank:
+        raise ValueError(f"vmap out_axes: axis {out_axis} is out of bounds for an output of "
+                         f"dimension {rank + 1} (rank {rank} per example, plus the mapped axis)")
+    return batching.matchaxis(x, bdim, out_axis % (rank + 1), size)
