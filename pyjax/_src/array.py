@@ -15,7 +15,14 @@ from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 
 
-class Array:
+class _ArrayMeta(type):
+    """`isinstance(x, pyjax.Array)` is also true for traced arrays, as with `jax.Array`."""
+
+    def __instancecheck__(cls, obj):
+        return type.__instancecheck__(cls, obj) or isinstance(obj, core.Tracer)
+
+
+class Array(metaclass=_ArrayMeta):
     __slots__ = ("aval", "_buf", "_npy", "__weakref__")
     __array_priority__ = 100
 
@@ -64,7 +71,7 @@ class Array:
 
     @property
     def device(self):
-        return self._buffer().devices().pop() if self._buf is not None else xla.devices()[0]
+        return xla.buffer_devices(self._buf)[0] if self._buf is not None else xla.devices()[0]
 
     def devices(self):
         return {self.device}

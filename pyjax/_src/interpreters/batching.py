@@ -256,3 +256,8 @@ def full_rank(x, bdim, size: int, out_dim: int, shape):
     # per-example scalar
     dims = () if bdim is not_mapped else (out_dim,)
     return _shape_ops().broadcast_in_dim(x, full, dims)
+
+
+def per_example_shape(x, bdim) -> tuple:
+    shape = core.get_aval(x).shape
+    return shape if bdim is not_mapped else shape[:bdim] + shape[bdim + 1:]

@@ -14,6 +14,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.core import ShapedArray
+from pyjax._src.interpreters import batching
 from pyjax._src.lax.utils import (
     ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUM, ORDERED, _naryop_abstract_eval,
     _simple_lowering, binop, broadcast_operands, broadcast_scalars_shape, check_dtype,
@@ -161,6 +162,7 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 
 conj_p = standard_primitive("conj", _conj_abstract_eval, lambda x, *, input_dtype: np.conj(x), _conj_lowering)
+batching.defvectorized(conj_p)
 
 
 def _complex_dtype(dt):
@@ -178,6 +180,7 @@ def _complex_abstract_eval(x, y):
 
 complex_p = standard_primitive("complex", _complex_abstract_eval, lambda x, y: x + 1j * y,
                                partial(_simple_lowering, "stablehlo.complex"))
+batching.defbroadcasting(complex_p)
 
 
 # -- binary --------------------------------------------------------------------------------
@@ -235,6 +238,7 @@ def _pow_lowering(ctx, x, y):
 
 
 pow_p = standard_primitive("pow", _pow_abstract_eval, np.power, _pow_lowering)
+batching.defbroadcasting(pow_p)
 
 
 # -- comparisons -------------------------------------------------------------------------------
@@ -274,6 +278,7 @@ def _integer_pow_lowering(ctx, x, *, y):
 
 integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
                                    lambda x, *, y: np.power(x, y), _integer_pow_lowering)
+batching.defvectorized(integer_pow_p)
 
 
 # -- select_n and clamp ------------------------------------------------------------------------
@@ -319,6 +324,22 @@ def _select_n_lowering(ctx, which, *cases):
 select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _np_select_n, _select_n_lowering)
 
 
+def _select_n_batch(axis_size, args, dims):
+    """Cases must have equal shapes, so unbatched cases are broadcast; a scalar predicate stays
+    scalar unless it is batched (then it is broadcast to the cases' shape)."""
+    (which, *cases), (wd, *cds) = args, dims
+    shape = batching.per_example_shape(cases[0], cds[0])
+    w_full = len(batching.per_example_shape(which, wd)) == len(shape)
+    out_dim = next((d for d in cds if d is not None), wd if wd is not None and w_full else 0)
+    cases = [batching.full_rank(c, d, axis_size, out_dim, shape) for c, d in zip(cases, cds, strict=True)]
+    if wd is not None or w_full:
+        which = batching.full_rank(which, wd, axis_size, out_dim, shape)
+    return select_n_p.bind(which, *cases), out_dim
+
+
+select_n_p.def_batch(_select_n_batch)
+
+
 def _clamp_abstract_eval(lo, x, hi):
     check_dtype("clamp", x, ORDERED)
     check_same_dtypes("clamp", [lo, x, hi])
@@ -331,6 +352,20 @@ def _clamp_abstract_eval(lo, x, hi):
 
 clamp_p = standard_primitive("clamp", _clamp_abstract_eval, lambda lo, x, hi: np.clip(x, lo, hi),
                              lambda ctx, lo, x, hi: ctx.op("stablehlo.clamp", lo, x, hi))
+
+
+def _clamp_batch(axis_size, args, dims):
+    """Bounds are scalars or have the operand's shape: unbatched scalar bounds stay scalars."""
+    (lo, x, hi), (ld, xd, hd) = args, dims
+    shape = batching.per_example_shape(x, xd)
+    out_dim = 0 if xd is None else xd
+    x = batching.full_rank(x, xd, axis_size, out_dim, shape)
+    lo, hi = [b if d is None and not batching.per_example_shape(b, d) else
+              batching.full_rank(b, d, axis_size, out_dim, shape) for b, d in ((lo, ld), (hi, hd))]
+    return clamp_p.bind(lo, x, hi), out_dim
+
+
+clamp_p.def_batch(_clamp_batch)
 
 
 # -- dtype conversions -------------------------------------------------------------------------
@@ -360,6 +395,7 @@ def _np_convert(x, *, new_dtype, weak_type, sharding):
 
 convert_element_type_p = standard_primitive(
     "convert_element_type", _convert_element_type_abstract_eval, _np_convert, _convert_lowering)
+batching.defvectorized(convert_element_type_p)
 
 
 def _bitcast_abstract_eval(x, *, new_dtype):
@@ -390,6 +426,17 @@ def _np_bitcast(x, *, new_dtype):
 bitcast_convert_type_p = standard_primitive(
     "bitcast_convert_type", _bitcast_abstract_eval, _np_bitcast,
     lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", x))
+
+
+def _bitcast_batch(axis_size, args, dims, *, new_dtype):
+    """A widening bitcast consumes the last axis, which must not be the batch axis."""
+    (x,), (d,) = args, dims
+    if core.get_aval(x).dtype.itemsize < np.dtype(new_dtype).itemsize and d == core.get_aval(x).ndim - 1:
+        x, d = batching.moveaxis(x, d, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+bitcast_convert_type_p.def_batch(_bitcast_batch)
 
 
 # -- public wrappers (jax.lax signatures) ------------------------------------------------------

@@ -13,6 +13,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.core import Primitive, ShapedArray
 from pyjax._src.dispatch import apply_primitive
+from pyjax._src.interpreters.batching import defbroadcasting, defvectorized
 
 # -- dtype categories ------------------------------------------------------------------------
 
@@ -118,9 +119,11 @@ def broadcast_operands(ctx, args):
 
 def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=None) -> Primitive:
     """A unary elementwise primitive: shape preserved, dtype preserved unless `result_dtype`."""
-    return standard_primitive(
+    p = standard_primitive(
         name, partial(_unop_abstract_eval, name, accepted, result_dtype), np_impl,
         lowering or partial(_simple_lowering, hlo_op))
+    defvectorized(p)
+    return p
 
 
 def _naryop_abstract_eval(name, accepted, result_dtype, *avals, **params):
@@ -134,9 +137,11 @@ def _naryop_abstract_eval(name, accepted, result_dtype, *avals, **params):
 
 def binop(name, np_impl, hlo_op, accepted=NUM, result_dtype=None, lowering=None) -> Primitive:
     """A binary elementwise primitive; operands have equal dtypes and shapes (or are rank 0)."""
-    return standard_primitive(
+    p = standard_primitive(
         name, partial(_naryop_abstract_eval, name, accepted, result_dtype), np_impl,
         lowering or partial(_simple_lowering, hlo_op))
+    defbroadcasting(p)
+    return p
 
 
 def compare_type(dt) -> str:
@@ -163,8 +168,10 @@ def _compare_abstract_eval(name, accepted, x, y):
 
 
 def compareop(name, np_impl, direction, accepted=ORDERED) -> Primitive:
-    return standard_primitive(name, partial(_compare_abstract_eval, name, accepted), np_impl,
-                              partial(_compare_lowering, direction))
+    p = standard_primitive(name, partial(_compare_abstract_eval, name, accepted), np_impl,
+                           partial(_compare_lowering, direction))
+    defbroadcasting(p)
+    return p
 
 
 # -- misc helpers ----------------------------------------------------------------------------
