@@ -11,9 +11,11 @@ with how many arguments, over which dtypes, on which shapes and with which rando
 - `JNP_OPS`: rows for the `pyjax.numpy` functions, each with its NumPy counterpart as the
   reference (computed in 64-bit precision, then cast to the dtype JAX returns).
 
-Cases are deliberately few (compiling one executable costs tens of milliseconds): every dtype on
-the row's first shape, then the remaining shapes on the first dtype. `@pytest.mark.slow` tests
-sweep the full product (and the extra dtypes in `SLOW_EXTRA_DTYPES`).
+Compiling an executable costs tens of milliseconds, so cases are few and compiles fewer: eager
+runs every dtype on the row's first shape (one executable each); jit runs all of a row's cases,
+those and the remaining shapes on the first dtype, in one function (one executable per row).
+`@pytest.mark.slow` tests sweep the full product, eager and jit, with the extra dtypes in
+`SLOW_EXTRA_DTYPES`.
 """
 from __future__ import annotations
 
@@ -266,15 +268,16 @@ def expected_dtype(op_, dtype):
     return np.dtype(op_.out_dtype(dtype) if op_.out_dtype else dtype)
 
 
-def cases(op_, full=False):
+def cases(op_, full=False, eager=False):
     """(shape entry, dtype) pairs: every dtype on the first shape, then every other shape on the
-    first dtype; `full` gives the whole product, plus the slow-only dtypes of accepted kinds."""
+    first dtype (`eager`: the dtypes only); `full` gives the whole product, plus the slow-only
+    dtypes of the accepted kinds."""
     if full:
         kinds = {kind(d) for d in op_.dtypes}
         dts = list(op_.dtypes) + [d for d in SLOW_EXTRA_DTYPES if kind(d) in kinds]
         return list(itertools.product(op_.shapes, dts))
     first = [(op_.shapes[0], dt) for dt in op_.dtypes]
-    return first + [(s, op_.dtypes[0]) for s in op_.shapes[1:]]
+    return first if eager else first + [(s, op_.dtypes[0]) for s in op_.shapes[1:]]
 
 
 def make_args(op_, shape_entry, dtype, seed=0):
@@ -291,15 +294,15 @@ def case_id(op_, shape_entry, dtype):
                                      for s, d in zip(shapes, dts))
 
 
-def params(ops, full=False):
+def params(ops, full=False, eager=False):
     """pytest parameters (op, shape entry, dtype) with readable ids."""
     import pytest
-    return [pytest.param(o, s, d, id=case_id(o, s, d)) for o in ops for s, d in cases(o, full)]
+    return [pytest.param(o, s, d, id=case_id(o, s, d)) for o in ops for s, d in cases(o, full, eager)]
 
 
 # -- the NumPy interpreter of jaxprs (the oracle for lax rows) -------------------------------
 
-_BIT_EXACT = {"bitcast_convert_type"}  # never upcast the inputs of these
+_BIT_EXACT = {"bitcast_convert_type", "nextafter"}  # never upcast the inputs of these
 
 
 def _np_eval_eqn(eqn, vals):
@@ -390,7 +393,7 @@ LAX_UNARY = [
     _lax_unary("sqrt", INEXACT, rng=rand_positive),
     _lax_unary("rsqrt", INEXACT, rng=rand_positive),
     _lax_unary("cbrt", FLOAT),
-    _lax_unary("abs", NUM, out_dtype=real_dtype),
+    _lax_unary("abs", SINT + INEXACT, out_dtype=real_dtype),
     _lax_unary("erf", FLOAT),
     _lax_unary("erfc", FLOAT),
     _lax_unary("erf_inv", FLOAT, rng=rand_unit, tol=_SPECIAL_TOL),
@@ -442,10 +445,10 @@ LAX_BINARY = [
 ]
 
 
-def _integer_pow(y):
-    return op(f"integer_pow[y={y}]", lambda x: lax.integer_pow(x, y), 1,
-              (INEXACT if y < 0 else NUM), rng=rand_nonzero if y < 0 else rand_int,
-              shapes=(MATRIX,), tol={np.dtype(np.float16): 2e-2, bfloat16: 4e-2})
+def _integer_pow(y, dtypes):
+    return op(f"integer_pow[y={y}]", lambda x: lax.integer_pow(x, y), 1, dtypes,
+              rng=rand_nonzero if y < 0 else rand_int, shapes=(MATRIX, SCALAR),
+              tol={np.dtype(np.float16): 2e-2, bfloat16: 4e-2})
 
 
 def _select_n_int(n):
@@ -455,10 +458,14 @@ def _select_n_int(n):
               prim="select_n")
 
 
+_CONVERT_FROM = BOOL + [np.dtype(np.int8), np.dtype(np.uint32)] + INEXACT
+
+
 def _convert(to):
     to = np.dtype(to)
     return op(f"convert_element_type[->{short(to)}]", lambda x: lax.convert_element_type(x, to),
-              1, ANY, rng=rand_int, out_dtype=lambda dt: to, shapes=(MATRIX,))
+              1, [d for d in _CONVERT_FROM if d != to], rng=rand_int, out_dtype=lambda dt: to,
+              shapes=(MATRIX,))
 
 
 def _bitcast(src, dst, shape):
@@ -470,7 +477,10 @@ def _bitcast(src, dst, shape):
 
 
 LAX_ELEMENTWISE_MISC = [
-    *[_integer_pow(y) for y in (0, 1, 2, 3, 5, -1, -2)],
+    _integer_pow(0, F32 + I32), _integer_pow(1, F32), _integer_pow(2, NUM),
+    _integer_pow(3, [np.dtype(np.int8), np.dtype(np.uint32)] + F32 + COMPLEX),
+    _integer_pow(5, I32 + [np.dtype(np.float16)]), _integer_pow(-1, INEXACT),
+    _integer_pow(-3, F32 + COMPLEX),
     op("select_n[bool]", lax.select_n, 3, ANY, rng=(rand_bool, rand_default, rand_default),
        arg_dtypes=lambda dt: [np.bool_, dt, dt], shapes=(MATRIX, [(), (2, 3), (2, 3)], SCALAR)),
     op("select_n[one case]", lax.select_n, 2, F32, rng=(rand_bool, rand_default),
@@ -482,8 +492,8 @@ LAX_ELEMENTWISE_MISC = [
                                             rand_int,
                                             lambda rs, s, d: _cast(np.full(s, 3), d) if kind(d) != "b" else np.ones(s, bool)),
        shapes=(MATRIX, [(), (4,), ()], [(2, 3), (2, 3), ()])),
-    *[_convert(t) for t in (np.float32, np.float16, bfloat16, np.int32, np.int8, np.uint8,
-                            np.bool_, np.complex64)],
+    *[_convert(t) for t in (np.float32, np.float16, bfloat16, np.int32, np.uint8, np.bool_,
+                            np.complex64)],
     op("convert_element_type[f32->i32 fractional]", lambda x: lax.convert_element_type(x, np.int32),
        1, FLOAT, rng=rand_halves, out_dtype=lambda dt: np.dtype(np.int32), shapes=(MATRIX,)),
     op("convert_element_type[x64 canonicalized]", lambda x: lax.convert_element_type(x, np.int64),

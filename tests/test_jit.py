@@ -324,6 +324,22 @@ def test_donation_of_a_pytree_argument():
     assert p["a"].is_deleted() and p["b"].is_deleted()
 
 
+def test_donation_skips_static_arguments():
+    f = jax.jit(lambda x, n, y: x * n + y, static_argnums=1, donate_argnums=2)
+    x, y = jnp.ones(3) + 0, jnp.ones(3) + 0
+    assert_array(f(x, 2, y), [3, 3, 3])
+    assert y.is_deleted() and not x.is_deleted()
+
+
+@pytest.mark.xfail(strict=True, reason="pjit.py: _donated_leaves never donates keyword arguments; "
+                   "JAX maps donate_argnums to parameter names too")
+def test_donate_argnums_applies_to_arguments_passed_by_keyword():
+    f = jax.jit(lambda x, y: x + y, donate_argnums=1)
+    x, y = jnp.ones(3) + 0, jnp.ones(3) + 0
+    f(x, y=y)
+    assert y.is_deleted() and not x.is_deleted()
+
+
 def test_donate_argnames():
     f = jax.jit(lambda x, y: x * y, donate_argnames="y")
     x, y = jnp.ones(3) + 0, jnp.ones(3) + 1

@@ -15,30 +15,48 @@ from op_table import (
     make_args, params, traced_reference)
 
 
-def _run_case(op, shapes, dtype, check_jit):
-    args = [jnp.asarray(a) for a in make_args(op, shapes, dtype)]
+def _check_case(op, args, out, dtype, how):
     closed, expected = traced_reference(op.fn, args)
-    out = op.fn(*args)
-    what = f"{op.name} on {[core.get_aval(a).str_short() for a in args]}"
+    what = f"{op.name} on {[core.get_aval(a).str_short() for a in args]} ({how})"
     assert out.dtype == expected_dtype(op, dtype), what
     assert (out.shape, out.dtype) == (closed.out_avals[0].shape, closed.out_avals[0].dtype), what
     assert_close(out, expected[0], op.tol, what)
-    if check_jit and op.jit:
-        jitted = pyjax.jit(op.fn)(*args)
-        assert (jitted.dtype, jitted.weak_type) == (out.dtype, out.weak_type), what
-        assert_close(jitted, out, op.tol, what + " (jit vs eager)")
 
 
-@pytest.mark.parametrize("op,shapes,dtype", params(LAX_OPS))
+def _args(op, shapes, dtype):
+    return [jnp.asarray(a) for a in make_args(op, shapes, dtype)]
+
+
+@pytest.mark.parametrize("op,shapes,dtype", params(LAX_OPS, eager=True))
 def test_lax_op(op, shapes, dtype):
-    # jit on the dtype sweep (first shape) only: one more compile per case is the main cost
-    _run_case(op, shapes, dtype, check_jit=shapes is op.shapes[0])
+    """Eager, one executable per case: every dtype on the row's first shape."""
+    args = _args(op, shapes, dtype)
+    _check_case(op, args, op.fn(*args), dtype, "eager")
+
+
+@pytest.mark.parametrize("op", [o for o in LAX_OPS if o.jit], ids=lambda o: o.name)
+def test_lax_op_jit(op):
+    """Every case of the row (all dtypes and shapes) in one jitted function: one executable."""
+    all_cases = cases(op)
+    arg_lists = [_args(op, s, d) for s, d in all_cases]
+    outs = pyjax.jit(lambda arg_lists: [op.fn(*args) for args in arg_lists])(arg_lists)
+    for (_, dtype), args, out in zip(all_cases, arg_lists, outs, strict=True):
+        _check_case(op, args, out, dtype, "jit")
+    eager = op.fn(*arg_lists[0])
+    assert (outs[0].dtype, outs[0].weak_type) == (eager.dtype, eager.weak_type)
+    assert_close(outs[0], eager, op.tol, f"{op.name}: jit vs eager")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("op,shapes,dtype", params(LAX_OPS, full=True))
 def test_lax_op_full(op, shapes, dtype):
-    _run_case(op, shapes, dtype, check_jit=True)
+    args = _args(op, shapes, dtype)
+    eager = op.fn(*args)
+    _check_case(op, args, eager, dtype, "eager")
+    if op.jit:
+        jitted = pyjax.jit(op.fn)(*args)
+        _check_case(op, args, jitted, dtype, "jit")
+        assert jitted.weak_type == eager.weak_type
 
 
 # -- the table covers every primitive ------------------------------------------------------------
@@ -57,12 +75,12 @@ def test_every_lax_primitive_has_its_rules():
             assert getattr(p, rule) is not None, f"{name} has no {rule}"
 
 
-@pytest.mark.parametrize("op", LAX_OPS, ids=lambda o: o.name)
-def test_row_exercises_its_primitive(op):
-    shapes, dtype = cases(op)[0]
-    args = make_args(op, shapes, dtype)
-    names = {e.primitive.name for e in pyjax.make_jaxpr(op.fn)(*args).eqns}
-    assert op.primitive in names, f"{op.name}: the jaxpr has {names}, not {op.primitive}"
+def test_rows_exercise_their_primitive():
+    for op in LAX_OPS:
+        names = set()
+        for shapes, dtype in cases(op):
+            names |= {e.primitive.name for e in pyjax.make_jaxpr(op.fn)(*make_args(op, shapes, dtype)).eqns}
+        assert op.primitive in names, f"{op.name}: its jaxprs have {names}, not {op.primitive}"
 
 
 def test_row_names_are_unique():
@@ -220,7 +238,7 @@ def test_nextafter():
     out16 = lax.nextafter(jnp.array([1., 0.], np.float16), jnp.array([2., 1.], np.float16))
     np.testing.assert_array_equal(np.asarray(out16), np.nextafter(np.float16([1, 0]), np.float16([2, 1])))
     outbf = np.asarray(lax.nextafter(jnp.array([1., 0.], jnp.bfloat16), jnp.array([2., 1.], jnp.bfloat16)))
-    np.testing.assert_array_equal(outbf.astype(f32), [1.0078125, 9.18355e-41])
+    np.testing.assert_array_equal(outbf, np.array([1.0078125, 9.18355e-41], jnp.bfloat16))
 
 
 @pytest.mark.parametrize("x,dtype,popcnt,clz", [
@@ -238,17 +256,19 @@ def test_population_count_and_clz(x, dtype, popcnt, clz):
     np.testing.assert_array_equal(p["clz"].np_impl(np.asarray(arr)), clz)
 
 
-def test_shifts():
-    a = jnp.array([1, -8, 5, -1], np.int8)
-    s = jnp.array([1, 2, 8, 9], np.int8)   # shifts by >= the bit width
-    check(lax.shift_left(a, s), [2, -32, 0, 0], np.int8)
-    check(lax.shift_right_logical(a, s), [0, 62, 0, 0], np.int8)
-    check(lax.shift_right_arithmetic(a, s), [0, -2, 0, -1], np.int8)
-    check(lax.shift_left(jnp.array([1, 1], np.int32), jnp.array([-1, 100], np.int32)), [0, 0])
-    check(lax.shift_right_arithmetic(jnp.array([-5, 5]), jnp.array([-1, 33])), [-1, 0])
-    u = jnp.array([255, 128, 1], np.uint8)
-    check(lax.shift_right_logical(u, jnp.array([1, 7, 8], np.uint8)), [127, 1, 0], np.uint8)
-    check(lax.shift_right_arithmetic(u, jnp.array([1, 7, 8], np.uint8)), [255, 255, 0], np.uint8)
+@pytest.mark.parametrize("fn,x,s,expected", [
+    (lax.shift_left, np.int8([1, -8, 5, -1]), np.int8([1, 2, 8, 9]), [2, -32, 0, 0]),  # >= bit width
+    (lax.shift_right_logical, np.int8([1, -8, 5, -1]), np.int8([1, 2, 8, 9]), [0, 62, 0, 0]),
+    (lax.shift_right_arithmetic, np.int8([1, -8, 5, -1]), np.int8([1, 2, 8, 9]), [0, -2, 0, -1]),
+    (lax.shift_left, np.int32([1, 1]), np.int32([-1, 100]), [0, 0]),
+    (lax.shift_right_arithmetic, np.int32([-5, 5]), np.int32([-1, 33]), [-1, 0]),
+    (lax.shift_right_logical, np.uint8([255, 128, 1]), np.uint8([1, 7, 8]), [127, 1, 0]),
+    (lax.shift_right_arithmetic, np.uint8([255, 128, 1]), np.uint8([1, 7, 8]), [255, 255, 0]),
+])
+def test_shifts(fn, x, s, expected):
+    check(fn(jnp.asarray(x), jnp.asarray(s)), expected, x.dtype)
+    prim = lax_primitives()[fn.__name__]
+    np.testing.assert_array_equal(prim.np_impl(x, s), np.asarray(expected, x.dtype))
 
 
 def test_select_n_int_predicate_three_cases():

@@ -112,10 +112,18 @@ class _Linearized:
         out = []
         for aval, d in zip(self.in_avals, self.diff_mask):
             if d:
-                out.append(ad.instantiate(next(it)))
+                out.append(_match_weak_type(ad.instantiate(next(it)), aval))
             else:
                 out.append(np.zeros(aval.shape, dtypes.float0))
         return out
+
+
+def _match_weak_type(ct, aval):
+    """A cotangent is weakly typed exactly when its primal is (as JAX: `grad(f)(1.0)` is weak)."""
+    from pyjax._src.lax.elementwise import _convert_element_type
+    if core.get_aval(ct).weak_type == aval.weak_type:
+        return ct
+    return _convert_element_type(ct, aval.dtype, aval.weak_type)
 
 
 def linearize_flat(flat, primals) -> _Linearized:

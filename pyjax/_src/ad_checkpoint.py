@@ -11,7 +11,7 @@ import functools
 
 from pyjax._src import core, tree_util
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters import ad
+from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 
 # -- policies --------------------------------------------------------------------------------
@@ -73,6 +73,7 @@ name_p.def_impl(lambda x, *, name: x)
 name_p.def_lowering(lambda ctx, x, *, name: x)
 name_p.np_impl = lambda x, *, name: x
 ad.deflinear(name_p, lambda ct, x, *, name: [ct])
+batching.defvectorized(name_p)
 
 
 def checkpoint_name(x, name):

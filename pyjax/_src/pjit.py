@@ -129,6 +129,20 @@ pjit_p.def_jvp(_pjit_jvp)
 pjit_p.def_transpose(_pjit_transpose)
 pjit_p.partial_eval = _pjit_partial_eval
 
+from pyjax._src.interpreters import batching  # noqa: E402
+
+
+def _pjit_batch(axis_data, args, dims, *, jaxpr, name, donated_invars=None):
+    """Batch the inner jaxpr into a new pjit. An AxisBatchRule: it runs even when nothing is
+    batched, since the body may use the vmap's named axis; the batched jaxpr is cached per
+    (jaxpr, dims, axis), so vmap of a jitted function compiles once per batched signature."""
+    batched, out_dims, consts = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    outs = pjit_p.bind(*consts, *args, jaxpr=batched, name=name, donated_invars=None)
+    return outs, list(out_dims)
+
+
+pjit_p.def_batch(batching.AxisBatchRule(_pjit_batch))
+
 
 # -- signatures --------------------------------------------------------------------------------
 

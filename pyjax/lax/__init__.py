@@ -109,3 +109,16 @@ from pyjax._src.lax.reductions import (
     dot as dot,
 )
 from pyjax._src.lax.elementwise import lax_operands as _lax_operands  # noqa: F401
+from pyjax._src.lax.parallel import (
+    psum as psum,
+    pmean as pmean,
+    pmax as pmax,
+    pmin as pmin,
+    all_gather as all_gather,
+    psum_scatter as psum_scatter,
+    all_to_all as all_to_all,
+    ppermute as ppermute,
+    pshuffle as pshuffle,
+    axis_index as axis_index,
+    axis_size as axis_size,
+)

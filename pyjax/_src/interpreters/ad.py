@@ -13,6 +13,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.core import Literal, Primitive, ShapedArray, Tracer, Var
+from pyjax._src.interpreters import batching
 
 
 # -- symbolic zeros and tangent types ---------------------------------------------------------
@@ -74,6 +75,16 @@ add_any_p.def_impl(_add_any_impl)
 add_any_p.def_lowering(lambda ctx, x, y: ctx.op("stablehlo.add", x, y))
 add_any_p.def_jvp(lambda primals, tangents: (add_any_p.bind(*primals), add_tangents(*tangents)))
 add_any_p.def_transpose(lambda ct, x, y: [ct, ct])
+
+
+def _add_any_batch(axis_size, args, dims):
+    (x, y), (dx, dy) = args, dims
+    d = dx if dx is not batching.not_mapped else dy
+    return add_any_p.bind(batching.matchaxis(x, dx, d, axis_size),
+                          batching.matchaxis(y, dy, d, axis_size)), d
+
+
+add_any_p.def_batch(_add_any_batch)
 
 
 # -- rule helpers ---------------------------------------------------------------------------

@@ -207,17 +207,33 @@ nextafter_p = binop("nextafter", np.nextafter, "chlo.next_after", FLOAT)
 and_p = binop("and", np.bitwise_and, "stablehlo.and", INT_OR_BOOL)
 or_p = binop("or", np.bitwise_or, "stablehlo.or", INT_OR_BOOL)
 xor_p = binop("xor", np.bitwise_xor, "stablehlo.xor", INT_OR_BOOL)
-shift_left_p = binop("shift_left", np.left_shift, "stablehlo.shift_left", INT)
 
 
-def _np_shift_right_logical(x, y):
+
+def _np_shift(np_fn, view_kind, x, y):
+    """A shift of `x` viewed as `view_kind` ints; shifts outside [0, bits) give 0, as in XLA."""
     x = np.asarray(x)
-    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-    return np.right_shift(u, np.asarray(y).astype(u.dtype)).view(x.dtype)
+    v = x.view(np.dtype(f"{view_kind}{x.dtype.itemsize}"))
+    y = np.asarray(y).astype(np.int64)
+    ok = (y >= 0) & (y < x.dtype.itemsize * 8)
+    return np.where(ok, np_fn(v, np.where(ok, y, 0).astype(v.dtype)), 0).astype(v.dtype).view(x.dtype)
 
 
-shift_right_logical_p = binop("shift_right_logical", _np_shift_right_logical, "stablehlo.shift_right_logical", INT)
-shift_right_arithmetic_p = binop("shift_right_arithmetic", np.right_shift, "stablehlo.shift_right_arithmetic", INT)
+shift_left_p = binop("shift_left", partial(_np_shift, np.left_shift, "u"), "stablehlo.shift_left", INT)
+shift_right_logical_p = binop("shift_right_logical", partial(_np_shift, np.right_shift, "u"),
+                              "stablehlo.shift_right_logical", INT)
+
+
+def _np_shift_right_arithmetic(x, y):
+    x = np.asarray(x)
+    i = x.view(np.dtype(f"i{x.dtype.itemsize}"))  # sign-extends unsigned operands too, as XLA
+    bits = x.dtype.itemsize * 8
+    shift = np.minimum(np.asarray(y).astype(np.int64), bits - 1)
+    return np.right_shift(i, np.where(shift < 0, bits - 1, shift).astype(i.dtype)).view(x.dtype)
+
+
+shift_right_arithmetic_p = binop("shift_right_arithmetic", _np_shift_right_arithmetic,
+                                 "stablehlo.shift_right_arithmetic", INT)
 
 
 def _pow_abstract_eval(x, y):
@@ -390,6 +406,11 @@ def _np_convert(x, *, new_dtype, weak_type, sharding):
     x = np.asarray(x)
     if np.iscomplexobj(x) and not np.issubdtype(new_dtype, np.complexfloating):
         x = x.real
+    if kind(x.dtype) == "f" and kind(new_dtype) in "iu":
+        # float -> int truncates, saturates out-of-range values and maps NaN to 0, as XLA does
+        # (NumPy's astype would wrap around)
+        info = np.iinfo(new_dtype)
+        x = np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), info.min, info.max))
     return x.astype(new_dtype)
 
 
@@ -582,10 +603,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     new_dtype = np_dtype_param(new_dtype) if new_dtype is not None else core.get_aval(operand).dtype
     if type(operand) in (bool, int, float, complex) or isinstance(operand, (np.ndarray, np.generic)):
         # constants convert on the host: no device round trip, and they stay literal in jaxprs
-        value = np.asarray(operand)
-        if np.iscomplexobj(value) and kind(new_dtype) != "c":
-            value = value.real
-        return Array.from_host(value.astype(new_dtype), weak_type)
+        value = _np_convert(operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
+        return Array.from_host(value, weak_type)
     aval = core.get_aval(operand)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         return operand
@@ -617,6 +636,19 @@ def _zero_jvp(prim):
 def _const(x, value):
     """A scalar of `x`'s dtype (weak, so it broadcasts in lax ops)."""
     return _weak_const(value, core.get_aval(x).dtype)
+
+
+def _full_like(x, value):
+    """`value` with `x`'s dtype and shape (`select_n` needs cases of equal shapes)."""
+    from pyjax._src.lax.shape_ops import broadcast_in_dim
+    shape = core.get_aval(x).shape
+    c = _const(x, value)
+    return broadcast_in_dim(c, shape, ()) if shape else c
+
+
+def _replace_zero(x):
+    """`x` with its zeros replaced by ones (keeps log/div finite where a select masks them)."""
+    return select_n(eq(x, _const(x, 0)), x, _full_like(x, 1))
 
 
 for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, nextafter_p, eq_p, ne_p, lt_p, le_p,
@@ -654,15 +686,13 @@ defjvp(lgamma_p, lambda g, ans, x: mul(g, digamma(x)))
 
 def _abs_jvp(g, ans, x):
     if kind(core.get_aval(x).dtype) == "c":
-        safe = select_n(eq(ans, _const(ans, 0)), ans, _const(ans, 1))
-        return div(real(mul(conj(x), g)), safe)
-    return select_n(eq(x, _const(x, 0)), mul(g, sign(x)), mul(g, _const(x, 0)))
+        return div(real(mul(conj(x), g)), _replace_zero(ans))
+    return select_n(ge(x, _const(x, 0)), neg(g), g)  # as JAX: the slope at 0 is +1
 
 
 defjvp(abs_p, _abs_jvp)
-deflinear(real_p, lambda ct, x: [complex(ct, mul(ct, _const(ct, 0)))])
-deflinear(imag_p, lambda ct, x: [complex(mul(ct, _const(ct, 0)), neg(ct))])
-deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
+deflinear(real_p, lambda ct, x: [complex(ct, _const(ct, 0))])
+deflinear(imag_p, lambda ct, x: [complex(_const(ct, 0), neg(ct))])
 
 
 def _conj_transpose(ct, x, *, input_dtype):
@@ -685,6 +715,7 @@ def _transpose_binary(f):
 
 deflinear(add_p, _transpose_binary(lambda ct: (ct, ct)))
 deflinear(sub_p, _transpose_binary(lambda ct: (ct, neg(ct) if type(ct) is not _Zero else ct)))
+deflinear(complex_p, _transpose_binary(lambda ct: (real(ct), imag(neg(ct)))))
 
 
 def _mul_transpose(ct, x, y):
@@ -722,7 +753,7 @@ defjvp(rem_p, lambda g, ans, x, y: _brcast(g, ans),
 
 def _balanced_eq(x, z, y):
     """1 where x alone attains the extremum z, 0.5 on ties with y, 0 elsewhere."""
-    one, half, zero = _const(z, 1), _const(z, 0.5), _const(z, 0)
+    one, half, zero = _full_like(z, 1), _full_like(z, 0.5), _full_like(z, 0)
     return select_n(eq(x, z), zero, select_n(eq(y, z), one, half))
 
 
@@ -744,15 +775,15 @@ defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
 
 
 def _pow_jvp_x(g, ans, x, y):
-    if kind(core.get_aval(y).dtype) in "iu":
-        y = convert_element_type(y, core.get_aval(x).dtype)
-    # y * x^(y-1), written to stay finite at x == 0 for y >= 1
-    return mul(g, mul(y, pow(x, sub(y, _const(y, 1)))))
+    if kind(core.get_aval(y).dtype) not in "iu":
+        return mul(g, mul(y, pow(x, sub(y, _const(y, 1)))))  # nan at x == y == 0, as JAX
+    # integer exponent: y * x^(y-1), taken as 0 where y == 0 (x**0 is 1 everywhere), as JAX
+    jac = mul(convert_element_type(y, core.get_aval(x).dtype), pow(x, sub(y, _const(y, 1))))
+    return mul(g, select_n(_brcast(eq(y, _const(y, 0)), ans), jac, _full_like(ans, 0)))
 
 
 def _pow_jvp_y(g, ans, x, y):
-    safe_x = select_n(eq(x, _const(x, 0)), x, _const(x, 1))
-    return mul(g, select_n(eq(x, _const(x, 0)), mul(ans, log(safe_x)), mul(ans, _const(ans, 0))))
+    return mul(g, mul(log(_replace_zero(x)), ans))  # 0 where x == 0, as JAX
 
 
 defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
@@ -781,7 +812,7 @@ def _select_n_jvp(primals, tangents):
 def _select_n_transpose(ct, which, *cases):
     if type(ct) is _Zero:
         return [None] * (1 + len(cases))
-    zeros = mul(ct, _const(ct, 0))
+    zeros = _full_like(ct, 0)
     out = [None]
     for i, c in enumerate(cases):
         if _ad.is_undefined_primal(c):
@@ -800,13 +831,14 @@ def _clamp_jvp(primals, tangents):
     ans = clamp(lo, x, hi)
     t_lo, t_x, t_hi = tangents
     out = _Zero(_ad.tangent_aval(core.get_aval(ans)))
-    zeros = mul(ans, _const(ans, 0))
+    zeros = _full_like(ans, 0)
+    # as JAX: at a tie with a bound neither the operand nor that bound gets the tangent
     if type(t_x) is not _Zero:
-        out = _ad.add_tangents(out, select_n(bitwise_and(ge(x, lo), le(x, hi)), zeros, t_x))
+        out = _ad.add_tangents(out, select_n(bitwise_and(gt(x, lo), lt(x, hi)), zeros, t_x))
     if type(t_lo) is not _Zero:
-        out = _ad.add_tangents(out, select_n(lt(x, lo), zeros, _brcast(t_lo, ans)))
+        out = _ad.add_tangents(out, select_n(bitwise_and(gt(lo, x), lt(lo, hi)), zeros, _brcast(t_lo, ans)))
     if type(t_hi) is not _Zero:
-        out = _ad.add_tangents(out, select_n(gt(x, hi), zeros, _brcast(t_hi, ans)))
+        out = _ad.add_tangents(out, select_n(lt(hi, x), zeros, _brcast(t_hi, ans)))
     return ans, out
 
 

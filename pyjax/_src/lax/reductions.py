@@ -7,6 +7,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.core import ShapedArray
+from pyjax._src.interpreters.batching import out_bdim_after_removing, raw_axes
 from pyjax._src.lax.utils import (
     ANY, INT_OR_BOOL, NUM, ORDERED, canonicalize_axes, check_dtype, emit_compare, kind,
     np_dtype_param, standard_primitive)
@@ -33,7 +34,7 @@ def reduction_identity(name, dtype):
     big = name == "min"
     if dt == np.bool_:
         return np.asarray(big)
-    if kind(dt) == "f":
+    if kind(dt) in "fc":  # complex max/min order lexicographically: (-inf, 0) is below all
         return np.asarray(np.inf if big else -np.inf).astype(dt)
     info = np.iinfo(dt)
     return np.asarray(info.max if big else info.min).astype(dt)
@@ -47,11 +48,20 @@ def _reduce_lowering(hlo_op, ident_name, ctx, x, *, axes, out_sharding=None):
     return ctx.op("stablehlo.reduce", x, init, attrs={"dimensions": i64_array(axes)}, regions=[body])
 
 
+def _reduce_axes_batch(prim, axis_size, args, dims, *, axes, **params):
+    """Reduce the same per-example axes of the raw value; the batch axis only shifts."""
+    (x,), (d,) = args, dims
+    raw = raw_axes(axes, d)
+    return prim.bind(x, axes=raw, **params), out_bdim_after_removing(d, raw)
+
+
 def _reduce_primitive(name, np_fn, hlo_op, ident, accepted):
-    return standard_primitive(
+    p = standard_primitive(
         f"reduce_{name}", partial(_reduce_abstract_eval, f"reduce_{name}", accepted),
         lambda x, *, axes, out_sharding=None: np_fn(np.asarray(x), axis=axes),
         partial(_reduce_lowering, hlo_op, ident))
+    p.def_batch(partial(_reduce_axes_batch, p))
+    return p
 
 
 reduce_sum_p = _reduce_primitive("sum", np.sum, "stablehlo.add", "sum", NUM)
@@ -129,6 +139,8 @@ argmax_p = standard_primitive("argmax", partial(_argminmax_abstract_eval, "argma
                               partial(_np_argminmax, np.argmax), partial(_argminmax_lowering, "GT"))
 argmin_p = standard_primitive("argmin", partial(_argminmax_abstract_eval, "argmin"),
                               partial(_np_argminmax, np.argmin), partial(_argminmax_lowering, "LT"))
+argmax_p.def_batch(partial(_reduce_axes_batch, argmax_p))
+argmin_p.def_batch(partial(_reduce_axes_batch, argmin_p))
 
 
 def argmax(operand, axis, index_dtype):
@@ -211,6 +223,27 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
 
 dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval, _np_dot_general,
                                    _dot_general_lowering)
+
+
+def _dot_general_batch(axis_size, args, dims, *, dimension_numbers, **params):
+    """Both operands batched: their batch axes become the leading batch dimension. One batched:
+    its batch axis is a free dimension, so it appears in the result where free dims go."""
+    (lhs, rhs), (ld, rd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, lb, rc, rb = raw_axes(lc, ld), raw_axes(lb, ld), raw_axes(rc, rd), raw_axes(rb, rd)
+    if ld is not None and rd is not None:
+        dn, out_d = ((lc, rc), ((ld,) + lb, (rd,) + rb)), 0
+    elif ld is not None:
+        lhs_free = [i for i in range(core.get_aval(lhs).ndim) if i not in lc + lb]
+        dn, out_d = ((lc, rc), (lb, rb)), len(lb) + lhs_free.index(ld)
+    else:
+        n_lhs_free = core.get_aval(lhs).ndim - len(lc) - len(lb)
+        rhs_free = [i for i in range(core.get_aval(rhs).ndim) if i not in rc + rb]
+        dn, out_d = ((lc, rc), (lb, rb)), len(lb) + n_lhs_free + rhs_free.index(rd)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), out_d
+
+
+dot_general_p.def_batch(_dot_general_batch)
 
 
 def _canonical_precision(precision):
@@ -300,14 +333,33 @@ _reduce_chooser_jvp(reduce_max_p)
 _reduce_chooser_jvp(reduce_min_p)
 
 
+def _prod_tree(x):
+    """The product over axis 0 as a balanced tree of `mul`s."""
+    n = core.get_aval(x).shape[0]
+    while n > 1:
+        if n % 2:  # pad with a one to an even length
+            x = _shape.pad(x, 1, [(0, 1, 0)] + [(0, 0, 0)] * (core.get_aval(x).ndim - 1))
+            n += 1
+        x = _elt.mul(_shape.slice_in_dim(x, 0, n // 2), _shape.slice_in_dim(x, n // 2, n))
+        n //= 2
+    return _shape.squeeze(x, (0,))
+
+
 def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
-    # NB: d prod = sum(g * prod / x); like a division-based rule it is not defined where x == 0
-    # (JAX uses an exclusive-product formulation; to be revisited with scan).
+    # The JVP of a tree of `mul`s (as JAX does): exact where x has zeros, unlike g * prod / x.
     (x,), (g,) = primals, tangents
-    ans = reduce_prod(x, axes)
-    shape = core.get_aval(x).shape
-    b = _shape.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes))
-    return ans, reduce_sum(_elt.mul(g, _elt.div(b, x)), axes)
+    aval = core.get_aval(x)
+    ans = reduce_prod_p.bind(x, axes=axes, out_sharding=out_sharding)
+    n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return ans, _Zero(_ad.tangent_aval(core.get_aval(ans)))
+    kept = _kept_dims(aval.ndim, axes)
+    out_shape = tuple(aval.shape[d] for d in kept)
+
+    def to_front(v):  # the reduced axes, flattened, first
+        return _shape.reshape(_shape.transpose(v, axes + kept), (n,) + out_shape)
+    _, (t,) = _ad.jvp_flat(lambda v: [_prod_tree(v)], [to_front(x)], [to_front(g)])
+    return ans, t
 
 
 reduce_prod_p.def_jvp(_reduce_prod_jvp)

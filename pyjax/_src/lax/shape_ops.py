@@ -8,6 +8,8 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.core import ShapedArray
+from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.batching import raw_axes, raw_axis
 from pyjax._src.lax.utils import (
     canonicalize_axes, canonicalize_axis, check_dtype, check_same_dtypes, kind, np_dtype_param,
     standard_primitive)
@@ -60,6 +62,19 @@ broadcast_in_dim_p = standard_primitive(
         "stablehlo.broadcast_in_dim", x, attrs={"broadcast_dimensions": i64_array(broadcast_dimensions)}))
 
 
+def _broadcast_in_dim_batch(axis_size, args, dims, *, shape, broadcast_dimensions, sharding):
+    """The batch axis goes right before the result axis of the operand axis that followed it."""
+    (x,), (d,) = args, dims
+    bd = broadcast_dimensions
+    out_d = bd[d] if d < len(bd) else len(shape)
+    new_dims = bd[:d] + (out_d,) + tuple(b + 1 for b in bd[d:])
+    return broadcast_in_dim_p.bind(x, shape=shape[:out_d] + (axis_size,) + shape[out_d:],
+                                   broadcast_dimensions=new_dims, sharding=sharding), out_d
+
+
+broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
+
+
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     """Broadcast `operand` to `shape`, operand dim i going to result dim broadcast_dimensions[i]."""
     shape = _shape_param(shape)
@@ -109,6 +124,18 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
 reshape_p = standard_primitive("reshape", _reshape_abstract_eval, _np_reshape, _reshape_lowering)
 
 
+def _reshape_batch(axis_size, args, dims, *, new_sizes, dimensions, sharding):
+    """Batch axis first (folded into reshape's own `dimensions` transpose), then reshape."""
+    (x,), (d,) = args, dims
+    order = dimensions if dimensions is not None else range(core.get_aval(x).ndim - 1)
+    perm = (d,) + raw_axes(order, d)
+    perm = None if perm == tuple(range(len(perm))) else perm
+    return reshape_p.bind(x, new_sizes=(axis_size,) + new_sizes, dimensions=perm, sharding=sharding), 0
+
+
+reshape_p.def_batch(_reshape_batch)
+
+
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     """Reshape (row-major); `dimensions` transposes first, as in `lax.reshape`."""
     if isinstance(new_sizes, (int, np.integer)) or isinstance(new_sizes, core.Tracer):
@@ -131,6 +158,15 @@ def _squeeze_abstract_eval(x, *, dimensions):
 squeeze_p = standard_primitive(
     "squeeze", _squeeze_abstract_eval, lambda x, *, dimensions: np.squeeze(x, dimensions),
     lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", x))
+
+
+def _squeeze_batch(axis_size, args, dims, *, dimensions):
+    (x,), (d,) = args, dims
+    raw = raw_axes(dimensions, d)
+    return squeeze_p.bind(x, dimensions=raw), batching.out_bdim_after_removing(d, raw)
+
+
+squeeze_p.def_batch(_squeeze_batch)
 
 
 def squeeze(array, dimensions):
@@ -165,6 +201,17 @@ transpose_p = standard_primitive(
     lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", x, attrs={"permutation": i64_array(permutation)}))
 
 
+def _transpose_batch(axis_size, args, dims, *, permutation):
+    """The batch axis keeps its position; the other axes are permuted around it."""
+    (x,), (d,) = args, dims
+    perm = list(raw_axes(permutation, d))
+    perm.insert(d, d)
+    return transpose_p.bind(x, permutation=tuple(perm)), d
+
+
+transpose_p.def_batch(_transpose_batch)
+
+
 def transpose(operand, permutation):
     """Permute the axes: result axis i is operand axis permutation[i]."""
     permutation = tuple(int(p) for p in permutation)
@@ -181,6 +228,8 @@ def _rev_abstract_eval(x, *, dimensions):
 rev_p = standard_primitive(
     "rev", _rev_abstract_eval, lambda x, *, dimensions: np.flip(x, dimensions),
     lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", x, attrs={"dimensions": i64_array(dimensions)}))
+rev_p.def_batch(lambda axis_size, args, dims, *, dimensions: (
+    rev_p.bind(args[0], dimensions=raw_axes(dimensions, dims[0])), dims[0]))
 
 
 def rev(operand, dimensions):
@@ -206,7 +255,8 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
 
 def _np_slice(x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * len(start_indices)
-    return np.asarray(x)[tuple(slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, strides))]
+    # NB: np.s_, not slice(): this module's `slice` is lax.slice
+    return np.asarray(x)[tuple(np.s_[a:b:c] for a, b, c in zip(start_indices, limit_indices, strides))]
 
 
 def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
@@ -217,6 +267,16 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 
 
 slice_p = standard_primitive("slice", _slice_abstract_eval, _np_slice, _slice_lowering)
+
+
+def _slice_batch(axis_size, args, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = args, dims
+    ins = lambda t, v: t[:d] + (v,) + t[d:]  # noqa: E731
+    return slice_p.bind(x, start_indices=ins(start_indices, 0), limit_indices=ins(limit_indices, axis_size),
+                        strides=None if strides is None else ins(strides, 1)), d
+
+
+slice_p.def_batch(_slice_batch)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):
@@ -293,6 +353,68 @@ dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_ev
                                      _np_dynamic_slice, _dynamic_slice_lowering)
 
 
+def _batched_start(idx, bdim, axis_size, n, size):
+    """A start index as a (B,) vector of int32/int64, clamped into [0, n - size] as XLA does."""
+    from pyjax._src.lax import elementwise as elt
+    dt = np.int64 if core.get_aval(idx).dtype.itemsize == 8 else np.int32
+    idx = elt.convert_element_type(idx, dt)
+    idx = batching.bdim_at_front(idx, bdim, axis_size) if bdim is not None else broadcast(idx, (axis_size,))
+    return elt.clamp(0, idx, n - size)
+
+
+def _one_hot_window(y, ybd, axis, start, out_size, axis_size, scatter=False):
+    """Loop-free batched window along per-example `axis` of `y` (batched at 0, or unbatched):
+    out[b, .., o, ..] = y[b, .., start[b] + o, ..] (a gather; `scatter`: y[b, .., o - start[b], ..]
+    placed in a zero array of size `out_size`). A one-hot mask over (o, source index) selects the
+    element and a sum over the source index picks it, exactly (0 elsewhere; -0.0 becomes 0.0).
+
+    NB: JAX batches dynamic_slice with batched starts into gather/scatter. pyjax has no gather
+    primitive yet, so this costs B * out_size * in_size per row of the other axes; under jit XLA
+    fuses the mask, select and sum into one loop. Replace with gather when it exists."""
+    from pyjax._src.lax import elementwise as elt
+    from pyjax._src.lax import reductions
+    aval = core.get_aval(y)
+    shape = batching.per_example_shape(y, ybd)
+    full = (axis_size,) + shape[:axis] + (out_size, shape[axis]) + shape[axis + 1:]
+    y_dims = tuple(1 + i + (i >= axis) for i in range(len(shape)))
+    y = broadcast_in_dim(y, full, ((0,) if ybd is not None else ()) + y_dims)
+    mask_shape = (axis_size, out_size, shape[axis])
+    dt = core.get_aval(start).dtype
+    o, q = broadcasted_iota(dt, mask_shape, 1), broadcasted_iota(dt, mask_shape, 2)
+    start = broadcast_in_dim(start, mask_shape, (0,))
+    hit = elt.eq(o, elt.add(start, q)) if scatter else elt.eq(q, elt.add(start, o))
+    hit = broadcast_in_dim(hit, full, (0, axis + 1, axis + 2))
+    zero = broadcast_in_dim(np.zeros((), aval.dtype), full, ())
+    picked = elt.select_n(hit, zero, y)
+    reduce = reductions.reduce_or if aval.dtype == np.bool_ else reductions.reduce_sum
+    return reduce(picked, (axis + 2,))
+
+
+def _dynamic_slice_batch(axis_size, args, dims, *, slice_sizes):
+    (x, *idxs), (xd, *idims) = args, dims
+    if all(d is None for d in idims):  # the batch axis is sliced whole
+        idxs.insert(xd, np.int32(0))
+        sizes = slice_sizes[:xd] + (axis_size,) + slice_sizes[xd:]
+        return dynamic_slice_p.bind(x, *idxs, slice_sizes=sizes), xd
+    x = x if xd is None else batching.moveaxis(x, xd, 0)
+    xd = None if xd is None else 0
+    shape = batching.per_example_shape(x, xd)
+    # axes whose start does not vary (or cannot: the slice spans the axis) by one dynamic_slice
+    varying = [i for i, d in enumerate(idims) if d is not None and slice_sizes[i] < shape[i]]
+    starts = [np.int32(0) if i in varying or idims[i] is not None else idxs[i] for i in range(len(shape))]
+    sizes = tuple(shape[i] if i in varying else slice_sizes[i] for i in range(len(shape)))
+    if sizes != shape:
+        lead = [] if xd is None else [np.int32(0)]
+        x = dynamic_slice_p.bind(x, *lead, *starts, slice_sizes=((axis_size,) if xd == 0 else ()) + sizes)
+    for i in varying:
+        start = _batched_start(idxs[i], idims[i], axis_size, shape[i], slice_sizes[i])
+        x, xd = _one_hot_window(x, xd, i, start, slice_sizes[i], axis_size), 0
+    return x, xd
+
+
+dynamic_slice_p.def_batch(_dynamic_slice_batch)
+
+
 def _index_scalars(start_indices, shape):
     """Start indices as integer scalars. As in JAX, a negative index counts from the end of its
     dimension; the primitive then clamps the slice into bounds."""
@@ -361,6 +483,35 @@ dynamic_update_slice_p = standard_primitive(
     _dynamic_update_slice_lowering)
 
 
+def _dynamic_update_slice_batch(axis_size, args, dims):
+    """Unbatched starts: the batch axis is updated whole. Batched starts (see _one_hot_window):
+    the update is spread to the operand's shape axis by axis, and a window mask picks it."""
+    from pyjax._src.lax import elementwise as elt
+    (x, u, *idxs), (xd, ud, *idims) = args, dims
+    if all(d is None for d in idims):
+        d = xd if xd is not None else ud
+        x, u = batching.matchaxis(x, xd, d, axis_size), batching.matchaxis(u, ud, d, axis_size)
+        idxs.insert(d, np.int32(0))
+        return dynamic_update_slice_p.bind(x, u, *idxs), d
+    x, u = batching.bdim_at_front(x, xd, axis_size), batching.bdim_at_front(u, ud, axis_size)
+    shape, u_shape = batching.per_example_shape(x, 0), batching.per_example_shape(u, 0)
+    inside = None
+    for i, (n, s) in enumerate(zip(shape, u_shape, strict=True)):
+        if s == n:  # the start clamps to 0: nothing to place
+            continue
+        start = _batched_start(idxs[i], idims[i], axis_size, n, s)
+        u = _one_hot_window(u, 0, i, start, n, axis_size, scatter=True)
+        pos = broadcasted_iota(core.get_aval(start).dtype, (axis_size, n), 1)
+        start = broadcast_in_dim(start, (axis_size, n), (0,))
+        in_i = elt.bitwise_and(elt.ge(pos, start), elt.lt(pos, elt.add(start, s)))
+        in_i = broadcast_in_dim(in_i, (axis_size,) + shape, (0, i + 1))
+        inside = in_i if inside is None else elt.bitwise_and(inside, in_i)
+    return (u if inside is None else elt.select_n(inside, x, u)), 0
+
+
+dynamic_update_slice_p.def_batch(_dynamic_update_slice_batch)
+
+
 def dynamic_update_slice(operand, update, start_indices):
     """Write `update` into `operand` at traced `start_indices` (clamped into bounds)."""
     shape = core.get_aval(operand).shape
@@ -398,6 +549,15 @@ def _concatenate_abstract_eval(*xs, dimension):
 concatenate_p = standard_primitive(
     "concatenate", _concatenate_abstract_eval, lambda *xs, dimension: np.concatenate(xs, dimension),
     lambda ctx, *xs, dimension: ctx.op("stablehlo.concatenate", *xs, attrs={"dimension": i64(dimension)}))
+
+
+def _concatenate_batch(axis_size, args, dims, *, dimension):
+    out_d = next(d for d in dims if d is not None)
+    xs = [batching.matchaxis(x, d, out_d, axis_size) for x, d in zip(args, dims, strict=True)]
+    return concatenate_p.bind(*xs, dimension=raw_axis(dimension, out_d)), out_d
+
+
+concatenate_p.def_batch(_concatenate_batch)
 
 
 def concatenate(operands, dimension):
@@ -456,6 +616,27 @@ pad_p = standard_primitive(
                                       "interior_padding": i64_array([p[2] for p in padding_config])}))
 
 
+def _pad_batch(axis_size, args, dims, *, padding_config):
+    """A batched padding value: pad with zeros, then select each example's value where padded."""
+    from pyjax._src.lax import elementwise as elt
+    (x, v), (xd, vd) = args, dims
+    if vd is None:
+        config = padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]
+        return pad_p.bind(x, v, padding_config=config), xd
+    x = batching.bdim_at_front(x, xd, axis_size)
+    dtype = core.get_aval(x).dtype
+    padded = pad_p.bind(x, np.zeros((), dtype), padding_config=((0, 0, 0),) + padding_config)
+    ones = broadcast_in_dim(np.True_, batching.per_example_shape(x, 0), ())
+    is_x = pad_p.bind(ones, np.False_, padding_config=padding_config)
+    full = core.get_aval(padded).shape
+    is_x = broadcast_in_dim(is_x, full, tuple(range(1, len(full))))
+    v = broadcast_in_dim(batching.moveaxis(v, vd, 0), full, (0,))
+    return elt.select_n(is_x, v, padded), 0
+
+
+pad_p.def_batch(_pad_batch)
+
+
 def pad(operand, padding_value, padding_config):
     """Pad with (low, high, interior) amounts per dimension; negative low/high crop."""
     from pyjax._src.lax.elementwise import lax_operands
@@ -480,6 +661,8 @@ def _np_iota(*, dtype, shape, dimension, sharding):
 iota_p = standard_primitive(
     "iota", _iota_abstract_eval, _np_iota,
     lambda ctx, *, dtype, shape, dimension, sharding: ctx.op("stablehlo.iota", attrs={"iota_dimension": i64(dimension)}))
+# iota has no operands, so it is never batched; the rule exists for uniformity (coverage test).
+iota_p.def_batch(lambda axis_size, args, dims, **params: (iota_p.bind(**params), None))
 
 
 def iota(dtype, size):
@@ -497,6 +680,8 @@ def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
 
 copy_p = standard_primitive("copy", lambda x: x, np.array, lambda ctx, x: x)
 stop_gradient_p = standard_primitive("stop_gradient", lambda x: x, np.asarray, lambda ctx, x: x)
+batching.defvectorized(copy_p)
+batching.defvectorized(stop_gradient_p)
 
 
 def copy(x):

@@ -87,7 +87,7 @@ def getitem(arr, idx):
                 limits.append(s + (length - 1) * (-step) + 1 if length else s)
                 strides.append(-step)
             out_axis += 1
-        elif isinstance(i, (int, np.integer)) or (isinstance(i, Array) and i._npy is not None):
+        elif isinstance(i, (int, np.integer)) or (type(i) is Array and i._npy is not None):
             k = int(i)
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")

@@ -1,0 +1,431 @@
+"""Collectives over named axes: psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all,
+ppermute, pshuffle, axis_index, axis_size.
+
+Inside `vmap(f, axis_name="i")` the axis "i" is the vmap's batch axis, and each primitive's
+batching rule (an `AxisBatchRule`, which gets the vmap's name and size) implements the collective
+on it: `psum(x, "i")` sums the batch axis, `all_gather(x, "i")` materializes it, `axis_index("i")`
+is an iota along it. A collective naming an enclosing vmap's axis passes through inner vmaps as an
+ordinary batched operation. Several names (`psum(x, ("i", "j"))`) reduce over all of them; the
+wrappers decompose gathers/scatters over several names into one primitive per name (the first
+name is the major one). Lowering to XLA collectives (pmap, shard_map) comes with the multi-device
+issue; until then the lowering rules raise NotImplementedError.
+
+Primitive semantics (`axis_size` is a parameter where the result shape depends on it):
+`all_gather_p`, `psum_scatter_p` and `all_to_all_p` are always *tiled* (no axis is added or
+removed); the wrappers give the untiled forms by expanding or squeezing an axis, as JAX does.
+"""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.core import ShapedArray
+from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.ad import Zero, deflinear
+from pyjax._src.interpreters.batching import AxisBatchRule, axis_data_of
+from pyjax._src.lax import elementwise as elt
+from pyjax._src.lax import reductions, shape_ops
+from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
+
+
+def _names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _no_groups(axis_index_groups, name):
+    if axis_index_groups is not None:
+        raise NotImplementedError(f"{name}: axis_index_groups is not supported yet")
+
+
+def _single_name(axis_name, name):
+    names = _names(axis_name)
+    if len(names) != 1:
+        raise NotImplementedError(f"{name} over several axis names {names} is not supported yet; "
+                                  f"name one axis")
+    return names[0]
+
+
+def _collective_lowering(name, ctx, *args, **params):
+    axis = params.get("axes", params.get("axis_name"))
+    raise NotImplementedError(
+        f"{name} over axis {axis!r} outside vmap: the axis name is not bound by an enclosing "
+        f"vmap(..., axis_name=...), and lowering collectives to XLA (pmap, shard_map) is not "
+        f"implemented yet")
+
+
+def _collective(name, abstract_eval, batch_rule) -> core.Primitive:
+    p = standard_primitive(name, abstract_eval, None, partial(_collective_lowering, name))
+    p.def_batch(AxisBatchRule(batch_rule))
+    return p
+
+
+def _ct_or_zero(ct, f):
+    return ct if type(ct) is Zero else f(ct)
+
+
+# -- psum / pmax / pmin --------------------------------------------------------------------------
+
+def _allreduce_abstract_eval(x, *, axes, axis_index_groups=None):
+    return x
+
+
+def _allreduce_batch(prim, reduce, on_unbatched, axis_data, args, dims, *, axes, axis_index_groups=None):
+    """Over this vmap's axis: reduce the batch axis (the result is the same for every example);
+    the other names are reduced by the enclosing vmaps."""
+    (x,), (d,) = args, dims
+    if axis_data.name not in axes:
+        return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
+    x = on_unbatched(x, axis_data.size) if d is None else reduce(x, (d,))
+    rest = tuple(a for a in axes if a != axis_data.name)
+    if rest:
+        x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
+    return x, None
+
+
+def _allreduce_primitive(name, reduce, on_unbatched):
+    p = standard_primitive(name, _allreduce_abstract_eval, None, partial(_collective_lowering, name))
+    p.def_batch(AxisBatchRule(partial(_allreduce_batch, p, reduce, on_unbatched)))
+    return p
+
+
+def _same(x, n):
+    return x
+
+
+psum_p = _allreduce_primitive("psum", reductions.reduce_sum, elt.mul)
+pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, _same)
+pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, _same)
+# y_i = sum_j x_j for every i, so the transpose also sums: ct_x_j = sum_i ct_y_i.
+deflinear(psum_p, lambda ct, x, **params: [_ct_or_zero(ct, lambda c: psum_p.bind(c, **params))])
+
+
+def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
+    """Bind `prim` per leaf over the named axes; integer entries of `axis_name` are positional
+    axes, reduced with `reduce` first (as in JAX)."""
+    _no_groups(axis_index_groups, prim.name)
+    names = _names(axis_name)
+    pos = tuple(a for a in names if isinstance(a, int))
+    named = tuple(a for a in names if not isinstance(a, int))
+    size = math.prod(axis_data_of(n).size for n in named)  # NameError for unbound names
+
+    def leaf(v):
+        if prim is psum_p and core.get_aval(v).dtype == np.bool_:
+            v = elt.convert_element_type(v, np.int32)
+        if pos:
+            v = reduce(v, tuple(canonicalize_axis(a, core.get_aval(v).ndim) for a in pos))
+        if not named:
+            return v
+        if not isinstance(v, core.Tracer):  # a constant is the same for every example
+            return on_constant(v, size)
+        return prim.bind(v, axes=named, axis_index_groups=None)
+    return tree_util.tree_map(leaf, x)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum `x` (a pytree) over the named axis (or axes) `axis_name`.
+
+    Example:
+        >>> vmap(lambda v: lax.psum(v, "i"), axis_name="i")(jnp.arange(4.0))
+        Array([6., 6., 6., 6.], dtype=float32)
+    """
+    return _allreduce(psum_p, reductions.reduce_sum, elt.mul, x, axis_name, axis_index_groups)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """Maximum of `x` over the named axis (or axes)."""
+    return _allreduce(pmax_p, reductions.reduce_max, _same, x, axis_name, axis_index_groups)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """Minimum of `x` over the named axis (or axes)."""
+    return _allreduce(pmin_p, reductions.reduce_min, _same, x, axis_name, axis_index_groups)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean of `x` over the named axis (or axes); integers give floats, as in JAX.
+
+    Example:
+        >>> vmap(lambda v: v - lax.pmean(v, "i"), axis_name="i")(jnp.arange(3.0))
+        Array([-1.,  0.,  1.], dtype=float32)
+    """
+    names = _names(axis_name)
+    n = math.prod(axis_data_of(a).size for a in names if not isinstance(a, int))
+
+    def mean(v):
+        if kind(core.get_aval(v).dtype) not in "fc":
+            v = elt.convert_element_type(v, dtypes.default_float_dtype())
+        aval = core.get_aval(v)
+        count = n * math.prod(aval.shape[canonicalize_axis(a, aval.ndim)] for a in names if isinstance(a, int))
+        return elt.div(psum(v, axis_name, axis_index_groups=axis_index_groups), count)
+    return tree_util.tree_map(mean, x)
+
+
+# -- axis_index / axis_size ----------------------------------------------------------------------
+
+def _axis_index_batch(axis_data, args, dims, *, axis_name):
+    if axis_name == axis_data.name:
+        return shape_ops.iota(np.int32, axis_data.size), 0
+    return axis_index_p.bind(axis_name=axis_name), None
+
+
+axis_index_p = _collective("axis_index", lambda *, axis_name: ShapedArray((), np.int32), _axis_index_batch)
+
+
+def axis_index(axis_name):
+    """This example's index along the named axis; for several names, the row-major index over
+    them (the first name is the major one).
+
+    Example:
+        >>> vmap(lambda: lax.axis_index("i"), axis_size=3, axis_name="i")()
+        Array([0, 1, 2], dtype=int32)
+    """
+    names = _names(axis_name)
+    index, inner = None, 1
+    for name in reversed(names):
+        size = axis_data_of(name).size
+        i = axis_index_p.bind(axis_name=name)
+        i = i if inner == 1 else elt.mul(i, inner)
+        index = i if index is None else elt.add(index, i)
+        inner *= size
+    return index
+
+
+def axis_size(axis_name):
+    """The size of the named axis (the product, for several names), as `psum(1, axis_name)`."""
+    return psum(1, axis_name)
+
+
+# -- all_gather ----------------------------------------------------------------------------------
+
+def _all_gather_abstract_eval(x, *, axis_name, axis, axis_size, axis_index_groups=None):
+    shape = list(x.shape)
+    shape[axis] *= axis_size
+    return x.update(shape=tuple(shape))
+
+
+def _all_gather_batch(axis_data, args, dims, *, axis_name, axis, axis_size, axis_index_groups=None):
+    """Over this vmap's axis: the batch axis itself, merged into `axis` (examples in order)."""
+    (x,), (d,) = args, dims
+    params = dict(axis_name=axis_name, axis_size=axis_size, axis_index_groups=axis_index_groups)
+    if axis_name != axis_data.name:
+        if d is None:
+            return all_gather_p.bind(x, axis=axis, **params), None
+        return all_gather_p.bind(batching.moveaxis(x, d, 0), axis=axis + 1, **params), 0
+    x = batching.matchaxis(x, d, axis, axis_data.size)
+    shape = core.get_aval(x).shape
+    return shape_ops.reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:]), None
+
+
+all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_batch)
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every example's `x` along the named axis, stacked into a new axis `axis` (or concatenated
+    into the existing axis `axis` when `tiled`).
+
+    Example:
+        >>> vmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(jnp.arange(3))
+        Array([[0, 1, 2], [0, 1, 2], [0, 1, 2]], dtype=int32)
+    """
+    _no_groups(axis_index_groups, "all_gather")
+    names = _names(axis_name)
+
+    def leaf(v):
+        ndim = core.get_aval(v).ndim
+        ax = canonicalize_axis(axis, ndim if tiled else ndim + 1)
+        if not tiled:
+            v = shape_ops.expand_dims(v, (ax,))
+        for name in reversed(names):  # the first name is the major one
+            size = axis_data_of(name).size
+            v = all_gather_p.bind(v, axis_name=name, axis=ax, axis_size=size, axis_index_groups=None)
+        return v
+    return tree_util.tree_map(leaf, x)
+
+
+# -- psum_scatter --------------------------------------------------------------------------------
+
+def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_size, axis_index_groups=None):
+    shape = list(x.shape)
+    shape[scatter_dimension] //= axis_size
+    return x.update(shape=tuple(shape))
+
+
+def _psum_scatter_batch(axis_data, args, dims, *, axis_name, scatter_dimension, axis_size,
+                        axis_index_groups=None):
+    """Over this vmap's axis: sum the batch axis, then example i keeps block i of
+    `scatter_dimension`, which is the new batch axis."""
+    (x,), (d,) = args, dims
+    params = dict(axis_name=axis_name, axis_size=axis_size, axis_index_groups=axis_index_groups)
+    if axis_name != axis_data.name:
+        if d is None:
+            return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), None
+        return psum_scatter_p.bind(batching.moveaxis(x, d, 0), scatter_dimension=scatter_dimension + 1,
+                                   **params), 0
+    total = elt.mul(x, axis_data.size) if d is None else reductions.reduce_sum(x, (d,))
+    shape = core.get_aval(total).shape
+    sd, n = scatter_dimension, axis_data.size
+    return shape_ops.reshape(total, shape[:sd] + (n, shape[sd] // n) + shape[sd + 1:]), sd
+
+
+psum_scatter_p = _collective("reduce_scatter", _psum_scatter_abstract_eval, _psum_scatter_batch)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """`psum` over the named axis, each example keeping its block of `scatter_dimension`
+    (`tiled`), or its entry (untiled: that dimension must have the axis' size and is removed)."""
+    _no_groups(axis_index_groups, "psum_scatter")
+    names = _names(axis_name)
+    total = math.prod(axis_data_of(n).size for n in names)
+
+    def leaf(v):
+        aval = core.get_aval(v)
+        sd = canonicalize_axis(scatter_dimension, aval.ndim)
+        n = aval.shape[sd]
+        if (tiled and n % total) or (not tiled and n != total):
+            need = f"divisible by" if tiled else "equal to"
+            raise ValueError(f"psum_scatter: the size of scatter_dimension {sd} of {aval.str_short()} "
+                             f"must be {need} the size of the named axis {axis_name!r} ({total})")
+        for name in names:  # the first name is the major one
+            v = psum_scatter_p.bind(v, axis_name=name, scatter_dimension=sd,
+                                    axis_size=axis_data_of(name).size, axis_index_groups=None)
+        return v if tiled else shape_ops.squeeze(v, (sd,))
+    return tree_util.tree_map(leaf, x)
+
+
+# -- all_to_all ----------------------------------------------------------------------------------
+
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_size, axis_index_groups=None):
+    shape = list(x.shape)
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return x.update(shape=tuple(shape))
+
+
+def _all_to_all_batch(axis_data, args, dims, *, axis_name, split_axis, concat_axis, axis_size,
+                      axis_index_groups=None):
+    """Over this vmap's axis: example i receives block i of `split_axis` from every example j,
+    concatenated along `concat_axis` in order of j; a transpose of the batch axis with the
+    split blocks."""
+    (x,), (d,) = args, dims
+    params = dict(axis_name=axis_name, axis_size=axis_size, axis_index_groups=axis_index_groups)
+    if axis_name != axis_data.name:
+        if d is None:
+            return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis, **params), None
+        return all_to_all_p.bind(batching.moveaxis(x, d, 0), split_axis=split_axis + 1,
+                                 concat_axis=concat_axis + 1, **params), 0
+    n = axis_data.size
+    x = batching.bdim_at_front(x, d, n)                       # (j, ...)
+    shape = list(batching.per_example_shape(x, 0))
+    k = shape[split_axis] // n
+    x = shape_ops.reshape(x, (n, *shape[:split_axis], n, k, *shape[split_axis + 1:]))
+    x = batching.moveaxis(x, 1 + split_axis, 0)               # (i, j, ... k at split_axis ...)
+    x = batching.moveaxis(x, 1, 1 + concat_axis)              # j right before concat_axis
+    shape[split_axis] = k
+    shape[concat_axis] *= n
+    return shape_ops.reshape(x, (n, *shape)), 0
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_batch)
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Split `split_axis` into one block per example of the named axis and exchange the blocks:
+    example i gets block i from every example, stacked at `concat_axis` (concatenated into it
+    when `tiled`; untiled, `split_axis` must have the axis' size and is removed)."""
+    _no_groups(axis_index_groups, "all_to_all")
+    name = _single_name(axis_name, "all_to_all")
+    size = axis_data_of(name).size
+
+    def leaf(v):
+        aval = core.get_aval(v)
+        split, concat = split_axis % aval.ndim, concat_axis % aval.ndim
+        if tiled and aval.shape[split] % size:
+            raise ValueError(f"The size of all_to_all split_axis ({aval.shape[split]}) has to be "
+                             f"divisible by the size of the named axis {name!r} ({size})")
+        if not tiled:
+            if aval.shape[split] != size:
+                raise ValueError(f"all_to_all requires the size of the mapped axis axis_name to "
+                                 f"equal x.shape[split_axis], but they are {size} and "
+                                 f"{aval.shape[split]} respectively.")
+            if split < concat:
+                concat += 1  # concat_axis counts the axes after split_axis is removed
+                v = shape_ops.expand_dims(v, (concat,))
+            elif concat < split:
+                v = shape_ops.expand_dims(v, (concat,))
+                split += 1
+        out = all_to_all_p.bind(v, axis_name=name, split_axis=split, concat_axis=concat,
+                                axis_size=size, axis_index_groups=None)
+        return out if tiled or split == concat else shape_ops.squeeze(out, (split,))
+    return tree_util.tree_map(leaf, x)
+
+
+# -- ppermute / pshuffle -------------------------------------------------------------------------
+
+def _ppermute_batch(axis_data, args, dims, *, axis_name, perm):
+    """Over this vmap's axis: example t gets example s's value for each (s, t) in `perm`, zeros
+    where no pair sends to t (static slices of the batch axis, concatenated)."""
+    (x,), (d,) = args, dims
+    if axis_name != axis_data.name:
+        return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    n = axis_data.size
+    x = batching.bdim_at_front(x, d, n)
+    src_of = {t: s for s, t in perm}
+    aval = core.get_aval(x)
+    zero = shape_ops.broadcast_in_dim(np.zeros((), aval.dtype), (1,) + aval.shape[1:], ())
+    pieces = [shape_ops.slice_in_dim(x, src_of[t], src_of[t] + 1, axis=0) if t in src_of else zero
+              for t in range(n)]
+    return shape_ops.concatenate(pieces, 0), 0
+
+
+ppermute_p = _collective("ppermute", lambda x, *, axis_name, perm: x, _ppermute_batch)
+deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [_ct_or_zero(
+    ct, lambda c: ppermute_p.bind(c, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)))])
+
+
+def ppermute(x, axis_name, perm):
+    """Send each example's `x` along the named axis: `perm` lists (source, destination) index
+    pairs; destinations nobody sends to get zeros.
+
+    Example:
+        >>> shift = lambda v: lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)])
+        >>> vmap(shift, axis_name="i")(jnp.array([10, 20, 30]))
+        Array([30, 10, 20], dtype=int32)
+    """
+    name = _single_name(axis_name, "ppermute")
+    size = axis_data_of(name).size
+    perm = tuple((int(s), int(t)) for s, t in perm)
+    srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+    if not all(0 <= i < size for i in srcs + dsts):
+        raise ValueError(f"ppermute perm indices must be in [0, {size}) for the axis {name!r} of "
+                         f"size {size}, got {perm}.")
+    return tree_util.tree_map(lambda v: ppermute_p.bind(v, axis_name=name, perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """Example i gets the value of example `perm[i]` (ppermute with the other encoding)."""
+    name = _single_name(axis_name, "pshuffle")
+    size = axis_data_of(name).size
+    if sorted(perm) != list(range(size)):
+        raise ValueError(f"`perm` does not represent a permutation of range({size}): {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+# -- differentiation of the linear collectives ---------------------------------------------------
+# all_gather (tiled) and psum_scatter (tiled) transpose into each other; all_to_all into the
+# exchange back.
+
+deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, axis_size, axis_index_groups=None: [_ct_or_zero(
+    ct, lambda c: psum_scatter_p.bind(c, axis_name=axis_name, scatter_dimension=axis,
+                                      axis_size=axis_size, axis_index_groups=axis_index_groups))])
+deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, axis_size, axis_index_groups=None: [
+    _ct_or_zero(ct, lambda c: all_gather_p.bind(c, axis_name=axis_name, axis=scatter_dimension,
+                                                axis_size=axis_size, axis_index_groups=axis_index_groups))])
+deflinear(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis, axis_size, axis_index_groups=None: [
+    _ct_or_zero(ct, lambda c: all_to_all_p.bind(c, axis_name=axis_name, split_axis=concat_axis,
+                                                concat_axis=split_axis, axis_size=axis_size,
+                                                axis_index_groups=axis_index_groups))])
