@@ -24,11 +24,17 @@ _IR_DTYPES = {
 }
 
 
+_IR_DTYPE_CACHE: dict = {}
+
+
 def ir_dtype(dtype) -> str:
-    try:
-        return _IR_DTYPES[np.dtype(dtype).name]
-    except KeyError:
-        raise TypeError(f"dtype {np.dtype(dtype).name} cannot be lowered to StableHLO") from None
+    out = _IR_DTYPE_CACHE.get(dtype)
+    if out is None:
+        try:
+            out = _IR_DTYPE_CACHE[dtype] = _IR_DTYPES[np.dtype(dtype).name]
+        except KeyError:
+            raise TypeError(f"dtype {np.dtype(dtype).name} cannot be lowered to StableHLO") from None
+    return out
 
 
 def tensor_type(shape, dtype) -> str:
@@ -36,8 +42,16 @@ def tensor_type(shape, dtype) -> str:
     return f"tensor<{dims}{ir_dtype(dtype)}>"
 
 
+_AVAL_TYPES: dict = {}
+
+
 def aval_type(aval) -> str:
-    return tensor_type(aval.shape, aval.dtype)
+    t = _AVAL_TYPES.get(aval)
+    if t is None:
+        if len(_AVAL_TYPES) > 65536:
+            _AVAL_TYPES.clear()
+        t = _AVAL_TYPES[aval] = tensor_type(aval.shape, aval.dtype)
+    return t
 
 
 # --- attribute formatting -------------------------------------------------------------------
