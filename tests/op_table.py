@@ -636,3 +636,395 @@ def lax_primitives():
     from pyjax._src.lax import elementwise, reductions, shape_ops
     return {v.name: v for mod in (elementwise, shape_ops, reductions)
             for k, v in vars(mod).items() if k.endswith("_p") and isinstance(v, core.Primitive)}
+
+
+# -- the jnp table ----------------------------------------------------------------------------
+# References are NumPy functions run on 64-bit copies of the inputs (f16/bf16/f32 -> f64, c64 ->
+# c128, ints -> int64/uint64), so they are accurate and follow NumPy's x64 semantics; the result
+# is cast to the dtype JAX returns (`out_dtype`), which is checked exactly.
+
+J_ALL = BOOL + [np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int32), np.dtype(np.uint32)] + INEXACT
+J_NUM = J_ALL[1:]
+J_INT = J_ALL[1:5]
+J_FLOAT_IN = BOOL + [np.dtype(np.int32)] + INEXACT      # inputs of float-valued functions
+J_REAL_IN = J_FLOAT_IN[:-1]
+
+
+def to_wide(x):
+    """The 64-bit NumPy value the references compute on."""
+    x = np.asarray(x)
+    k = kind(x.dtype)
+    return x.astype({"b": np.bool_, "i": np.int64, "u": np.uint64, "f": np.float64,
+                     "c": np.complex128}[k])
+
+
+def jnp_reference(op_, args, dtype):
+    """The reference outputs (a list) cast to the expected dtype."""
+    out = op_.ref(*[to_wide(a) for a in args])
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    dt = expected_dtype(op_, dtype)
+    with np.errstate(all="ignore"):
+        return [np.asarray(o).astype(dt) if kind(dt) != "f" or kind(np.asarray(o).dtype) != "c"
+                else np.asarray(o).real.astype(dt) for o in outs]
+
+
+def inexact_out(dt):
+    """Integer and bool inputs give the default float (x64 off)."""
+    return np.dtype(np.float32) if kind(dt) in "biu" else np.dtype(dt)
+
+
+def sum_out(dt):
+    """jnp.sum/prod: small integers accumulate in the default int (uint in the default uint)."""
+    if kind(dt) in "bi" and np.dtype(dt).itemsize < 4 or kind(dt) == "b":
+        return np.dtype(np.int32)
+    if kind(dt) == "u" and np.dtype(dt).itemsize < 4:
+        return np.dtype(np.uint32)
+    return np.dtype(dt)
+
+
+def _int_out(dt):
+    return np.dtype(np.int32)
+
+
+def _real_out(dt):
+    return real_dtype(inexact_out(dt)) if kind(dt) == "c" else np.dtype(dt)
+
+
+def _numeric_out(dt):
+    return np.dtype(np.int32) if kind(dt) == "b" else np.dtype(dt)
+
+
+def rand_unit_or_int(rs, shape, dtype):
+    if kind(dtype) in "iu":
+        return _cast(rs.randint(0 if kind(dtype) == "u" else -1, 2, shape), dtype)
+    return rand_unit(rs, shape, dtype)
+
+
+UNARY_SHAPES = (MATRIX, SCALAR, CUBE)
+BINARY_SHAPES = (MATRIX, [(2, 3), ()], [(3,), (2, 3)], [(2, 1, 3), (4, 1)], [(), ()])
+
+
+def _ju(name, ref, dtypes, rng=rand_default, out_dtype=None, fn=None, **kw):
+    return op(name, fn or getattr(jnp, name), 1, dtypes, rng=rng, ref=ref, out_dtype=out_dtype,
+              shapes=kw.pop("shapes", UNARY_SHAPES), **kw)
+
+
+def _jb(name, ref, dtypes, rng=rand_default, out_dtype=None, fn=None, **kw):
+    return op(name, fn or getattr(jnp, name), 2, dtypes, rng=rng, ref=ref, out_dtype=out_dtype,
+              shapes=kw.pop("shapes", BINARY_SHAPES), **kw)
+
+
+def _float_unary(name, ref, rng=rand_default, dtypes=J_FLOAT_IN, out_dtype=inexact_out, **kw):
+    return _ju(name, ref, dtypes, rng=rng, out_dtype=out_dtype, **kw)
+
+
+JNP_UNARY = [
+    _float_unary("sin", np.sin), _float_unary("cos", np.cos), _float_unary("tan", np.tan, rand_small),
+    _float_unary("arcsin", np.arcsin, rand_unit_or_int), _float_unary("arccos", np.arccos, rand_unit_or_int),
+    _float_unary("arctan", np.arctan), _float_unary("sinh", np.sinh, rand_small),
+    _float_unary("cosh", np.cosh, rand_small), _float_unary("tanh", np.tanh),
+    _float_unary("arcsinh", np.arcsinh), _float_unary("arccosh", np.arccosh, rand_ge_one),
+    _float_unary("arctanh", np.arctanh, rand_unit_or_int, dtypes=J_FLOAT_IN[1:]),
+    _float_unary("exp", np.exp, rand_small), _float_unary("exp2", np.exp2, rand_small),
+    _float_unary("expm1", np.expm1, rand_small), _float_unary("log", np.log, rand_positive),
+    _float_unary("log1p", np.log1p, rand_positive), _float_unary("log2", np.log2, rand_positive),
+    _float_unary("log10", np.log10, rand_positive), _float_unary("sqrt", np.sqrt, rand_positive),
+    _float_unary("cbrt", np.cbrt, dtypes=J_REAL_IN),
+    _float_unary("deg2rad", np.deg2rad), _float_unary("rad2deg", np.rad2deg),
+    _float_unary("sinc", np.sinc, rand_small),
+    _float_unary("reciprocal", np.reciprocal, rand_nonzero),
+    _float_unary("fabs", np.fabs, dtypes=J_REAL_IN),
+    _float_unary("rint", np.rint, rand_halves),
+    _float_unary("angle", np.angle, out_dtype=lambda dt: real_dtype(inexact_out(dt))),
+    _float_unary("spacing", np.spacing, dtypes=[np.dtype(np.float32)], rng=rand_positive),
+    _ju("negative", np.negative, J_NUM),
+    _ju("positive", np.positive, J_ALL),
+    _ju("square", np.square, J_ALL, out_dtype=_numeric_out),
+    _ju("absolute", np.absolute, J_ALL, out_dtype=_real_out),
+    _ju("sign", np.sign, J_NUM, rng=rand_special),
+    _ju("floor", np.floor, J_ALL[:-1], rng=rand_halves),
+    _ju("ceil", np.ceil, J_ALL[:-1], rng=rand_halves),
+    _ju("trunc", np.trunc, J_ALL[:-1], rng=rand_halves),
+    _ju("round", np.round, J_NUM, rng=rand_halves),
+    _ju("round[decimals=1]", lambda x: np.round(x, 1), [np.dtype(np.float32)], fn=lambda x: jnp.round(x, 1),
+        rng=rand_default, tol=1e-5),
+    _ju("isfinite", np.isfinite, J_ALL, rng=rand_special, out_dtype=_bool_out),
+    _ju("isinf", np.isinf, J_ALL, rng=rand_special, out_dtype=_bool_out),
+    _ju("isnan", np.isnan, J_ALL, rng=rand_special, out_dtype=_bool_out),
+    _ju("isposinf", np.isposinf, J_ALL[:-1], rng=rand_special, out_dtype=_bool_out),
+    _ju("isneginf", np.isneginf, J_ALL[:-1], rng=rand_special, out_dtype=_bool_out),
+    _ju("signbit", np.signbit, J_ALL[:-1], rng=rand_special, out_dtype=_bool_out),
+    _ju("real", np.real, J_ALL, out_dtype=_real_out),
+    _ju("imag", np.imag, J_ALL, out_dtype=_real_out),
+    _ju("conjugate", np.conjugate, J_ALL),
+    _ju("invert", np.invert, BOOL + J_INT, rng=rand_bits),
+    _ju("logical_not", np.logical_not, J_ALL, rng=rand_int, out_dtype=_bool_out),
+    _ju("bitwise_count", np.bitwise_count, BOOL + J_INT, rng=rand_bits,
+        out_dtype=lambda dt: np.dtype(np.uint8)),
+]
+
+
+def _float_binary(name, ref, rng=rand_default, dtypes=J_FLOAT_IN, **kw):
+    return _jb(name, ref, dtypes, rng=rng, out_dtype=inexact_out, **kw)
+
+
+def _compare(name, ref, dtypes=J_ALL):
+    return _jb(name, ref, dtypes, rng=rand_int, out_dtype=_bool_out)
+
+
+JNP_BINARY = [
+    _jb("add", np.add, J_ALL),
+    _jb("subtract", np.subtract, J_NUM),
+    _jb("multiply", np.multiply, J_ALL),
+    _float_binary("true_divide", np.true_divide, rng=(rand_default, rand_nonzero)),
+    _jb("floor_divide", np.floor_divide, J_ALL[:-1], rng=(rand_default, rand_nonzero), out_dtype=_numeric_out),
+    _jb("remainder", np.remainder, J_ALL[:-1], rng=(rand_default, rand_nonzero), out_dtype=_numeric_out),
+    _jb("fmod", np.fmod, J_ALL[:-1], rng=(rand_default, rand_nonzero), out_dtype=_numeric_out),
+    _jb("power", np.power, J_ALL, rng=(rand_positive, lambda rs, s, d: rand_int(rs, s, d) % 4 if kind(d) != "b"
+                                       else rand_bool(rs, s)), out_dtype=_numeric_out,
+        tol={np.dtype(np.complex64): 1e-4}),
+    _float_binary("float_power", np.float_power, rng=(rand_positive, rand_default),
+                  tol={np.dtype(np.float32): 1e-4}),
+    _jb("maximum", np.maximum, J_ALL, rng=rand_special),
+    _jb("minimum", np.minimum, J_ALL, rng=rand_special),
+    _float_binary("arctan2", np.arctan2, dtypes=J_REAL_IN),
+    _float_binary("nextafter", np.nextafter, dtypes=J_REAL_IN[2:], shapes=(MATRIX,)),
+    _float_binary("hypot", np.hypot, dtypes=J_REAL_IN),
+    _float_binary("copysign", np.copysign, dtypes=J_REAL_IN, rng=rand_special),
+    _float_binary("heaviside", np.heaviside, dtypes=J_REAL_IN, rng=rand_int),
+    _float_binary("logaddexp", np.logaddexp, dtypes=J_REAL_IN),
+    _float_binary("logaddexp2", np.logaddexp2, dtypes=J_REAL_IN),
+    _compare("equal", np.equal), _compare("not_equal", np.not_equal),
+    _compare("less", np.less), _compare("less_equal", np.less_equal),
+    _compare("greater", np.greater), _compare("greater_equal", np.greater_equal),
+    _jb("bitwise_and", np.bitwise_and, BOOL + J_INT, rng=rand_bits),
+    _jb("bitwise_or", np.bitwise_or, BOOL + J_INT, rng=rand_bits),
+    _jb("bitwise_xor", np.bitwise_xor, BOOL + J_INT, rng=rand_bits),
+    _jb("left_shift", np.left_shift, J_INT, rng=(rand_bits, rand_shift)),
+    _jb("right_shift", np.right_shift, J_INT, rng=(rand_bits, rand_shift)),
+    _jb("logical_and", np.logical_and, J_ALL, rng=rand_int, out_dtype=_bool_out),
+    _jb("logical_or", np.logical_or, J_ALL, rng=rand_int, out_dtype=_bool_out),
+    _jb("logical_xor", np.logical_xor, J_ALL, rng=rand_int, out_dtype=_bool_out),
+    _jb("divmod", np.divmod, J_NUM[:-1], rng=(rand_default, rand_nonzero)),
+    _jb("ldexp", lambda x, e: np.ldexp(x, e.astype(np.int32)), F32 + [np.dtype(np.float16)],
+        fn=lambda x, e: jnp.ldexp(x, e), rng=(rand_default, rand_int), arg_dtypes=lambda dt: [dt, np.int32],
+        shapes=(MATRIX,)),
+    _jb("isclose", np.isclose, F32 + COMPLEX, rng=(rand_default, rand_default), out_dtype=_bool_out),
+]
+
+
+def _reduction(name, fn, ref, dtypes, out_dtype=None, rng=rand_default, **kw):
+    shapes = kw.pop("shapes", (MATRIX, CUBE, SCALAR))
+    return _ju(name, ref, dtypes, rng=rng, out_dtype=out_dtype, fn=fn, shapes=shapes, **kw)
+
+
+_ALL_AXES = None
+_RTOL_RED = {np.dtype(np.float16): 3e-2, bfloat16: 6e-2, np.dtype(np.float32): 1e-5}
+_WHERE = np.array([[True, False, True], [False, True, True]])
+
+JNP_REDUCTIONS = [
+    _reduction("sum", jnp.sum, np.sum, J_ALL, out_dtype=sum_out, tol=_RTOL_RED),
+    _reduction("sum[axis=0]", lambda x: jnp.sum(x, axis=0), lambda x: np.sum(x, axis=0), J_NUM,
+               out_dtype=sum_out, shapes=(MATRIX, CUBE, VECTOR), tol=_RTOL_RED),
+    _reduction("sum[axis=(0,2) keepdims]", lambda x: jnp.sum(x, axis=(0, 2), keepdims=True),
+               lambda x: np.sum(x, axis=(0, 2), keepdims=True), F32, out_dtype=sum_out, shapes=(CUBE,)),
+    _reduction("sum[axis=-1 dtype=f32]", lambda x: jnp.sum(x, axis=-1, dtype=jnp.float32),
+               lambda x: np.sum(x, axis=-1), [np.dtype(np.int8), bfloat16], out_dtype=lambda dt: np.dtype(np.float32),
+               shapes=(MATRIX,), tol=_RTOL_RED),
+    _reduction("sum[where]", lambda x: jnp.sum(x, axis=1, where=_WHERE), lambda x: np.sum(x, axis=1, where=_WHERE),
+               F32 + I32, out_dtype=sum_out, shapes=(MATRIX,)),
+    _reduction("sum[initial]", lambda x: jnp.sum(x, initial=10), lambda x: np.sum(x, initial=10), F32 + I32,
+               out_dtype=sum_out, shapes=(MATRIX,)),
+    _reduction("prod", jnp.prod, np.prod, J_ALL, out_dtype=sum_out, rng=rand_int, tol=_RTOL_RED),
+    _reduction("prod[axis=1 keepdims]", lambda x: jnp.prod(x, axis=1, keepdims=True),
+               lambda x: np.prod(x, axis=1, keepdims=True), F32, rng=rand_int, shapes=(MATRIX, CUBE)),
+    _reduction("max", jnp.max, np.max, J_ALL, rng=rand_special),
+    _reduction("max[axis=0 keepdims]", lambda x: jnp.max(x, axis=0, keepdims=True),
+               lambda x: np.max(x, axis=0, keepdims=True), F32 + I32, rng=rand_special, shapes=(MATRIX, CUBE)),
+    _reduction("max[where initial]", lambda x: jnp.max(x, axis=1, where=_WHERE, initial=-5.),
+               lambda x: np.max(x, axis=1, where=_WHERE, initial=-5.), F32, shapes=(MATRIX,)),
+    _reduction("min", jnp.min, np.min, J_ALL, rng=rand_special),
+    _reduction("min[axis=-1]", lambda x: jnp.min(x, axis=-1), lambda x: np.min(x, axis=-1), F32 + [np.dtype(np.uint8)],
+               shapes=(MATRIX, CUBE)),
+    _reduction("all", jnp.all, np.all, J_ALL, rng=rand_int, out_dtype=_bool_out),
+    _reduction("all[axis=0]", lambda x: jnp.all(x, axis=0), lambda x: np.all(x, axis=0), BOOL + F32,
+               rng=rand_int, out_dtype=_bool_out, shapes=(MATRIX, CUBE)),
+    _reduction("any", jnp.any, np.any, J_ALL, rng=rand_int, out_dtype=_bool_out),
+    _reduction("any[axis=1 keepdims]", lambda x: jnp.any(x, axis=1, keepdims=True),
+               lambda x: np.any(x, axis=1, keepdims=True), BOOL + I32, rng=rand_int, out_dtype=_bool_out,
+               shapes=(MATRIX, CUBE)),
+    _reduction("mean", jnp.mean, np.mean, J_ALL, out_dtype=inexact_out, tol=_RTOL_RED),
+    _reduction("mean[axis=0 keepdims]", lambda x: jnp.mean(x, axis=0, keepdims=True),
+               lambda x: np.mean(x, axis=0, keepdims=True), F32 + I32, out_dtype=inexact_out, shapes=(MATRIX, CUBE)),
+    _reduction("mean[where]", lambda x: jnp.mean(x, axis=1, where=_WHERE), lambda x: np.mean(x, axis=1, where=_WHERE),
+               F32, shapes=(MATRIX,)),
+    _reduction("mean[dtype=bf16]", lambda x: jnp.mean(x, dtype=jnp.bfloat16), np.mean, F32,
+               out_dtype=lambda dt: bfloat16, shapes=(MATRIX,), tol=_RTOL_RED),
+    _reduction("var", jnp.var, np.var, J_FLOAT_IN, out_dtype=lambda dt: real_dtype(inexact_out(dt)),
+               tol={**_RTOL_RED, np.dtype(np.float32): 1e-4, np.dtype(np.complex64): 1e-4}),
+    _reduction("var[axis=1 ddof=1]", lambda x: jnp.var(x, axis=1, ddof=1), lambda x: np.var(x, axis=1, ddof=1),
+               F32, shapes=(MATRIX, CUBE), tol=1e-4),
+    _reduction("std", jnp.std, np.std, F32 + I32 + COMPLEX, out_dtype=lambda dt: real_dtype(inexact_out(dt)), tol=1e-4),
+    _reduction("std[axis=0 keepdims]", lambda x: jnp.std(x, axis=0, keepdims=True),
+               lambda x: np.std(x, axis=0, keepdims=True), F32, shapes=(MATRIX, CUBE), tol=1e-4),
+    _reduction("argmax", jnp.argmax, np.argmax, J_ALL[:-1], out_dtype=_int_out, rng=rand_int),
+    _reduction("argmax[axis=1]", lambda x: jnp.argmax(x, axis=1), lambda x: np.argmax(x, axis=1), F32 + I32,
+               out_dtype=_int_out, rng=rand_int, shapes=(MATRIX, CUBE)),
+    _reduction("argmax[axis=0 keepdims]", lambda x: jnp.argmax(x, axis=0, keepdims=True),
+               lambda x: np.argmax(x, axis=0, keepdims=True), F32, out_dtype=_int_out, shapes=(MATRIX,)),
+    _reduction("argmin", jnp.argmin, np.argmin, J_ALL[:-1], out_dtype=_int_out, rng=rand_int),
+    _reduction("argmin[axis=-1 keepdims]", lambda x: jnp.argmin(x, axis=-1, keepdims=True),
+               lambda x: np.argmin(x, axis=-1, keepdims=True), F32 + I32, out_dtype=_int_out, rng=rand_int,
+               shapes=(MATRIX, CUBE)),
+    _reduction("cumsum", jnp.cumsum, np.cumsum, J_ALL, out_dtype=_numeric_out, rng=rand_int,
+               shapes=(MATRIX, VECTOR, SCALAR)),
+    _reduction("cumsum[axis=1]", lambda x: jnp.cumsum(x, axis=1), lambda x: np.cumsum(x, axis=1), F32 + [np.dtype(np.int8)],
+               rng=rand_int, shapes=(MATRIX, (2, 9))),
+    _reduction("cumprod", jnp.cumprod, np.cumprod, F32 + I32, out_dtype=_numeric_out, rng=rand_int,
+               shapes=(MATRIX, VECTOR)),
+    _reduction("cumprod[axis=0 dtype=f32]", lambda x: jnp.cumprod(x, axis=0, dtype=jnp.float32),
+               lambda x: np.cumprod(x, axis=0), I32, out_dtype=lambda dt: np.dtype(np.float32), rng=rand_int,
+               shapes=(MATRIX, (5, 2))),
+    _reduction("count_nonzero", jnp.count_nonzero, np.count_nonzero, J_ALL, out_dtype=_int_out, rng=rand_int),
+    _reduction("count_nonzero[axis=0]", lambda x: jnp.count_nonzero(x, axis=0), lambda x: np.count_nonzero(x, axis=0),
+               F32, out_dtype=_int_out, rng=rand_int, shapes=(MATRIX,)),
+    _reduction("ptp", jnp.ptp, np.ptp, J_NUM[:-1]),
+    _reduction("ptp[axis=1]", lambda x: jnp.ptp(x, axis=1), lambda x: np.ptp(x, axis=1), F32, shapes=(MATRIX,)),
+]
+
+J_SOME = BOOL + I32 + F32 + COMPLEX  # for data movement: one dtype per kind
+
+
+def _jshape(name, fn, ref, shape, dtypes=J_SOME, nargs=1, **kw):
+    return op(name, fn, nargs, dtypes, ref=ref, shapes=(shape,) if not isinstance(shape, tuple) or
+              (shape and isinstance(shape[0], (list, tuple))) else (shape,), **kw)
+
+
+def _jshape_rows():
+    S3 = (2, 3, 4)
+    rows = [
+        ("reshape", lambda x: jnp.reshape(x, (3, -1)), lambda x: np.reshape(x, (3, -1)), S3),
+        ("reshape[order=F]", lambda x: jnp.reshape(x, (4, 6), order="F"), lambda x: np.reshape(x, (4, 6), order="F"), S3),
+        ("ravel", jnp.ravel, np.ravel, S3),
+        ("transpose", jnp.transpose, np.transpose, S3),
+        ("transpose[axes]", lambda x: jnp.transpose(x, (1, -1, 0)), lambda x: np.transpose(x, (1, -1, 0)), S3),
+        ("permute_dims", lambda x: jnp.permute_dims(x, (2, 0, 1)), lambda x: np.permute_dims(x, (2, 0, 1)), S3),
+        ("matrix_transpose", jnp.matrix_transpose, np.matrix_transpose, S3),
+        ("swapaxes", lambda x: jnp.swapaxes(x, 0, -1), lambda x: np.swapaxes(x, 0, -1), S3),
+        ("moveaxis", lambda x: jnp.moveaxis(x, 0, -1), lambda x: np.moveaxis(x, 0, -1), S3),
+        ("moveaxis[multiple]", lambda x: jnp.moveaxis(x, (0, 1), (2, 0)), lambda x: np.moveaxis(x, (0, 1), (2, 0)), S3),
+        ("squeeze", jnp.squeeze, np.squeeze, (1, 3, 1)),
+        ("squeeze[axis]", lambda x: jnp.squeeze(x, axis=-1), lambda x: np.squeeze(x, axis=-1), (1, 3, 1)),
+        ("expand_dims", lambda x: jnp.expand_dims(x, (0, -1)), lambda x: np.expand_dims(x, (0, -1)), (2, 3)),
+        ("broadcast_to", lambda x: jnp.broadcast_to(x, (4, 2, 3)), lambda x: np.broadcast_to(x, (4, 2, 3)), (2, 1)),
+        ("atleast_1d", jnp.atleast_1d, np.atleast_1d, ()),
+        ("atleast_2d", jnp.atleast_2d, np.atleast_2d, (3,)),
+        ("atleast_3d", jnp.atleast_3d, np.atleast_3d, (2, 3)),
+        ("flip", jnp.flip, np.flip, S3),
+        ("flip[axis]", lambda x: jnp.flip(x, (0, 2)), lambda x: np.flip(x, (0, 2)), S3),
+        ("fliplr", jnp.fliplr, np.fliplr, (2, 3)),
+        ("flipud", jnp.flipud, np.flipud, (2, 3)),
+        ("rot90", jnp.rot90, np.rot90, (2, 3)),
+        ("rot90[k=2]", lambda x: jnp.rot90(x, 2), lambda x: np.rot90(x, 2), (2, 3)),
+        ("rot90[k=-1 axes]", lambda x: jnp.rot90(x, -1, axes=(1, 2)), lambda x: np.rot90(x, -1, axes=(1, 2)), S3),
+        ("tile", lambda x: jnp.tile(x, 2), lambda x: np.tile(x, 2), (2, 3)),
+        ("tile[reps]", lambda x: jnp.tile(x, (2, 1, 3)), lambda x: np.tile(x, (2, 1, 3)), (2, 3)),
+        ("tile[scalar]", lambda x: jnp.tile(x, (2, 2)), lambda x: np.tile(x, (2, 2)), ()),
+        ("repeat", lambda x: jnp.repeat(x, 2), lambda x: np.repeat(x, 2), (2, 3)),
+        ("repeat[axis]", lambda x: jnp.repeat(x, 3, axis=1), lambda x: np.repeat(x, 3, axis=1), (2, 3)),
+        ("repeat[per element]", lambda x: jnp.repeat(x, [1, 0, 2], axis=-1), lambda x: np.repeat(x, [1, 0, 2], axis=-1), (2, 3)),
+        ("pad", lambda x: jnp.pad(x, 1), lambda x: np.pad(x, 1), (2, 3)),
+        ("pad[widths constant_values]", lambda x: jnp.pad(x, ((1, 0), (0, 2)), constant_values=7),
+         lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=7), (2, 3)),
+        ("pad[edge]", lambda x: jnp.pad(x, ((2, 1), (1, 3)), mode="edge"), lambda x: np.pad(x, ((2, 1), (1, 3)), mode="edge"), (2, 3)),
+        ("pad[wrap]", lambda x: jnp.pad(x, ((2, 1), (4, 3)), mode="wrap"), lambda x: np.pad(x, ((2, 1), (4, 3)), mode="wrap"), (2, 3)),
+        ("diagonal", jnp.diagonal, np.diagonal, (3, 4)),
+        ("diagonal[offset]", lambda x: jnp.diagonal(x, 1), lambda x: np.diagonal(x, 1), (3, 4)),
+        ("diagonal[offset<0 axes]", lambda x: jnp.diagonal(x, -1, 0, 2), lambda x: np.diagonal(x, -1, 0, 2), S3),
+        ("tril", jnp.tril, np.tril, (3, 4)),
+        ("tril[k=-1 batched]", lambda x: jnp.tril(x, -1), lambda x: np.tril(x, -1), S3),
+        ("triu", jnp.triu, np.triu, (3, 4)),
+        ("triu[k=1]", lambda x: jnp.triu(x, 1), lambda x: np.triu(x, 1), (4, 3)),
+    ]
+    return [_jshape(n, f, r, s) for n, f, r, s in rows]
+
+
+def _jmulti(name, fn, ref, shapes, dtypes=J_SOME, **kw):
+    return op(name, fn, len(shapes), dtypes, ref=ref, shapes=(list(shapes),), **kw)
+
+
+JNP_SHAPE_OPS = _jshape_rows() + [
+    _jmulti("concatenate", lambda a, b: jnp.concatenate([a, b]), lambda a, b: np.concatenate([a, b]), [(2, 3), (1, 3)]),
+    _jmulti("concatenate[axis=-1]", lambda a, b, c: jnp.concatenate([a, b, c], axis=-1),
+            lambda a, b, c: np.concatenate([a, b, c], axis=-1), [(2, 3), (2, 1), (2, 2)]),
+    _jmulti("concatenate[axis=None]", lambda a, b: jnp.concatenate([a, b], axis=None),
+            lambda a, b: np.concatenate([a, b], axis=None), [(2, 3), (4,)]),
+    _jmulti("concat", lambda a, b: jnp.concat([a, b], axis=1), lambda a, b: np.concat([a, b], axis=1), [(2, 3), (2, 2)]),
+    _jmulti("stack", lambda a, b: jnp.stack([a, b]), lambda a, b: np.stack([a, b]), [(2, 3), (2, 3)]),
+    _jmulti("stack[axis=-1]", lambda a, b: jnp.stack([a, b], axis=-1), lambda a, b: np.stack([a, b], axis=-1), [(2, 3), (2, 3)]),
+    _jmulti("hstack", lambda a, b: jnp.hstack([a, b]), lambda a, b: np.hstack([a, b]), [(2, 3), (2, 1)]),
+    _jmulti("hstack[1d]", lambda a, b: jnp.hstack([a, b]), lambda a, b: np.hstack([a, b]), [(3,), ()]),
+    _jmulti("vstack", lambda a, b: jnp.vstack([a, b]), lambda a, b: np.vstack([a, b]), [(3,), (2, 3)]),
+    _jmulti("dstack", lambda a, b: jnp.dstack([a, b]), lambda a, b: np.dstack([a, b]), [(2, 3), (2, 3)]),
+    _jmulti("column_stack", lambda a, b: jnp.column_stack([a, b]), lambda a, b: np.column_stack([a, b]), [(3,), (3, 2)]),
+    _jmulti("broadcast_arrays", jnp.broadcast_arrays, np.broadcast_arrays, [(2, 1), (3,)]),
+    _jmulti("where", jnp.where, np.where, [(2, 3), (2, 3), (2, 3)], rng=(rand_bool, rand_default, rand_default),
+            arg_dtypes=lambda dt: [np.bool_, dt, dt]),
+    _jmulti("where[broadcast]", jnp.where, np.where, [(2, 1), (3,), ()], rng=(rand_bool, rand_default, rand_default),
+            arg_dtypes=lambda dt: [np.bool_, dt, dt]),
+    _jmulti("where[int condition]", jnp.where, np.where, [(2, 3), (2, 3), ()], rng=(rand_int, rand_default, rand_default),
+            arg_dtypes=lambda dt: [np.int32, dt, dt], dtypes=F32),
+    _jmulti("clip", lambda x: jnp.clip(x, -1, 2), lambda x: np.clip(x, -1, 2), [(2, 3)], dtypes=F32 + I32 + [np.dtype(np.uint8)]),
+    _jmulti("clip[arrays]", jnp.clip, np.clip, [(2, 3), (3,), (2, 1)], dtypes=F32 + I32,
+            rng=(rand_default, lambda rs, s, d: _cast(np.full(s, -1), d), lambda rs, s, d: _cast(np.full(s, 2), d))),
+    _jmulti("clip[max only]", lambda x: jnp.clip(x, max=0.5), lambda x: np.clip(x, None, 0.5), [(2, 3)], dtypes=F32),
+]
+
+
+def _split(name, fn, ref, shape):
+    return op(name, fn, 1, J_SOME, ref=ref, shapes=(shape,))
+
+
+JNP_SPLITS = [
+    _split("split", lambda x: jnp.split(x, 2), lambda x: np.split(x, 2), (4, 3)),
+    _split("split[indices axis]", lambda x: jnp.split(x, [1, 4], axis=1), lambda x: np.split(x, [1, 4], axis=1), (2, 6)),
+    _split("split[negative and empty]", lambda x: jnp.split(x, [-2, 1, 9]), lambda x: np.split(x, [-2, 1, 9]), (5,)),
+    _split("array_split", lambda x: jnp.array_split(x, 3), lambda x: np.array_split(x, 3), (7, 2)),
+    _split("array_split[more sections than items]", lambda x: jnp.array_split(x, 4, axis=-1),
+           lambda x: np.array_split(x, 4, axis=-1), (2, 3)),
+    _split("hsplit", lambda x: jnp.hsplit(x, 3), lambda x: np.hsplit(x, 3), (2, 6)),
+    _split("vsplit", lambda x: jnp.vsplit(x, [1]), lambda x: np.vsplit(x, [1]), (3, 2)),
+    _split("dsplit", lambda x: jnp.dsplit(x, 2), lambda x: np.dsplit(x, 2), (1, 2, 4)),
+]
+
+
+def _jlin(name, fn, ref, shape_sets, dtypes=F32 + I32 + COMPLEX + [bfloat16], **kw):
+    return op(name, fn, len(shape_sets[0]), dtypes, ref=ref, shapes=tuple(list(s) for s in shape_sets),
+              rng=rand_int, tol={bfloat16: 3e-2}, **kw)
+
+
+JNP_LINALG = [
+    _jlin("dot", jnp.dot, np.dot, [[(2, 3), (3, 4)], [(3,), (3,)], [(2, 3), (3,)], [(), (2, 3)], [(2, 2, 3), (4, 3, 5)]]),
+    _jlin("matmul", jnp.matmul, np.matmul, [[(2, 3), (3, 4)], [(3,), (3, 4)], [(2, 3), (3,)], [(3,), (3,)],
+                                            [(5, 2, 3), (3, 4)], [(2, 1, 2, 3), (3, 3, 4)], [(1, 2, 3), (4, 3, 2)]]),
+    _jlin("vdot", jnp.vdot, np.vdot, [[(2, 3), (3, 2)], [(3,), (3,)]]),
+    _jlin("vecdot", jnp.vecdot, np.vecdot, [[(2, 3), (2, 3)], [(4, 1, 3), (2, 3)]]),
+    _jlin("inner", jnp.inner, np.inner, [[(2, 3), (4, 3)], [(3,), (3,)], [(), (2,)]]),
+    _jlin("outer", jnp.outer, np.outer, [[(3,), (4,)], [(2, 2), (3,)]]),
+    _jlin("tensordot", jnp.tensordot, np.tensordot, [[(2, 3, 4), (3, 4, 5)]]),
+    _jlin("tensordot[axes=1]", lambda a, b: jnp.tensordot(a, b, 1), lambda a, b: np.tensordot(a, b, 1), [[(2, 3), (3, 4)]]),
+    _jlin("tensordot[axes pairs]", lambda a, b: jnp.tensordot(a, b, ((0, 2), (1, 0))),
+          lambda a, b: np.tensordot(a, b, ((0, 2), (1, 0))), [[(2, 3, 4), (4, 2, 5)]]),
+    _jlin("trace", jnp.trace, np.trace, [[(3, 4)], [(2, 2)]]),
+    _jlin("trace[offset axes]", lambda x: jnp.trace(x, 1, 1, 2), lambda x: np.trace(x, 1, 1, 2), [[(2, 3, 4)]]),
+    *[_jlin(f"einsum[{spec}]", (lambda s: lambda *xs: jnp.einsum(s, *xs))(spec),
+            (lambda s: lambda *xs: np.einsum(s, *xs))(spec), [shapes])
+      for spec, shapes in [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]),
+                           ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("ij->", [(2, 3)]), ("ij->ji", [(2, 3)]),
+                           ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("i,i->", [(3,), (3,)]),
+                           ("i,j->ij", [(2,), (3,)]), ("bii->bi", [(2, 3, 3)]), ("iij->j", [(2, 2, 3)]),
+                           ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]), ("...ij,...jk->...ik", [(5, 2, 3), (5, 3, 2)]),
+                           ("ijk,ikl->", [(2, 3, 4), (2, 4, 3)]), ("ab,cd->abcd", [(2, 2), (1, 3)])]],
+]
+
+JNP_OPS = JNP_UNARY + JNP_BINARY + JNP_REDUCTIONS + JNP_SHAPE_OPS + JNP_SPLITS + JNP_LINALG

@@ -208,8 +208,6 @@ def test_array_with_dtype_and_nested_arrays():
     assert jnp.asarray(y) is y
 
 
-@pytest.mark.xfail(strict=True, reason="creation.py: jnp.array ignores copy=True and returns the "
-                   "same Array, so donating the original deletes the 'copy'")
 def test_array_copies_an_array():
     x = jnp.arange(3.0) + 0
     y = jnp.array(x)

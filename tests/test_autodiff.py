@@ -141,9 +141,15 @@ def _float_arg_fn(fn, args):
     return f, [args[i] for i in pos]
 
 
+def _mixed(entry):
+    """A shape entry giving the arguments different shapes (rank-0 or size-1 broadcasting)."""
+    return isinstance(entry, list) and len(set(entry)) > 1
+
+
 def _grad_cases(full=False):
-    """(row, shape, dtype) for the finite-difference checks: float32 on every shape of the row
-    (broadcasting shapes matter to transposes), complex64 on the first (all shapes if `full`)."""
+    """(row, shape, dtype) for the finite-difference checks: float32 on the row's first shape and
+    its broadcasting shapes (they matter to transposes), complex64 on the first; every shape of
+    both if `full`."""
     out = []
     for row in T.LAX_OPS:
         if row.primitive in ZERO_DERIVATIVE or row.primitive in NO_JVP or row.nargs == 0:
@@ -151,7 +157,9 @@ def _grad_cases(full=False):
         for dt in (F32, C64):
             if dt not in row.dtypes:
                 continue
-            for shape in (row.shapes if dt == F32 or full else row.shapes[:1]):
+            shapes = row.shapes if full else [s for s in row.shapes if s is row.shapes[0] or
+                                               (dt == F32 and _mixed(s))]
+            for shape in shapes:
                 args = _row_args(row, shape, dt)
                 if not dtypes.issubdtype(_out_dtype(row, args), np.inexact):
                     continue  # e.g. float -> int conversion: `test_zero_derivative`
@@ -179,7 +187,8 @@ def test_lax_grads(row, shape, dtype):
     _check_row(row, shape, dtype)
 
 
-@pytest.mark.parametrize("row,shape,dtype", [c for c in _grad_cases() if c.values[1] is c.values[0].shapes[0]])
+@pytest.mark.parametrize("row,shape,dtype", [c for c in _grad_cases()
+                                             if c.values[1] is c.values[0].shapes[0] and c.values[2] == F32])
 def test_lax_grads_float64(x64, row, shape, dtype):
     spec = _spec(row)
     args = [a.astype(WIDE.get(a.dtype, a.dtype)) for a in _row_args(row, shape, dtype, spec.get("rng"))]
@@ -379,7 +388,602 @@ def test_jnp_grads(fn, shapes, rng, order, dtype, kw):
     check_grads(fn, _jnp_args(shapes, rng, dtype), order=order, modes=("fwd", "rev"), **kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn,shapes,rng,order,dtype,kw", JNP_GRADS)
 def test_jnp_grads_float64(x64, fn, shapes, rng, order, dtype, kw):
     args = [a.astype(WIDE[a.dtype]) for a in _jnp_args(shapes, rng, dtype)]
     check_grads(fn, args, order=order, modes=("fwd", "rev"), **kw)
+
+
+# -- closed forms ----------------------------------------------------------------------------------
+
+def test_closed_forms():
+    x = np.linspace(-2, 2, 7, dtype=np.float32)
+    np.testing.assert_allclose(pyjax.vmap(pyjax.grad(jnp.sin))(x), np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.vmap(pyjax.grad(lambda v: v ** 3))(x), 3 * x ** 2, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(lambda v: jnp.sum(v ** 3))(x), 3 * x ** 2, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(pyjax.grad(lambda v: v ** 3))(2.0), 12.0)
+    np.testing.assert_allclose(pyjax.grad(pyjax.grad(pyjax.grad(jnp.sin)))(0.5), -np.cos(0.5), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(jnp.tanh)(0.3), 1 - np.tanh(0.3) ** 2, rtol=1e-6)
+    y, t = pyjax.jvp(jnp.exp, (1.5,), (2.0,))
+    np.testing.assert_allclose([y, t], [np.exp(1.5), 2 * np.exp(1.5)], rtol=1e-6)
+
+
+def _mlp_loss(params, x, labels):
+    (w1, b1), (w2, b2) = params
+    h = jnp.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    logp = pyjax.nn.log_softmax(logits)
+    return -jnp.mean(jnp.sum(logp * labels, axis=1))
+
+
+def _mlp_numpy_backprop(params, x, labels):
+    """Hand-written backprop: tanh layer, linear layer, softmax cross-entropy."""
+    (w1, b1), (w2, b2) = [(np.asarray(w, np.float64), np.asarray(b, np.float64)) for w, b in params]
+    n = x.shape[0]
+    h = np.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    loss = -np.mean(np.sum(np.log(p) * labels, 1))
+    d_logits = (p - labels) / n  # softmax cross-entropy
+    d_w2, d_b2 = h.T @ d_logits, d_logits.sum(0)
+    d_h = d_logits @ w2.T
+    d_pre = d_h * (1 - h ** 2)
+    d_w1, d_b1 = x.T @ d_pre, d_pre.sum(0)
+    return loss, ((d_w1, d_b1), (d_w2, d_b2))
+
+
+def test_tanh_mlp_matches_numpy_backprop():
+    rs = np.random.RandomState(0)
+    x = rs.randn(8, 5).astype(np.float32)
+    labels = np.eye(3, dtype=np.float32)[rs.randint(0, 3, 8)]
+    params = [(0.5 * rs.randn(5, 4).astype(np.float32), 0.1 * rs.randn(4).astype(np.float32)),
+              (0.5 * rs.randn(4, 3).astype(np.float32), 0.1 * rs.randn(3).astype(np.float32))]
+    loss, grads = pyjax.jit(pyjax.value_and_grad(_mlp_loss))(params, x, labels)
+    want_loss, want = _mlp_numpy_backprop(params, x.astype(np.float64), labels)
+    np.testing.assert_allclose(loss, want_loss, rtol=1e-5)
+    for g, w in zip(pyjax.tree_util.tree_leaves(grads), pyjax.tree_util.tree_leaves(want), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
+    check_grads(lambda p: _mlp_loss(p, x, labels), (params,), order=2)
+
+
+def test_softmax_cross_entropy_gradient():
+    logits = np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], np.float32)
+    labels = np.array([[0, 1, 0], [1, 0, 0]], np.float32)
+    loss = lambda z: -jnp.sum(labels * pyjax.nn.log_softmax(z))
+    p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    np.testing.assert_allclose(pyjax.grad(loss)(logits), p - labels, rtol=1e-5, atol=1e-7)
+
+
+def test_jacobians_and_hessian_closed_form():
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    np.testing.assert_allclose(pyjax.jacfwd(jnp.sin)(x), np.diag(np.cos(x)), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jacrev(jnp.sin)(x), np.diag(np.cos(x)), rtol=1e-6)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    f = lambda v: a @ jnp.tanh(v)
+    want = a * (1 - np.tanh(x) ** 2)
+    np.testing.assert_allclose(pyjax.jacfwd(f)(x), want, rtol=1e-5)
+    np.testing.assert_allclose(pyjax.jacrev(f)(x), want, rtol=1e-5)
+    np.testing.assert_allclose(pyjax.hessian(lambda v: jnp.sum(v ** 3))(x), np.diag(6 * x), rtol=1e-6)
+    # several arguments, pytree output
+    jx, jy = pyjax.jacrev(lambda u, v: u * v, argnums=(0, 1))(x, 2 * x)
+    np.testing.assert_allclose(jx, np.diag(2 * x))
+    np.testing.assert_allclose(jy, np.diag(x))
+    jx, jy = pyjax.jacfwd(lambda u, v: u * v, argnums=(0, 1))(x, 2 * x)
+    np.testing.assert_allclose(jx, np.diag(2 * x))
+    np.testing.assert_allclose(jy, np.diag(x))
+    jac = pyjax.jacrev(lambda v: {"s": jnp.sum(v), "sq": v ** 2})(x)
+    np.testing.assert_allclose(jac["s"], np.ones(3))
+    np.testing.assert_allclose(jac["sq"], np.diag(2 * x))
+    h = pyjax.hessian(lambda m: jnp.sum(m ** 2) * m[0, 0])(np.eye(2, dtype=np.float32))
+    assert h.shape == (2, 2, 2, 2)
+
+
+# -- JAX's values at special points ----------------------------------------------------------------
+
+def test_special_points():
+    assert pyjax.grad(jnp.abs)(0.0) == 1.0  # JAX 0.10.2: the slope of abs at 0 is +1
+    assert pyjax.grad(lax.abs)(-0.0) == 1.0
+    assert pyjax.grad(jnp.abs)(-2.0) == -1.0
+    assert pyjax.grad(jnp.maximum, argnums=(0, 1))(1.0, 1.0) == (0.5, 0.5)
+    assert pyjax.grad(jnp.minimum, argnums=(0, 1))(1.0, 1.0) == (0.5, 0.5)
+    assert pyjax.grad(jnp.maximum, argnums=(0, 1))(2.0, 1.0) == (1.0, 0.0)
+    assert pyjax.grad(jnp.sqrt)(0.0) == np.inf
+    assert pyjax.grad(pyjax.nn.relu)(0.0) == 0.0
+    assert pyjax.grad(pyjax.nn.relu)(1.0) == 1.0
+    np.testing.assert_array_equal(pyjax.grad(jnp.max)(jnp.array([1.0, 1.0, 0.0])), [0.5, 0.5, 0.0])
+    np.testing.assert_array_equal(pyjax.grad(jnp.min)(jnp.array([0.0, 2.0, 0.0])), [0.5, 0.0, 0.5])
+    np.testing.assert_array_equal(pyjax.grad(jnp.prod)(jnp.array([0.0, 2.0, 3.0])), [6.0, 0.0, 0.0])
+    np.testing.assert_array_equal(pyjax.grad(jnp.prod)(jnp.array([0.0, 0.0, 3.0])), [0.0, 0.0, 0.0])
+    h = pyjax.hessian(jnp.prod)(jnp.array([0.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(h, [[0, 3, 2], [3, 0, 0], [2, 0, 0]])
+    # clamp at a bound: neither the operand nor the bound gets the gradient (lax.clamp), but
+    # jnp.clip is max/min, which split ties
+    assert pyjax.grad(lambda x: lax.clamp(0.0, x, 1.0))(0.0) == 0.0
+    assert pyjax.grad(lambda x: lax.clamp(0.0, x, 1.0))(1.0) == 0.0
+    assert pyjax.grad(lambda lo: lax.clamp(lo, 0.0, 1.0))(0.0) == 0.0
+    assert pyjax.grad(lambda lo: lax.clamp(lo, -1.0, 1.0))(0.0) == 1.0
+    assert pyjax.grad(lambda x: jnp.clip(x, 0.0, 1.0))(0.0) == 0.5
+    # powers at zero
+    assert np.isnan(pyjax.grad(lambda x: lax.pow(x, 0.0))(0.0))
+    assert pyjax.grad(lambda x: lax.pow(x, 1.0))(0.0) == 1.0
+    assert pyjax.grad(lambda x: lax.pow(x, np.int32(0)))(0.0) == 0.0
+    assert pyjax.grad(lambda y: lax.pow(0.0, y))(1.0) == 0.0
+    assert pyjax.grad(lambda x: x ** 2)(0.0) == 0.0
+    # where: the unselected branch's nan does not leak into the gradient of the selected one
+    assert pyjax.grad(lambda x: jnp.where(x > 0, x, 0.0))(-1.0) == 0.0
+
+
+def test_weak_types_of_gradients():
+    g = pyjax.grad(jnp.sin)(0.0)
+    assert g.weak_type and g.dtype == np.float32
+    assert not pyjax.grad(jnp.sin)(np.float32(0.0)).weak_type
+    assert pyjax.grad(lambda x: 2.0 * x)(1.0).weak_type
+    assert not pyjax.grad(lambda x: np.float32(3.0) * x)(np.float32(1.0)).weak_type
+
+
+def test_low_precision_conversion_closed_form():
+    f = lambda x: lax.convert_element_type(x, np.float16)
+    y, t = pyjax.jvp(f, (np.float32(1.5),), (np.float32(2.0),))
+    assert y.dtype == t.dtype == np.float16 and t == 2.0
+    g = pyjax.grad(lambda x: lax.convert_element_type(f(x), np.float32) * 3)(np.float32(1.0))
+    assert g.dtype == np.float32 and g == 3.0
+
+
+# -- the API -------------------------------------------------------------------------------------
+
+def test_integer_inputs():
+    with pytest.raises(TypeError, match=r"argument 0 has dtype int32"):
+        pyjax.grad(lambda x: x * 1.0)(1)
+    with pytest.raises(TypeError, match=r"argument 1 has dtype int32.*allow_int"):
+        pyjax.grad(lambda x, n: x * n, argnums=(0, 1))(1.0, 2)
+    g = pyjax.grad(lambda x: x * 1.0, allow_int=True)(1)
+    assert g.dtype == dtypes.float0 and g.shape == ()
+    gx, gn = pyjax.grad(lambda x, n: jnp.sum(x * n), argnums=(0, 1), allow_int=True)(2.0, np.arange(3))
+    assert gx == 3.0 and gn.dtype == dtypes.float0 and gn.shape == (3,)
+    # vjp gives float0 cotangents for integer inputs; jvp takes float0 tangents for them
+    (ct,) = pyjax.vjp(lambda n: n * 2.0, 3)[1](1.0)
+    assert ct.dtype == dtypes.float0
+    out, t = pyjax.jvp(lambda x, n: x * n, (2.0, 3), (1.0, np.zeros((), dtypes.float0)))
+    assert (out, t) == (6.0, 3.0)
+    # an integer output has a float0 tangent
+    _, t = pyjax.jvp(lambda x: jnp.argmax(x), (np.ones(3, np.float32),), (np.ones(3, np.float32),))
+    assert t.dtype == dtypes.float0
+
+
+def test_grad_errors():
+    with pytest.raises(TypeError, match=r"scalar-output.*shape: \(3,\)"):
+        pyjax.grad(lambda x: x * 2)(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="pair"):
+        pyjax.grad(lambda x: x, has_aux=True)(1.0)
+    with pytest.raises(TypeError, match="pair"):
+        pyjax.grad(lambda x: (x, 1.0, 2.0), has_aux=True)(1.0)
+    with pytest.raises(TypeError, match="real-valued outputs"):
+        pyjax.grad(lambda x: x * 1j)(1.0)
+    with pytest.raises(TypeError, match="argnums"):
+        pyjax.grad(lambda x: x, argnums=2)(1.0)
+    with pytest.raises(TypeError, match="holomorphic"):
+        pyjax.grad(lambda x: x, holomorphic=True)(1.0)
+
+
+def test_grad_argnums_aux_and_pytrees():
+    f = lambda x, y, z: jnp.sum(x * y) + z["a"] ** 2
+    x, y = np.arange(3, dtype=np.float32), np.ones(3, np.float32)
+    gx = pyjax.grad(f)(x, y, {"a": 2.0})
+    np.testing.assert_array_equal(gx, y)
+    gy, gz = pyjax.grad(f, argnums=(1, 2))(x, y, {"a": 2.0})
+    np.testing.assert_array_equal(gy, x)
+    assert gz == {"a": 4.0}
+    (gz,) = pyjax.grad(f, argnums=(-1,))(x, y, {"a": 3.0})
+    assert gz["a"] == 6.0
+    g, aux = pyjax.grad(lambda v: (jnp.sum(v ** 2), {"n": v.shape[0], "v": v}), has_aux=True)(x)
+    np.testing.assert_array_equal(g, 2 * x)
+    assert aux["n"] == 3
+    np.testing.assert_array_equal(aux["v"], x)
+    (val, aux), (g0, g1) = pyjax.value_and_grad(lambda a, b: (a * b, a + b), argnums=(0, 1), has_aux=True)(3.0, 4.0)
+    assert (val, aux, g0, g1) == (12.0, 7.0, 4.0, 3.0)
+    val, g = pyjax.value_and_grad(lambda a, k=2.0: a * k)(3.0, k=5.0)
+    assert (val, g) == (15.0, 5.0)
+
+
+def test_vjp_and_linearize():
+    x = np.array([0.3, -0.7], np.float32)
+    y, f_vjp, aux = pyjax.vjp(lambda v: (jnp.sin(v), jnp.cos(v)), x, has_aux=True)
+    np.testing.assert_allclose(aux, np.cos(x))
+    (ct,) = f_vjp(np.ones(2, np.float32))
+    np.testing.assert_allclose(ct, np.cos(x), rtol=1e-6)
+    out, f_vjp = pyjax.vjp(lambda a, b: {"p": a * b, "s": a + b}, 2.0, 3.0)
+    assert f_vjp({"p": 1.0, "s": 10.0}) == (13.0, 12.0)
+    with pytest.raises(TypeError, match="structure"):
+        f_vjp((1.0, 1.0))
+    with pytest.raises(ValueError, match="shape"):
+        pyjax.vjp(jnp.sin, x)[1](np.ones(3, np.float32))
+
+    calls = []
+
+    def f(v):
+        calls.append(1)
+        return jnp.sum(jnp.sin(v) * v)
+    y, f_jvp = pyjax.linearize(f, x)
+    for t in (np.ones(2, np.float32), np.array([2.0, -1.0], np.float32)):
+        np.testing.assert_allclose(f_jvp(t), pyjax.jvp(f, (x,), (t,))[1], rtol=1e-6)
+    assert len(calls) == 1 + 2  # linearize traced f once; f_jvp reruns only the linear part
+    np.testing.assert_allclose(y, f(x))
+    y, f_jvp, aux = pyjax.linearize(lambda v: (v * 2, "aux"), 1.0, has_aux=True)
+    assert (y, f_jvp(3.0), aux) == (2.0, 6.0, "aux")
+
+
+def test_linear_transpose():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    f = lambda v: (a @ v, 2 * v)
+    x = np.ones(3, np.float32)
+    ct = (np.array([1.0, -1.0], np.float32), np.array([1.0, 2.0, 3.0], np.float32))
+    (got,) = pyjax.linear_transpose(f, x)(ct)
+    np.testing.assert_allclose(got, a.T @ ct[0] + 2 * ct[1])
+    # several inputs, fan-out, a slice and a transpose
+    g = lambda u, v: jnp.sum(u[1:]) * 3.0 + jnp.transpose(v).sum() - u[0]
+    tu, tv = pyjax.linear_transpose(g, x, a)(np.float32(2.0))
+    np.testing.assert_allclose(tu, [-2.0, 6.0, 6.0])
+    np.testing.assert_allclose(tv, np.full((2, 3), 2.0))
+    with pytest.raises(TypeError, match="structure"):
+        pyjax.linear_transpose(f, x)(ct[0])
+
+
+def test_jvp_errors():
+    with pytest.raises(TypeError, match="tree structure"):
+        pyjax.jvp(lambda a, b: a * b, (1.0, 2.0), (1.0,))
+    with pytest.raises(TypeError, match="tree structure"):
+        pyjax.jvp(lambda d: d["a"], ({"a": 1.0},), ({"b": 1.0},))
+    with pytest.raises(ValueError, match=r"shapes differ.*f32\[3\] vs f32\[2\]"):
+        pyjax.jvp(jnp.sin, (np.ones(3, np.float32),), (np.ones(2, np.float32),))
+    with pytest.raises(TypeError, match="float16"):
+        pyjax.jvp(jnp.sin, (np.ones(3, np.float32),), (np.ones(3, np.float16),))
+    with pytest.raises(TypeError, match="float0"):
+        pyjax.jvp(lambda n: n * 2, (np.int32(1),), (np.float32(1.0),))
+    with pytest.raises(TypeError, match="tuples or lists"):
+        pyjax.jvp(jnp.sin, 1.0, 1.0)
+
+
+def test_fan_out_accumulates():
+    f = lambda x: jnp.sin(x) * x + x * x + jnp.exp(x)  # x used four times: add_any in reverse
+    x = np.float32(0.7)
+    want = np.cos(x) * x + np.sin(x) + 2 * x + np.exp(x)
+    np.testing.assert_allclose(pyjax.grad(f)(x), want, rtol=1e-6)
+    jaxpr = pyjax.make_jaxpr(pyjax.grad(f))(x)
+    assert "add_any" in str(jaxpr)
+    check_grads(f, (x,), order=3)
+    # under vmap too (add_any's batching rule)
+    xs = np.linspace(0, 1, 4, dtype=np.float32)
+    np.testing.assert_allclose(pyjax.vmap(pyjax.grad(f))(xs), np.cos(xs) * xs + np.sin(xs) + 2 * xs + np.exp(xs), rtol=1e-5)
+
+
+def test_nested_perturbations_are_distinguished():
+    # d/dx [x * d/dy (x + y)] = 1 (perturbation confusion would give 2)
+    f = lambda x: x * pyjax.grad(lambda y: x + y)(1.0)
+    assert pyjax.grad(f)(3.0) == 1.0
+    g = lambda x: pyjax.jvp(lambda y: x * y, (2.0,), (1.0,))[1]
+    assert pyjax.jvp(g, (3.0,), (1.0,))[1] == 1.0
+
+
+def test_missing_transpose_rule_is_clear():
+    with pytest.raises(NotImplementedError, match="transpose rule for 'sin'"):
+        pyjax.linear_transpose(jnp.sin, 1.0)(1.0)
+    # a primitive declared linear in its JVP but with no transpose rule
+    double_p = core.Primitive("double_without_transpose")
+    double_p.def_abstract_eval(lambda x: x)
+    double_p.def_impl(lambda x: jnp.multiply(x, 2.0))
+    double_p.def_jvp(lambda primals, tangents: (double_p.bind(*primals), double_p.bind(*tangents)))
+    assert pyjax.jvp(double_p.bind, (1.0,), (1.0,)) == (2.0, 2.0)
+    with pytest.raises(NotImplementedError, match="transpose rule for 'double_without_transpose'"):
+        pyjax.grad(lambda x: double_p.bind(x))(1.0)
+    with pytest.raises(NotImplementedError, match="differentiation rule for 'digamma'"):
+        pyjax.grad(lax.digamma)(1.0)
+
+
+# -- jit under AD and AD under jit ---------------------------------------------------------------
+
+def _new_executables():
+    s = xla.cache_stats()
+    return s["compiles"] + s["disk_hits"]
+
+
+def test_jit_composition_agrees_and_compiles_once():
+    rs = np.random.RandomState(0)
+    x, w = rs.randn(4, 3).astype(np.float32), rs.randn(3, 2).astype(np.float32)
+    traces = []
+
+    def f(x, w):
+        traces.append(1)  # a Python side effect: runs once per trace
+        return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+    def want(x, w):
+        t = np.tanh(x @ w)
+        return x.T @ (2 * t * (1 - t ** 2))
+
+    variants = {
+        "grad(jit(f))": lambda: pyjax.grad(pyjax.jit(f), argnums=1),
+        "jit(grad(f))": lambda: pyjax.jit(pyjax.grad(f, argnums=1)),
+        "jit(grad(jit(f)))": lambda: pyjax.jit(pyjax.grad(pyjax.jit(f), argnums=1)),
+        "jit(value_and_grad(f))": lambda: pyjax.jit(lambda *a: pyjax.value_and_grad(f, argnums=1)(*a)[1]),
+    }
+    for name, make in variants.items():
+        traces.clear()
+        g = make()
+        np.testing.assert_allclose(g(x, w), want(x, w), rtol=1e-5, atol=1e-6, err_msg=name)
+        before = _new_executables()
+        np.testing.assert_allclose(g(x + 1, w), want(x + 1, w), rtol=1e-5, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(g(x, 2 * w), want(x, 2 * w), rtol=1e-5, atol=1e-6, err_msg=name)
+        assert len(traces) == 1, f"{name}: f traced {len(traces)} times"
+        assert _new_executables() == before, f"{name}: recompiled on a call with the same shapes"
+    # the jitted function's own cache holds one entry after differentiating through it
+    jf = pyjax.jit(f)
+    pyjax.grad(jf)(x, w), pyjax.grad(jf, argnums=1)(x, w), jf(x, w)
+    assert jf._cache_size() == 1
+    # the pjit equation survives into the jaxprs of its derivatives
+    assert "pjit" in str(pyjax.make_jaxpr(pyjax.grad(pyjax.jit(f)))(x, w))
+
+
+def test_jit_inside_jvp_vjp_and_higher_order():
+    f = pyjax.jit(lambda x: jnp.sin(x) * x)
+    x = np.float32(0.4)
+    check_grads(f, (x,), order=3, modes=("fwd", "rev"))
+    check_grads(lambda v: f(f(v)), (x,), order=2)
+    # jit of a function with closed-over constants and integer arguments
+    c = np.arange(3, dtype=np.float32)
+    g = pyjax.jit(lambda v, n: jnp.sum(v * c) * n, static_argnums=())
+    np.testing.assert_allclose(pyjax.grad(g)(np.ones(3, np.float32), 2.0), 2 * c)
+    gx, gn = pyjax.grad(g, argnums=(0, 1), allow_int=True)(np.ones(3, np.float32), 2)
+    np.testing.assert_allclose(gx, 2 * c)
+    assert gn.dtype == dtypes.float0
+    # linear_transpose through jit
+    (t,) = pyjax.linear_transpose(pyjax.jit(lambda v: 3.0 * v + c), np.ones(3, np.float32))(np.ones(3, np.float32))
+    np.testing.assert_allclose(t, 3.0)
+
+
+# -- custom_jvp --------------------------------------------------------------------------------
+
+@pyjax.custom_jvp
+def log1pexp(x):
+    return jnp.log(1.0 + jnp.exp(x))
+
+
+@log1pexp.defjvp
+def _log1pexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return log1pexp(x), (1 - 1 / (1 + jnp.exp(x))) * t
+
+
+def test_custom_jvp_rule_is_used():
+    assert np.isnan(pyjax.grad(lambda x: jnp.log(1.0 + jnp.exp(x)))(100.0))
+    assert pyjax.grad(log1pexp)(100.0) == 1.0
+    assert pyjax.jit(pyjax.grad(log1pexp))(100.0) == 1.0
+    assert pyjax.grad(pyjax.jit(log1pexp))(100.0) == 1.0
+    np.testing.assert_allclose(pyjax.vmap(pyjax.grad(log1pexp))(np.array([0.0, 100.0], np.float32)), [0.5, 1.0])
+    check_grads(log1pexp, (np.float32(0.3),), order=2)
+    # a rule differing from the true derivative shows it is really used, forward and reverse
+    sq = pyjax.custom_jvp(lambda x: x ** 2)
+    sq.defjvp(lambda p, t: (sq(p[0]), 100.0 * t[0]))
+    assert pyjax.grad(sq)(1.0) == 100.0
+    assert pyjax.jvp(sq, (1.0,), (1.0,)) == (1.0, 100.0)
+
+
+def test_custom_jvp_nested_and_reverse():
+    seen = []
+
+    @pyjax.custom_jvp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        seen.append(type(ty))
+        return f(x, y), jnp.cos(x) * tx * y + jnp.sin(x) * ty
+
+    x, y = np.float32(0.5), np.float32(2.0)
+    np.testing.assert_allclose(pyjax.grad(f)(x, y), np.cos(x) * y, rtol=1e-6)
+    assert not issubclass(seen[-1], ad.Zero)  # symbolic zeros off: an instantiated zero tangent
+    np.testing.assert_allclose(pyjax.grad(pyjax.grad(f))(x, y), -np.sin(x) * y, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(f, argnums=1)(x, y), np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(pyjax.grad(f, argnums=(0, 1)))(x, y), (np.cos(x) * y, np.sin(x)), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.hessian(lambda v: f(v[0], v[1]))(np.array([x, y])),
+                               [[-np.sin(x) * y, np.cos(x)], [np.cos(x), 0]], rtol=1e-5, atol=1e-6)
+    check_grads(f, (x, y), order=2, modes=("fwd", "rev"))
+
+
+def test_custom_jvp_defjvps_and_nondiff_argnums():
+    @pyjax.custom_jvp
+    def f(x, y):
+        return x * y
+
+    f.defjvps(lambda tx, ans, x, y: 10.0 * tx * y, lambda ty, ans, x, y: 20.0 * x * ty)
+    assert pyjax.grad(f, argnums=(0, 1))(2.0, 3.0) == (30.0, 40.0)
+
+    @functools.partial(pyjax.custom_jvp, nondiff_argnums=(0,))
+    def apply(fn, x):
+        return fn(x)
+
+    @apply.defjvp
+    def apply_jvp(fn, primals, tangents):
+        return apply(fn, primals[0]), 2.0 * tangents[0]
+
+    assert pyjax.grad(lambda x: apply(jnp.sin, x))(1.0) == 2.0
+    assert pyjax.jit(pyjax.grad(lambda x: apply(jnp.sin, x)))(1.0) == 2.0
+    np.testing.assert_allclose(apply(jnp.sin, 1.0), np.sin(1.0), rtol=1e-6)
+    # pytree arguments and outputs
+    tree_f = pyjax.custom_jvp(lambda d: {"s": d["a"] * d["b"]})
+    tree_f.defjvp(lambda p, t: (tree_f(p[0]), {"s": t[0]["a"] * p[0]["b"] + p[0]["a"] * t[0]["b"]}))
+    g = pyjax.grad(lambda d: tree_f(d)["s"])({"a": 2.0, "b": 5.0})
+    assert g == {"a": 5.0, "b": 2.0}
+
+
+# -- custom_vjp --------------------------------------------------------------------------------
+
+@pyjax.custom_vjp
+def clip_gradient(lo, hi, x):
+    return x
+
+
+def _clip_fwd(lo, hi, x):
+    return x, (lo, hi)
+
+
+def _clip_bwd(res, g):
+    lo, hi = res
+    return None, None, jnp.clip(g, lo, hi)
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+def test_custom_vjp_clip_gradient():
+    f = lambda x: 10.0 * clip_gradient(-0.5, 0.5, x)
+    assert f(3.0) == 30.0
+    assert pyjax.grad(f)(3.0) == 0.5
+    assert pyjax.jit(pyjax.grad(f))(3.0) == 0.5
+    assert pyjax.grad(pyjax.jit(f))(3.0) == 0.5
+    np.testing.assert_allclose(pyjax.grad(lambda x: jnp.sum(0.1 * clip_gradient(-0.5, 0.5, x)))(np.ones(3, np.float32)), 0.1)
+    np.testing.assert_allclose(pyjax.vmap(pyjax.grad(f))(np.ones(2, np.float32)), [0.5, 0.5])
+
+
+def test_custom_vjp_rules_pytrees_and_nesting():
+    calls = []
+
+    @pyjax.custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    def f_fwd(x, y):
+        calls.append("fwd")
+        return f(x, y), {"cos": jnp.cos(x), "pair": (jnp.sin(x), y)}  # pytree residuals
+
+    def f_bwd(res, g):
+        calls.append("bwd")
+        sin_x, y = res["pair"]
+        return res["cos"] * g * y, sin_x * g
+
+    f.defvjp(f_fwd, f_bwd)
+    x, y = np.float32(0.5), np.float32(2.0)
+    np.testing.assert_allclose(f(x, y), np.sin(x) * y, rtol=1e-6)
+    assert calls == []  # calling f runs the function itself
+    gx, gy = pyjax.grad(f, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose([gx, gy], [np.cos(x) * y, np.sin(x)], rtol=1e-6)
+    assert calls == ["fwd", "bwd"]
+    np.testing.assert_allclose(pyjax.jit(pyjax.grad(f))(x, y), np.cos(x) * y, rtol=1e-6)
+    check_grads(f, (x, y), order=1, modes=("rev",))
+    # reverse-over-reverse: bwd is differentiated like any function
+    np.testing.assert_allclose(pyjax.grad(pyjax.grad(f))(x, y), -np.sin(x) * y, rtol=1e-6)
+    # pytree arguments; bwd returns None for an argument with no gradient
+    g = pyjax.custom_vjp(lambda d, s: d["a"] * d["b"] * s)
+    g.defvjp(lambda d, s: (g(d, s), (d, s)),
+             lambda res, ct: ({"a": res[0]["b"] * res[1] * ct, "b": None}, None))
+    gd, gs = pyjax.grad(g, argnums=(0, 1))({"a": 2.0, "b": 3.0}, 4.0)
+    assert gd == {"a": 12.0, "b": 0.0} and gs == 0.0
+
+
+def test_custom_vjp_nondiff_argnums_and_closure_convert():
+    @functools.partial(pyjax.custom_vjp, nondiff_argnums=(0,))
+    def scale(k, x):
+        return k * x
+
+    scale.defvjp(lambda k, x: (scale(k, x), None), lambda k, res, g: (k * g * 100.0,))
+    assert pyjax.grad(lambda x: scale(3.0, x))(1.0) == 300.0
+    assert pyjax.jit(pyjax.grad(lambda x: scale(3.0, x)))(1.0) == 300.0
+
+    def outer(x, w):
+        f = lambda v: jnp.sin(v * w)  # closes over w, a tracer under grad
+        conv, consts = pyjax.closure_convert(f, x)
+        return conv(x, *consts)
+    x, w = np.float32(0.3), np.float32(2.0)
+    np.testing.assert_allclose(outer(x, w), np.sin(x * w), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(outer, argnums=1)(x, w), x * np.cos(x * w), rtol=1e-6)
+
+
+def test_custom_vjp_forward_mode_raises():
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        pyjax.jvp(lambda x: clip_gradient(-1.0, 1.0, x), (1.0,), (1.0,))
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        pyjax.jacfwd(lambda x: clip_gradient(-1.0, 1.0, x))(np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="must return"):
+        bad = pyjax.custom_vjp(lambda x: x)
+        bad.defvjp(lambda x: (x, None), lambda res, g: (g, g))
+        pyjax.grad(bad)(1.0)
+
+
+# -- checkpoint ----------------------------------------------------------------------------------
+
+def _block(x, w):
+    h = jnp.sin(x @ w)
+    return jnp.sum(jnp.tanh(h @ w.T) * x)
+
+
+def _residuals(f, *args):
+    return ad_api.linearize_flat(lambda *a: ([f(*a)], []), list(args)).residuals
+
+
+def _xw():
+    rs = np.random.RandomState(0)
+    return rs.randn(4, 3).astype(np.float32), rs.randn(3, 3).astype(np.float32)
+
+
+def test_checkpoint_same_gradient():
+    x, w = _xw()
+    want = pyjax.grad(_block, argnums=(0, 1))(x, w)
+    policies = [None, pyjax.checkpoint_policies.nothing_saveable, pyjax.checkpoint_policies.everything_saveable,
+                pyjax.checkpoint_policies.dots_saveable, pyjax.checkpoint_policies.dots_with_no_batch_dims_saveable]
+    for policy in policies:
+        f = pyjax.checkpoint(_block, policy=policy)
+        for g in (pyjax.grad(f, argnums=(0, 1)), pyjax.jit(pyjax.grad(f, argnums=(0, 1)))):
+            for a, b in zip(g(x, w), want, strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(pyjax.remat(_block, prevent_cse=False)(x, w), _block(x, w), rtol=1e-6)
+    check_grads(pyjax.checkpoint(_block), (x, w), order=2, modes=("fwd", "rev"))
+    # static_argnums and a remat inside a remat
+    f = pyjax.checkpoint(lambda v, n: jnp.sum(jnp.sin(v) ** n), static_argnums=(1,))
+    np.testing.assert_allclose(pyjax.grad(f)(x, 2), 2 * np.sin(x) * np.cos(x), rtol=1e-5, atol=1e-6)
+    nested = pyjax.checkpoint(lambda v: pyjax.checkpoint(jnp.sin)(v) * v)
+    np.testing.assert_allclose(pyjax.grad(lambda v: jnp.sum(nested(v)))(x), np.cos(x) * x + np.sin(x), rtol=1e-5)
+    # linearized jaxprs type-check
+    core.check_jaxpr(pyjax.make_jaxpr(pyjax.grad(pyjax.checkpoint(_block)))(x, w).jaxpr)
+
+
+def test_checkpoint_policies_change_the_residuals():
+    x, w = _xw()
+    size = lambda rs: sum(np.size(r) for r in rs)
+    plain = _residuals(_block, x, w)
+    nothing = _residuals(pyjax.checkpoint(_block, policy=pyjax.checkpoint_policies.nothing_saveable), x, w)
+    default = _residuals(pyjax.checkpoint(_block), x, w)
+    everything = _residuals(pyjax.checkpoint(_block, policy=pyjax.checkpoint_policies.everything_saveable), x, w)
+    dots = _residuals(pyjax.checkpoint(_block, policy=pyjax.checkpoint_policies.dots_saveable), x, w)
+    assert size(nothing) < size(plain)
+    assert size(default) == size(nothing)  # no policy: save nothing but the inputs
+    assert size(nothing) <= size(dots) < size(everything)
+    # nothing_saveable keeps only the inputs themselves
+    assert all(any(np.array_equal(np.asarray(r), a) for a in (x, w)) for r in nothing)
+    # dots_saveable keeps the first matmul's result (x @ w)
+    assert any(np.shape(r) == (4, 3) and np.allclose(r, x @ w, rtol=1e-5) for r in dots)
+    assert not any(np.shape(r) == (4, 3) and np.allclose(r, x @ w, rtol=1e-5) for r in nothing)
+
+
+def test_checkpoint_save_only_these_names():
+    x, w = _xw()
+
+    def block(x, w):
+        h = checkpoint_name(jnp.sin(x @ w), "h")
+        return jnp.sum(jnp.cos(h @ w) * h)
+
+    h = np.sin(x @ w)
+    is_h = lambda r: np.shape(r) == h.shape and np.allclose(r, h, rtol=1e-5, atol=1e-6)
+    pol = pyjax.checkpoint_policies
+    named = _residuals(pyjax.checkpoint(block, policy=pol.save_only_these_names("h")), x, w)
+    other = _residuals(pyjax.checkpoint(block, policy=pol.save_only_these_names("other")), x, w)
+    assert any(is_h(r) for r in named)
+    assert not any(is_h(r) for r in other)
+    want = pyjax.grad(block, argnums=(0, 1))(x, w)
+    for policy in (pol.save_only_these_names("h"), pol.save_anything_except_these_names("h")):
+        got = pyjax.grad(pyjax.checkpoint(block, policy=policy), argnums=(0, 1))(x, w)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    # checkpoint_name is the identity, and linear
+    assert pyjax.grad(lambda v: checkpoint_name(v, "n") * 3.0)(1.0) == 3.0

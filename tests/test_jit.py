@@ -331,8 +331,6 @@ def test_donation_skips_static_arguments():
     assert y.is_deleted() and not x.is_deleted()
 
 
-@pytest.mark.xfail(strict=True, reason="pjit.py: _donated_leaves never donates keyword arguments; "
-                   "JAX maps donate_argnums to parameter names too")
 def test_donate_argnums_applies_to_arguments_passed_by_keyword():
     f = jax.jit(lambda x, y: x + y, donate_argnums=1)
     x, y = jnp.ones(3) + 0, jnp.ones(3) + 0

@@ -31,9 +31,26 @@ def _flat_fun(fun, in_tree, has_aux, out_tree_box):
             aux = None
         out_flat, out_tree = tree_util.tree_flatten(out)
         aux_flat, aux_tree = tree_util.tree_flatten(aux)
-        out_tree_box[:] = [out_tree, aux_tree]
-        return out_flat, aux_flat
+        # aux leaves that are not arrays (strings, ints in a dict...) pass through untouched
+        is_value = [_is_jax_value(a) for a in aux_flat]
+        static = [None if v else a for a, v in zip(aux_flat, is_value)]
+        out_tree_box[:] = [out_tree, (aux_tree, static)]
+        return out_flat, [a for a, v in zip(aux_flat, is_value) if v]
     return flat
+
+
+def _is_jax_value(x) -> bool:
+    try:
+        core.get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _unflatten_aux(aux_tree_and_static, values):
+    aux_tree, static = aux_tree_and_static
+    it = iter(values)
+    return tree_util.tree_unflatten(aux_tree, [next(it) if s is None else s for s in static])
 
 
 # -- forward mode ------------------------------------------------------------------------------
@@ -63,7 +80,7 @@ def jvp(fun, primals, tangents, has_aux=False):
                              f"{pa.str_short()} vs {ta.str_short()}")
         if ta.dtype != expected.dtype:
             raise TypeError(f"jvp: primal and tangent dtypes differ at leaf {i}: primal "
-                            f"{pa.str_short()} needs a tangent of dtype {expected.dtype.name}, "
+                            f"{pa.str_short()} needs a tangent of dtype {_dtype_name(expected.dtype)}, "
                             f"got {ta.dtype.name}")
         tangents_in.append(Zero(expected) if dtypes.is_float0(ta.dtype) else t)
     box = []
@@ -72,7 +89,11 @@ def jvp(fun, primals, tangents, has_aux=False):
     out_tree, aux_tree = box
     out_t = [ad.instantiate(t) for t in out_t]
     res = (tree_util.tree_unflatten(out_tree, out_p), tree_util.tree_unflatten(out_tree, out_t))
-    return res + (tree_util.tree_unflatten(aux_tree, aux),) if has_aux else res
+    return res + (_unflatten_aux(aux_tree, aux),) if has_aux else res
+
+
+def _dtype_name(dt):
+    return "float0" if dtypes.is_float0(dt) else np.dtype(dt).name
 
 
 def jvp_flat_with_aux(flat, primals, tangents):
@@ -142,9 +163,9 @@ def linearize_flat(flat, primals) -> _Linearized:
         out_t = [ad.instantiate(t) for t in out_t]
         return out_p + aux + out_t
 
-    closed, _ = pe.trace_to_jaxpr(jvp_fun, [a.strip_weak_type() if False else a for a in in_avals] + t_avals)
+    closed, _ = pe.trace_to_jaxpr(jvp_fun, in_avals + t_avals)
     n_out, n_aux = counts
-    jaxpr = closed.jaxpr
+    jaxpr = pe.dce_jaxpr(closed.jaxpr)  # dead primal/tangent work would only add residuals
     unknowns = [False] * n + [True] * len(t_avals)
     inst = [False] * (n_out + n_aux) + [True] * n_out
     known, unknown, out_unknowns, nres = ad.partial_eval_jaxpr(jaxpr, unknowns, inst)
@@ -173,7 +194,7 @@ def linearize(fun, *primals, has_aux=False):
 
     out = tree_util.tree_unflatten(out_tree, lin.primals_out)
     if has_aux:
-        return out, f_jvp, tree_util.tree_unflatten(aux_tree, lin.aux)
+        return out, f_jvp, _unflatten_aux(aux_tree, lin.aux)
     return out, f_jvp
 
 
@@ -203,7 +224,7 @@ def vjp(fun, *primals, has_aux=False):
 
     out = tree_util.tree_unflatten(out_tree, lin.primals_out)
     if has_aux:
-        return out, f_vjp, tree_util.tree_unflatten(aux_tree, lin.aux)
+        return out, f_vjp, _unflatten_aux(aux_tree, lin.aux)
     return out, f_vjp
 
 

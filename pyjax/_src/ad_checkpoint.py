@@ -117,8 +117,13 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
 
 
 def _checkpoint_partial_eval(eqn, in_unknown):
-    """Known side: compute the outputs and only the saveable residuals. Unknown side: recompute
-    the other residuals from the known inputs, then run the unknown (tangent) equations."""
+    """Known side: compute the outputs and the saveable values the unknown side needs. Unknown
+    side: recompute the other needed values (from the saved ones and the known inputs), then run
+    the unknown (tangent) equations.
+
+    As in JAX the policy is asked about each equation: a needed value whose equation it marks
+    saveable is saved; any other is recomputed, and its own inputs are needed in turn (so under
+    `dots_saveable`, `cos(x @ w)` is recomputed from the saved `x @ w`)."""
     params = eqn.params
     inner = params["jaxpr"].jaxpr
     policy = params["policy"] or nothing_saveable
@@ -127,23 +132,30 @@ def _checkpoint_partial_eval(eqn, in_unknown):
     residuals = known.outvars[len(known.outvars) - nres:]
     producer = {v: e for e in known.eqns for v in e.outvars}
     known_inputs = set(known.invars)
+    saved, recompute = {}, set()  # dicts and sets of ids keep the jaxpr order deterministic
 
-    def saveable(v):
-        if v in known_inputs or v not in producer:
-            return True
+    stack = list(reversed(residuals))
+    while stack:  # (a loop, not recursion: chains of thousands of equations are common)
+        v = stack.pop()
+        if type(v) is not core.Var or v in known_inputs or v not in producer or v in saved:
+            continue
         e = producer[v]
-        return policy(e.primitive, *[x.aval for x in e.invars], **e.params)
-    saved = [r for r in residuals if saveable(r) and r not in known_inputs]
-    recomputed = [r for r in residuals if not saveable(r)]
-    # known side: only the known outputs and the saved residuals
+        if id(e) in recompute:
+            continue
+        if policy(e.primitive, *[x.aval for x in e.invars], **e.params):
+            saved[v] = None
+            continue
+        recompute.add(id(e))
+        stack.extend(reversed(e.invars))
+    saved = list(saved)
+    # known side: only the known outputs and the saved values
     k_jaxpr = pe.dce_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + saved,
                                       known.eqns))
-    # unknown side: recompute what was not saved from the known inputs
-    recompute = pe.dce_jaxpr(core.Jaxpr([], known.invars, recomputed, known.eqns))
+    # unknown side: the recomputation, then the unknown equations. They read the values through
+    # the very Vars the known side defines, so the saved values bind them as inputs directly.
+    recompute_eqns = [e for e in known.eqns if id(e) in recompute]
     u_jaxpr = core.Jaxpr([], saved + list(known.invars) + unknown.invars[nres:],
-                         unknown.outvars, recompute.eqns + unknown.eqns)
-    # (the unknown equations read residuals through the very Vars the known side defines, so the
-    # recompute equations and the saved inputs bind them directly)
+                         unknown.outvars, recompute_eqns + unknown.eqns)
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
     saved_vars = [core.Var(v.aval) for v in saved]

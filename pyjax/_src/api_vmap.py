@@ -35,6 +35,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if isinstance(in_axes, list):
         # lists and tuples are interchangeable to users; as a prefix of the args tuple it's a tuple
         in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) is tuple or isinstance(in_axes, int)):
+        raise TypeError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to "
+                        f"the positional arguments passed to the function, but got {in_axes}.")
     _check_axes_spec(in_axes, "in_axes")
     _check_axes_spec(out_axes, "out_axes")
 

@@ -222,6 +222,7 @@ def _custom_lin_forward_error(*args, **params):
 
 custom_lin_p.def_impl(_custom_lin_forward_error)
 custom_lin_p.def_jvp(_custom_lin_forward_error)
+custom_lin_p.def_batch(_custom_lin_forward_error)  # only forward mode batches it (jacfwd)
 
 
 @custom_lin_p.def_transpose

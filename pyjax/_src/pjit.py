@@ -32,7 +32,8 @@ _NAMESPACE = tree_util.NAMESPACE
 
 # -- the pjit primitive ----------------------------------------------------------------------
 
-pjit_p = Primitive("pjit", multiple_results=True)
+# NB: named `jit` in printed jaxprs, as in JAX 0.10 (the Python object keeps JAX's old name)
+pjit_p = Primitive("jit", multiple_results=True)
 
 
 @pjit_p.def_abstract_eval
@@ -316,7 +317,10 @@ class JitWrapped:
             orig = dyn_index[pos] if pos < len(dyn_index) else pos
             n = len(tree_util.tree_leaves(a))
             flags += [orig in self.donate_argnums] * n
-        flags += [False] * len(tree_util.tree_leaves(kwargs))
+        params = [p.name for p in self._params()]
+        donate_names = {params[i] for i in self.donate_argnums if 0 <= i < len(params)}
+        for k in sorted(kwargs):  # the flattening order of a dict
+            flags += [k in donate_names] * len(tree_util.tree_leaves(kwargs[k]))
         return tuple(flags)
 
     def _explain_miss(self, key):

@@ -27,6 +27,7 @@ import logging
 import os
 import pathlib
 import re
+import sys
 import threading
 import time
 
@@ -410,13 +411,25 @@ def to_numpy(buf):
         raise
 
 
+def _without_jax_import(fn):
+    """Run a jaxlib call whose C++ side tries `import jax.core`: with jax absent the import just
+    fails (slowly); with jax installed it would load jax. Make the import fail fast either way."""
+    if "jax" in sys.modules:
+        return fn()
+    sys.modules["jax"] = None
+    try:
+        return fn()
+    finally:
+        sys.modules.pop("jax", None)
+
+
 def _to_numpy_slow(buf):
     if buf.is_deleted():
         raise RuntimeError(f"Array has been deleted with shape={_short_aval(buf.aval)}.")
     sharding = buf._sharding
     if isinstance(sharding, _jax.SingleDeviceSharding):
         # bf16/fp8/int4 on CPU, or any dtype on GPU. Slow (~100 µs): the C++ tries to import jax.
-        out, did_copy = buf._single_device_array_to_np_array_did_copy()
+        out, did_copy = _without_jax_import(buf._single_device_array_to_np_array_did_copy)
         if out.dtype == object:  # never hand out an object array
             raise RuntimeError(f"cannot read back a buffer of type {_short_aval(buf.aval)}")
         if not did_copy:

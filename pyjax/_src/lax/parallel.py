@@ -228,7 +228,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
 
     Example:
         >>> vmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(jnp.arange(3))
-        Array([[0, 1, 2], [0, 1, 2], [0, 1, 2]], dtype=int32)
+        Array([[0, 1, 2],
+               [0, 1, 2],
+               [0, 1, 2]], dtype=int32)
     """
     _no_groups(axis_index_groups, "all_gather")
     names = _names(axis_name)
@@ -285,7 +287,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         sd = canonicalize_axis(scatter_dimension, aval.ndim)
         n = aval.shape[sd]
         if (tiled and n % total) or (not tiled and n != total):
-            need = f"divisible by" if tiled else "equal to"
+            need = "divisible by" if tiled else "equal to"
             raise ValueError(f"psum_scatter: the size of scatter_dimension {sd} of {aval.str_short()} "
                              f"must be {need} the size of the named axis {axis_name!r} ({total})")
         for name in names:  # the first name is the major one

@@ -67,8 +67,14 @@ _OPERATORS = {
     "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
     "__invert__": ufuncs.invert,
     "__getitem__": _lazy(_I + "getitem"),
-    "__round__": lambda self, ndigits=None: ufuncs.round(self, ndigits or 0),
+    "__round__": lambda self, ndigits=None: _round(self, ndigits),
 }
+
+
+def _round(self, ndigits=None):
+    """Python's `round`: without `ndigits`, an int (here an int array), as for builtin floats."""
+    out = ufuncs.round(self, ndigits or 0)
+    return out if ndigits is not None else _astype(out, int)
 
 
 def _astype(self, dtype, copy=False, device=None):

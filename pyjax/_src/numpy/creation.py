@@ -34,6 +34,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     dt = _user_dtype(dtype, "array")
     if isinstance(object, (Array, core.Tracer)):
         out = object if dt is None else lax._convert_element_type(object, dt, False)
+        if copy and out is object and type(object) is Array and object._buf is not None:
+            out = shape_ops.copy(object)  # a new buffer: donating one must not delete the other
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
     elif isinstance(object, (list, tuple)) and not _leaves_are_scalars(object) and _contains_traced(object):
@@ -196,42 +198,48 @@ def iota_like(dt, n):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
-    """`num` evenly spaced samples from `start` to `stop` (inclusive unless endpoint=False)."""
+    """`num` evenly spaced samples from `start` to `stop` (inclusive unless endpoint=False).
+
+    As JAX: sample i is `start * (1 - i/div) + stop * (i/div)`, which lands on both endpoints
+    exactly; integer dtypes take the floor.
+    """
+    from pyjax._src.numpy import ufuncs
+    from pyjax._src.numpy.util import broadcast_to, check_arraylike
     num = core.concrete_dim(num, "linspace num")
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
-    dt = _user_dtype(dtype, "linspace")
-    from pyjax._src.numpy import ufuncs
-    from pyjax._src.numpy.util import promote_dtypes_inexact, broadcast_to, promote_shapes
-    start, stop = promote_dtypes_inexact(start, stop)
-    computation_dt = core.get_aval(start).dtype
-    dt = dt or computation_dt
-    start, stop = promote_shapes("linspace", start, stop)
+    check_arraylike("linspace", start, stop)
+    dt = _user_dtype(dtype, "linspace") or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    comp_dt = dtypes.to_inexact_dtype(dt)
+    start, stop = (lax._convert_element_type(v, comp_dt, False) for v in (start, stop))
     bshape = np.broadcast_shapes(core.get_aval(start).shape, core.get_aval(stop).shape)
     start, stop = broadcast_to(start, bshape), broadcast_to(stop, bshape)
+    axis = axis + len(bshape) + 1 if axis < 0 else axis
     div = (num - 1) if endpoint else num
-    nd = len(bshape)
-    axis = axis % (nd + 1)
-    iota_shape = [1] * (nd + 1)
-    iota_shape[axis] = num
-    steps = shape_ops.reshape(iota_like(computation_dt, num), iota_shape)
-    from pyjax._src.lax.shape_ops import expand_dims
-    s = expand_dims(start, (axis,))
-    e = expand_dims(stop, (axis,))
-    if div > 0:
-        delta = ufuncs.true_divide(ufuncs.subtract(e, s), div)
-        out = ufuncs.add(s, ufuncs.multiply(steps, delta))
-        if endpoint and num > 1:
-            from pyjax._src.numpy.lax_numpy import where
-            mask = ufuncs.equal(steps, num - 1)
-            out = where(mask, broadcast_to(e, core.get_aval(out).shape), out)
+    if num > 1:
+        delta = lax.div(lax.sub(stop, start), lax._convert_element_type(div, comp_dt, False))
+        iota_shape = [1] * (len(bshape) + 1)
+        iota_shape[axis] = div
+        real_dt = dtypes.finfo(comp_dt).dtype
+        step = lax.div(iota_like(real_dt, div), lax._convert_element_type(div, real_dt, False))
+        step = lax._convert_element_type(shape_ops.reshape(step, iota_shape), comp_dt, False)
+        s, e = shape_ops.expand_dims(start, (axis,)), shape_ops.expand_dims(stop, (axis,))
+        out = ufuncs.add(ufuncs.multiply(s, ufuncs.subtract(1, step)), ufuncs.multiply(e, step))
+        if endpoint:
+            from pyjax._src.numpy.shape import concatenate
+            out = concatenate([out, e], axis)
+    elif num == 1:
+        delta = lax._convert_element_type(np.nan if endpoint else lax.sub(stop, start), comp_dt, False)
+        out = shape_ops.expand_dims(start, (axis,))
     else:
-        delta = ufuncs.subtract(e, s)
-        out = ufuncs.add(s, ufuncs.multiply(steps, delta))
-    out = lax._convert_element_type(out, dt, False) if core.get_aval(out).dtype != dt else out
-    if retstep:
-        return out, shape_ops.squeeze(delta, (axis,)) if nd or True else delta
-    return out
+        delta = lax._convert_element_type(np.nan, comp_dt, False)
+        shape = list(bshape)
+        shape.insert(axis, 0)
+        out = full(shape, 0, comp_dt)
+    if dtypes.issubdtype(dt, np.integer):
+        out = ufuncs.floor(out)
+    out = lax._convert_element_type(out, dt, False)
+    return (out, delta) if retstep else out
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

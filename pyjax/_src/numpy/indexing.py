@@ -89,7 +89,7 @@ def getitem(arr, idx):
             out_axis += 1
         elif isinstance(i, (int, np.integer)) or (type(i) is Array and i._npy is not None):
             k = int(i)
-            if not -n <= k < n:
+            if not -n <= k < n:  # NB: JAX clamps static indices too; pyjax raises as NumPy does
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
             k %= n
             starts.append(k)
@@ -117,15 +117,13 @@ def getitem(arr, idx):
 
 
 def _dynamic_index(x, orig_aval, dyn):
-    """Select one position along each axis in `dyn` with dynamic_slice (negative indices wrap)."""
+    """Select one position along each axis in `dyn` with dynamic_slice, which counts negative
+    indices from the end and clamps out-of-bounds ones (as JAX's indexing does)."""
     shape = core.get_aval(x).shape
     zero = np.int32(0)
     starts = [zero] * len(shape)
     sizes = list(shape)
     for axis, i in dyn:
-        n = orig_aval.shape[axis]
-        i = lax._convert_element_type(i, np.int32, False) if core.get_aval(i).dtype != np.int32 else i
-        i = lax.select_n(lax.lt(i, 0), i, lax.add(i, np.int32(n)))
         starts[axis] = i
         sizes[axis] = 1
     return shape_ops.dynamic_slice(x, starts, sizes)
@@ -180,7 +178,7 @@ def _update(arr, idx, values, combine):
     full = _expand_index(idx, aval.ndim)
     if any(i is None for i in full):
         raise NotImplementedError("x.at[...] with None in the index is not supported yet")
-    starts, block = [], []
+    starts, block, in_bounds = [], [], []
     for axis, i in enumerate(full):
         n = aval.shape[axis]
         if isinstance(i, slice):
@@ -190,11 +188,15 @@ def _update(arr, idx, values, combine):
             starts.append(np.int32(start))
             block.append(max(stop - start, 0))
         elif _is_int_scalar(i):
+            # as in JAX, an update at an out-of-bounds index is dropped (not clamped)
             if isinstance(i, (int, np.integer)):
+                if not -n <= int(i) < n:
+                    return arr
                 starts.append(np.int32(int(i) % n))
             else:
                 i = lax._convert_element_type(i, np.int32, False)
-                starts.append(lax.select_n(lax.lt(i, 0), i, lax.add(i, np.int32(n))))
+                in_bounds.append(lax.bitwise_and(lax.ge(i, np.int32(-n)), lax.lt(i, np.int32(n))))
+                starts.append(i)  # dynamic_update_slice counts negative indices from the end
             block.append(1)
         else:
             raise NotImplementedError("x.at[...] with array indices needs scatter (later issue)")
@@ -204,5 +206,7 @@ def _update(arr, idx, values, combine):
     vals = broadcast_to(vals, squeezed_shape)
     vals = shape_ops.reshape(vals, block)
     new = vals if combine is None else combine(current, vals)
+    for ok in in_bounds:
+        new = lax.select_n(ok, current, new)
     del promote_dtypes
     return shape_ops.dynamic_update_slice(arr, new, starts)

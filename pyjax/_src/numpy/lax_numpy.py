@@ -120,7 +120,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = ufuncs.promote_args_inexact("isclose", a, b)
     out = ufuncs.less_equal(ufuncs.absolute(ufuncs.subtract(a, b)),
                             ufuncs.add(atol, ufuncs.multiply(rtol, ufuncs.absolute(b))))
-    out = ufuncs.logical_or(out, ufuncs.equal(a, b))  # equal infinities
+    # an infinity is close only to the same infinity (|inf - -inf| <= inf above), NaN to nothing
+    finite = ufuncs.logical_not(ufuncs.logical_or(ufuncs.isinf(a), ufuncs.isinf(b)))
+    out = ufuncs.logical_or(ufuncs.logical_and(out, finite), ufuncs.equal(a, b))
+    out = ufuncs.logical_and(out, ufuncs.logical_not(ufuncs.logical_or(ufuncs.isnan(a), ufuncs.isnan(b))))
     if equal_nan:
         out = ufuncs.logical_or(out, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
     return out

@@ -52,6 +52,8 @@ def _reduction(name, a, axis, dtype, keepdims, initial, where, lax_reduce, ident
         a = ufuncs.where_(where, a, _identity(ident, dt))
     if aval.ndim and builtins.any(aval.shape[ax] == 0 for ax in axes) and ident in ("max", "min") and initial is None:
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if dt == np.bool_ and ident in ("sum", "prod"):  # as JAX: a bool sum is `any`, a product `all`
+        lax_reduce = lax_red.reduce_or if ident == "sum" else lax_red.reduce_and
     out = lax_reduce(a, axes)
     if initial is not None:
         combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[ident]
@@ -196,7 +198,7 @@ def _cumulative(name, combine, a, axis, dtype, ident):
     axis = canonicalize_axis(axis, aval.ndim)
     if dtype is not None:
         a = lax._convert_element_type(a, dtypes.check_and_canonicalize_user_dtype(dtype, name), False)
-    elif kind(aval.dtype) in "bi" and aval.dtype.itemsize < 4 or aval.dtype == np.bool_:
+    elif aval.dtype == np.bool_:  # only bools promote (JAX keeps int8 cumsums int8)
         a = lax._convert_element_type(a, dtypes.default_int_dtype(), False)
     n = aval.shape[axis]
     # Hillis-Steele scan: log2(n) shifted combines (a primitive comes with the control-flow issue)

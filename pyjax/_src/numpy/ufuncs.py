@@ -6,6 +6,8 @@ broadcasts them NumPy-style.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from pyjax._src import core, dtypes
@@ -82,13 +84,25 @@ log1p = _unary(lax.log1p, "log1p", inexact=True)
 expm1 = _unary(lax.expm1, "expm1", inexact=True)
 sqrt = _unary(lax.sqrt, "sqrt", inexact=True)
 cbrt = _unary(lax.cbrt, "cbrt", inexact=True)
-negative = _unary(lax.neg, "negative", numeric=True)
+negative = _unary(lax.neg, "negative")  # bool is an error, as in JAX
 
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
-add = _binary(lax.add, "add")
+
+
+def _bool_as(lax_fn, bool_fn, name):
+    """Arithmetic that acts logically on bools, as in JAX (`add` is `or`, `multiply` is `and`)."""
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        return (bool_fn if _dtype(x1) == np.bool_ else lax_fn)(x1, x2)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise `{name}` with NumPy broadcasting, as `numpy.{name}`."
+    return fn
+
+
+add = _bool_as(lax.add, lax.bitwise_or, "add")
 subtract = _binary(lax.sub, "subtract")
-multiply = _binary(lax.mul, "multiply")
+multiply = _bool_as(lax.mul, lax.bitwise_and, "multiply")
 maximum = _binary(lax.max, "maximum")
 minimum = _binary(lax.min, "minimum")
 arctan2 = _binary(lax.atan2, "arctan2", inexact=True)
@@ -96,14 +110,35 @@ atan2 = arctan2
 nextafter = _binary(lax.nextafter, "nextafter", inexact=True)
 equal = _binary(lax.eq, "equal")
 not_equal = _binary(lax.ne, "not_equal")
-less = _binary(lax.lt, "less")
-less_equal = _binary(lax.le, "less_equal")
-greater = _binary(lax.gt, "greater")
-greater_equal = _binary(lax.ge, "greater_equal")
+
+
+def _ordered_compare(lax_fn, name):
+    """An order comparison; complex numbers compare lexicographically (real, then imag), as JAX."""
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        if kind(_dtype(x1)) != "c":
+            return lax_fn(x1, x2)
+        re1, re2 = lax.real(x1), lax.real(x2)
+        return lax.select(lax.eq(re1, re2), lax_fn(lax.imag(x1), lax.imag(x2)), lax_fn(re1, re2))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise `{name}` with NumPy broadcasting, as `numpy.{name}`."
+    return fn
+
+
+less = _ordered_compare(lax.lt, "less")
+less_equal = _ordered_compare(lax.le, "less_equal")
+greater = _ordered_compare(lax.gt, "greater")
+greater_equal = _ordered_compare(lax.ge, "greater_equal")
 bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
 bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
-left_shift = _binary(lax.shift_left, "left_shift")
+
+
+def left_shift(x1, x2, /):
+    x1, x2 = promote_args_numeric("left_shift", x1, x2)  # bools shift as int32, as in JAX
+    return lax.shift_left(x1, x2)
+
+
 bitwise_left_shift = left_shift
 
 
@@ -153,7 +188,7 @@ bitwise_not = bitwise_invert = invert
 
 
 def right_shift(x1, x2, /):
-    x1, x2 = promote_args("right_shift", x1, x2)
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
     if kind(_dtype(x1)) == "u":
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
@@ -164,6 +199,8 @@ bitwise_right_shift = right_shift
 
 def bitwise_count(x, /):
     (x,) = promote_args("bitwise_count", x)
+    if _dtype(x) == np.bool_:
+        return lax.convert_element_type(x, np.uint8)
     return lax.population_count(lax.abs(x) if kind(_dtype(x)) == "i" else x).astype(np.uint8)
 
 
@@ -221,13 +258,22 @@ def divmod(x1, x2, /):
 def power(x1, x2, /):
     """`x1 ** x2`; a static integer exponent becomes repeated multiplication."""
     check_arraylike("power", x1, x2)
-    if type(x2) is int and not isinstance(x1, bool):
-        (x1,) = promote_args_numeric("power", x1)
-        return lax.integer_pow(x1, x2) if x2 >= 0 or kind(_dtype(x1)) in "fc" else _int_power(x1, x2)
-    x1, x2 = promote_args_numeric("power", x1, x2)
-    if kind(_dtype(x1)) in "iu":
-        return _int_power(x1, x2)
-    return lax.pow(x1, x2)
+    if not isinstance(x2, core.Tracer) and np.ndim(x2) == 0:
+        try:  # a concrete integer scalar (Python, NumPy or Array), as in JAX
+            y = operator.index(x2)
+        except TypeError:
+            pass
+        else:
+            (x1,) = promote_args_numeric("power", x1)
+            return lax.integer_pow(x1, y)  # negative powers of integers are a TypeError
+    p1, p2 = promote_args_numeric("power", x1, x2)
+    if kind(_dtype(p1)) in "biu":
+        return _int_power(p1, p2)
+    if kind(_dtype(x1)) in "fc" and kind(_dtype(x2)) in "iu":
+        # an integer exponent stays integer (lax.pow takes it): no promotion of the exponent
+        from pyjax._src.numpy.util import promote_shapes
+        return lax.pow(*promote_shapes("power", asarray_value(x1), asarray_value(x2)))
+    return lax.pow(p1, p2)
 
 
 pow = power
@@ -265,7 +311,7 @@ def reciprocal(x, /):
 
 
 def positive(x, /):
-    (x,) = promote_args_numeric("positive", x)
+    (x,) = promote_args("positive", x)
     return x
 
 
@@ -281,14 +327,21 @@ abs = absolute
 
 def fabs(x, /):
     (x,) = promote_args_inexact("fabs", x)
+    _reject_complex("fabs", x)
     return lax.abs(x)
+
+
+def _reject_complex(name, *xs):
+    for x in xs:
+        if kind(_dtype(x)) == "c":
+            raise TypeError(f"{name} does not support complex inputs, got {core.get_aval(x).str_short()}")
 
 
 def sign(x, /):
     (x,) = promote_args("sign", x)
     k = kind(_dtype(x))
     if k == "b":
-        return x
+        raise TypeError("sign does not accept dtype bool")
     if k == "u":
         return lax.convert_element_type(not_equal(x, 0), _dtype(x))
     if k == "c":
@@ -319,6 +372,13 @@ fix = trunc
 
 def rint(x, /):
     (x,) = promote_args_inexact("rint", x)
+    return _round_even(x)
+
+
+def _round_even(x):
+    """Round half to even; complex numbers round their real and imaginary parts."""
+    if kind(_dtype(x)) == "c":
+        return lax.complex(_round_even(lax.real(x)), _round_even(lax.imag(x)))
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
@@ -326,13 +386,17 @@ def round(a, decimals=0, out=None):
     """Round half to even, to `decimals` places (as numpy.round)."""
     if out is not None:
         raise NotImplementedError("round: the out argument is not supported (arrays are immutable)")
-    (a,) = promote_args_numeric("round", a)
+    (a,) = promote_args("round", a)
+    if _dtype(a) == np.bool_:
+        raise TypeError("round does not accept dtype bool")
     if kind(_dtype(a)) in "iu":
+        if decimals < 0:
+            raise NotImplementedError("integer jnp.round is not implemented for decimals < 0")
         return a
     if decimals == 0:
-        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+        return _round_even(a)
     factor = 10.0 ** decimals
-    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+    return lax.div(_round_even(lax.mul(a, factor)), factor)
 
 
 around = round
@@ -359,10 +423,14 @@ def isinf(x, /):
 
 
 def isposinf(x, /):
+    (x,) = promote_args("isposinf", x)
+    _reject_complex("isposinf", x)
     return logical_and(isinf(x), greater(x, 0))
 
 
 def isneginf(x, /):
+    (x,) = promote_args("isneginf", x)
+    _reject_complex("isneginf", x)
     return logical_and(isinf(x), less(x, 0))
 
 
@@ -398,11 +466,13 @@ def heaviside(x1, x2, /):
 
 def hypot(x1, x2, /):
     x1, x2 = promote_args_inexact("hypot", x1, x2)
+    _reject_complex("hypot", x1, x2)
     x1, x2 = lax.abs(x1), lax.abs(x2)
     big, small = lax.max(x1, x2), lax.min(x1, x2)
     safe = where_(equal(big, 0), _one_like(big), big)
     r = lax.div(small, safe)
-    return where_(equal(big, 0), big, lax.mul(big, lax.sqrt(lax.add(_one_like(r), lax.mul(r, r)))))
+    out = where_(equal(big, 0), big, lax.mul(big, lax.sqrt(lax.add(_one_like(r), lax.mul(r, r)))))
+    return where_(logical_or(isposinf(x1), isposinf(x2)), np.inf, out)  # hypot(inf, nan) = inf
 
 
 def logaddexp(x1, x2, /):
@@ -456,7 +526,7 @@ def real(val, /):
 
 def imag(val, /):
     (val,) = promote_args("imag", val)
-    return lax.imag(val) if kind(_dtype(val)) == "c" else lax.mul(val, _zero_like(val))
+    return lax.imag(val) if kind(_dtype(val)) == "c" else _full_like(val, _zero_like(val))
 
 
 def conjugate(x, /):
@@ -482,6 +552,7 @@ def frexp(x, /):
 
 def ldexp(x1, x2, /):
     (x1,) = promote_args_inexact("ldexp", x1)
+    _reject_complex("ldexp", x1)
     return lax.mul(x1, exp2(lax.convert_element_type(x2, _dtype(x1))))
 
 
@@ -490,8 +561,15 @@ def gcd(x1, x2, /):
 
 
 def spacing(x, /):
+    """The distance to the next float away from zero (as NumPy; JAX's formula)."""
     (x,) = promote_args_inexact("spacing", x)
-    return lax.sub(lax.nextafter(x, np.inf), x)
+    _reject_complex("spacing", x)
+    if _dtype(x) == np.float16:
+        return lax.sub(lax.nextafter(x, np.inf), x)
+    result = lax.sub(lax.nextafter(x, copysign(np.inf, x)), x)
+    # the result of a subtraction flushes subnormals to zero: spacing(0) is the smallest one
+    tiny = float(dtypes.finfo(_dtype(x)).smallest_subnormal)
+    return where_(equal(result, 0), copysign(tiny, x), result)
 
 
 def _zero_like(x):
@@ -500,6 +578,10 @@ def _zero_like(x):
 
 def _one_like(x):
     return np.ones((), _dtype(x))[()].item()
+
+
+def _full_like(x, value):
+    return shape_ops.broadcast_in_dim(np.asarray(value, _dtype(x)), core.get_aval(x).shape, ())
 
 
 def _full_bool(x, value):
