@@ -111,7 +111,7 @@ NO_JVP = {
 # Primitives exercised by dedicated tests rather than the op table.
 TESTED_BY = {
     "add_any": "test_fan_out_accumulates",
-    "pjit": "test_jit_composition_agrees_and_compiles_once",
+    pjit_p.name: "test_jit_composition_agrees_and_compiles_once",
     "custom_jvp_call": "test_custom_jvp_nested_and_reverse",
     "custom_vjp_call": "test_custom_vjp_clip_gradient",
     "custom_lin": "test_custom_vjp_forward_mode_raises",
@@ -724,7 +724,7 @@ def test_jit_composition_agrees_and_compiles_once():
     pyjax.grad(jf)(x, w), pyjax.grad(jf, argnums=1)(x, w), jf(x, w)
     assert jf._cache_size() == 1
     # the pjit equation survives into the jaxprs of its derivatives
-    assert "pjit" in str(pyjax.make_jaxpr(pyjax.grad(pyjax.jit(f)))(x, w))
+    assert f"{pjit_p.name}[" in str(pyjax.make_jaxpr(pyjax.grad(pyjax.jit(f)))(x, w))
 
 
 def test_jit_inside_jvp_vjp_and_higher_order():
@@ -990,3 +990,18 @@ def test_checkpoint_save_only_these_names():
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     # checkpoint_name is the identity, and linear
     assert pyjax.grad(lambda v: checkpoint_name(v, "n") * 3.0)(1.0) == 3.0
+
+
+@pytest.mark.xfail(reason="pjit's JVP rule puts float0 tangents of integer outputs into the jaxpr it "
+                          "compiles (pyjax/_src/pjit.py, reported)", strict=False)
+def test_jit_with_integer_output_under_grad():
+    f = pyjax.jit(lambda v: (v * 2, jnp.argmax(v)))
+    np.testing.assert_array_equal(pyjax.grad(lambda x: jnp.sum(f(x)[0]))(np.ones(3, np.float32)), 2.0)
+
+
+def test_checkpoint_with_integer_output():
+    f = pyjax.checkpoint(lambda v: (v * 2, jnp.argmax(v)))
+    for g in (pyjax.grad(lambda x: jnp.sum(f(x)[0])), pyjax.jit(pyjax.grad(lambda x: jnp.sum(f(x)[0])))):
+        np.testing.assert_array_equal(g(np.ones(3, np.float32)), 2.0)
+    _, (t, t_int) = pyjax.jvp(f, (np.ones(3, np.float32),), (np.ones(3, np.float32),))
+    assert t_int.dtype == dtypes.float0

@@ -347,6 +347,62 @@ def test_vmap_of_jit_with_unbatched_and_constant_arguments():
     np.testing.assert_allclose(out[1], [3, 3, 3])
 
 
+# -- autodiff composition ----------------------------------------------------------------------
+
+def _mlp_loss(p, x, y):
+    return (jnp.tanh(x @ p[0]) @ p[1] - y) ** 2
+
+
+def test_per_example_gradients_and_grad_of_vmap():
+    rs = np.random.RandomState(0)
+    params = (rs.randn(3, 8).astype(np.float32), rs.randn(8).astype(np.float32))
+    xs, ys = rs.randn(5, 3).astype(np.float32), rs.randn(5).astype(np.float32)
+    loop = [pyjax.grad(_mlp_loss)(params, xs[k], ys[k]) for k in range(5)]
+    expected = [np.stack([g[j] for g in loop]) for j in range(2)]
+    per_example = pyjax.vmap(pyjax.grad(_mlp_loss), in_axes=(None, 0, 0))
+    for got in (per_example(params, xs, ys), pyjax.jit(per_example)(params, xs, ys)):
+        for g, e in zip(got, expected, strict=True):
+            assert_close(g, e, 1e-5)
+    total = lambda p: jnp.sum(pyjax.vmap(_mlp_loss, in_axes=(None, 0, 0))(p, xs, ys))  # noqa: E731
+    for g, e in zip(pyjax.grad(total)(params), expected, strict=True):
+        assert_close(g, e.sum(0), 1e-4)
+
+
+def test_vmap_of_jacobians_and_custom_derivatives():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    f = lambda v: jnp.sin(v) * jnp.sum(v)  # noqa: E731
+    jac = np.stack([np.diag(np.cos(v) * v.sum()) + np.sin(v)[:, None] for v in x])
+    assert_close(pyjax.vmap(pyjax.jacrev(f))(x), jac, 1e-5)
+    assert_close(pyjax.vmap(pyjax.jacfwd(f))(x), jac, 1e-5)
+
+    @pyjax.custom_jvp
+    def g(v):
+        return jnp.sin(v)
+    g.defjvp(lambda p, t: (jnp.sin(p[0]), 10 * t[0]))
+
+    @pyjax.custom_vjp
+    def h(v):
+        return jnp.sin(v)
+    h.defvjp(lambda v: (jnp.sin(v), None), lambda _, ct: (100 * ct,))
+    v = np.arange(3.0, dtype=np.float32)
+    assert_close(pyjax.vmap(g)(v), np.sin(v), 1e-6)
+    assert_close(pyjax.vmap(pyjax.grad(g))(v), np.full(3, 10.0))
+    assert_close(pyjax.vmap(pyjax.grad(h))(v), np.full(3, 100.0))
+
+
+def test_grad_with_collectives_matches_jax():
+    # values from JAX 0.10.2
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    f = pyjax.vmap(pyjax.grad(lambda v: jnp.sum(v - lax.pmean(v, "i")) ** 2), axis_name="i")
+    assert_close(f(x), [[-8, -8], [0, 0], [8, 8]])
+    g = pyjax.vmap(pyjax.grad(lambda v: jnp.sum(v * lax.psum(v, "i"))), axis_name="i")
+    assert_close(g(x), [[12, 18]] * 3)
+    h = pyjax.vmap(pyjax.grad(lambda v: jnp.sum(lax.all_gather(v, "i") ** 2)), axis_name="i")
+    assert_close(h(x), 6 * x)
+    k = pyjax.grad(lambda v: jnp.sum(pyjax.vmap(lambda u: u * lax.psum(u, "i"), axis_name="i")(v)))
+    assert_close(k(np.arange(3.0, dtype=np.float32)), [6, 6, 6])
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 def test_error_inconsistent_sizes():

@@ -171,7 +171,8 @@ def linearize_flat(flat, primals) -> _Linearized:
     known, unknown, out_unknowns, nres = ad.partial_eval_jaxpr(jaxpr, unknowns, inst)
     assert not any(out_unknowns[:n_out + n_aux]), "primal outputs depend on tangents"
     known_vals = core.eval_jaxpr(known, closed.consts, *primals)
-    primals_out = known_vals[:n_out]
+    # (literals evaluated eagerly lose their weak type: restore the traced one)
+    primals_out = [_match_weak_type(v, var.aval) for v, var in zip(known_vals[:n_out], known.outvars)]
     aux = known_vals[n_out:n_out + n_aux]
     residuals = known_vals[n_out + n_aux:]
     out_t_avals = [v.aval for v in jaxpr.outvars[n_out + n_aux:]]
@@ -215,10 +216,11 @@ def vjp(fun, *primals, has_aux=False):
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent has structure {ct_tree}, but the function's "
                             f"output has structure {out_tree}")
-        for c, a in zip(ct_flat, lin.out_tangent_avals):
+        for i, (c, a) in enumerate(zip(ct_flat, lin.out_tangent_avals)):
             ca = core.get_aval(c)
-            if ca.shape != a.shape:
-                raise ValueError(f"vjp: cotangent of shape {ca.shape} for an output of shape {a.shape}")
+            if ca.shape != a.shape or (ca.dtype != a.dtype and not dtypes.is_float0(a.dtype)):
+                raise ValueError(f"vjp: unexpected cotangent {ca.str_short()} for output {i}: it "
+                                 f"must have the output's shape and tangent dtype, {a.str_short()}")
         ct_flat = [_cast_ct(c, a) for c, a in zip(ct_flat, lin.out_tangent_avals)]
         return tuple(tree_util.tree_unflatten(in_tree, lin.vjp(ct_flat)))
 
@@ -229,11 +231,8 @@ def vjp(fun, *primals, has_aux=False):
 
 
 def _cast_ct(c, aval):
-    from pyjax._src.lax.elementwise import _convert_element_type
-    if dtypes.is_float0(aval.dtype):
-        return Zero(aval)
-    ca = core.get_aval(c)
-    return c if ca.dtype == aval.dtype else _convert_element_type(c, aval.dtype, False)
+    """Cotangents of integer outputs are symbolic zeros, whatever was passed (float0 zeros)."""
+    return Zero(aval) if dtypes.is_float0(aval.dtype) else c
 
 
 # -- grad ---------------------------------------------------------------------------------------
@@ -414,8 +413,9 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             for i, v in zip(nums, d):
                 full[i] = v
             return fun(*full, **kwargs)
-        for i, leaf in enumerate(tree_util.tree_leaves(dyn)):
-            _check_input_dtype(leaf, i, holomorphic, allow_int, "jacrev")
+        for i, d in zip(nums, dyn):
+            for leaf in tree_util.tree_leaves(d):
+                _check_input_dtype(leaf, i, holomorphic, allow_int, "jacrev")
         if has_aux:
             y, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
@@ -423,7 +423,17 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         y_flat, y_tree = tree_util.tree_flatten(y)
         y_avals = [core.get_aval(v) for v in y_flat]
         n, basis = _std_basis(y_avals)
-        cts = _vmap()(lambda *b: f_vjp(tree_util.tree_unflatten(y_tree, list(b))))(*basis)
+        dyn_leaves, dyn_tree = tree_util.tree_flatten(dyn)
+        is_float = [_is_float(core.get_aval(x)) for x in dyn_leaves]
+
+        def pullback(*b):  # the float0 cotangents of integer inputs stay out of vmap
+            cts = tree_util.tree_leaves(f_vjp(tree_util.tree_unflatten(y_tree, list(b))))
+            return [c for c, f in zip(cts, is_float) if f]
+        it = iter(_vmap()(pullback)(*basis))
+        # integer inputs (allow_int): zeros of their own dtype, as JAX
+        cts = tree_util.tree_unflatten(dyn_tree, [
+            next(it) if f else np.zeros((n,) + np.shape(x), core.get_aval(x).dtype)
+            for x, f in zip(dyn_leaves, is_float)])
         # cts: tuple over dyn args of pytrees with leading axis n; split n into y's leaves
         out_per_y = []
         for yi, ya in enumerate(y_avals):

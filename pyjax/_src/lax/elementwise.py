@@ -427,7 +427,7 @@ def _bitcast_abstract_eval(x, *, new_dtype):
         shape = x.shape + (a // b,)
     else:
         if not x.shape or x.shape[-1] != b // a:
-            raise TypeError(f"bitcast_convert_type: {x.str_short()} to {np.dtype(new_dtype).name} "
+            raise ValueError(f"bitcast_convert_type: {x.str_short()} to {np.dtype(new_dtype).name} "
                             f"needs a last dimension of size {b // a}")
         shape = x.shape[:-1]
     return ShapedArray(shape, new_dtype, False)

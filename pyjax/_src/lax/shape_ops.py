@@ -151,7 +151,7 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
 def _squeeze_abstract_eval(x, *, dimensions):
     for d in dimensions:
         if x.shape[d] != 1:
-            raise TypeError(f"squeeze: dimension {d} of {x.str_short()} has size {x.shape[d]}, not 1")
+            raise ValueError(f"squeeze: dimension {d} of {x.str_short()} has size {x.shape[d]}, not 1")
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype, x.weak_type)
 
 
@@ -315,7 +315,7 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
 
 def _check_indices(name, x, idxs):
     if len(idxs) != x.ndim:
-        raise TypeError(f"{name}: got {len(idxs)} start indices for an operand of rank {x.ndim} ({x.str_short()})")
+        raise ValueError(f"{name}: got {len(idxs)} start indices for an operand of rank {x.ndim} ({x.str_short()})")
     for i in idxs:
         if i.shape or kind(i.dtype) not in "iu":
             raise TypeError(f"{name}: start indices must be integer scalars, got {i.str_short()}")
@@ -573,12 +573,12 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     if padding_value.shape:
         raise TypeError(f"pad: padding_value must be a scalar, got {padding_value.str_short()}")
     if len(padding_config) != x.ndim:
-        raise TypeError(f"pad: padding_config needs one (low, high, interior) triple per dimension "
+        raise ValueError(f"pad: padding_config needs one (low, high, interior) triple per dimension "
                         f"of {x.str_short()}, got {padding_config}")
     shape = []
     for n, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
-            raise TypeError(f"pad: interior padding must be non-negative, got {padding_config}")
+            raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + n + max(n - 1, 0) * interior
         if size < 0:
             raise TypeError(f"pad: padding_config {padding_config} gives a negative size for {x.str_short()}")

@@ -22,8 +22,13 @@ def relu(x):
 relu.defjvps(lambda g, ans, x: lax.select_n(jnp.greater(x, 0), jnp.multiply(g, 0), g))
 
 
+@custom_jvp
 def relu6(x):
+    """min(max(x, 0), 6); its derivative at 0 and at 6 is 0 (as JAX)."""
     return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda g, ans, x: where(jnp.logical_and(jnp.greater(x, 0), jnp.less(x, 6)), g, 0))
 
 
 def sigmoid(x):
@@ -67,7 +72,8 @@ def leaky_relu(x, negative_slope=0.01):
 
 
 def hard_tanh(x):
-    return jnp.minimum(jnp.maximum(x, -1.0), 1.0)
+    # NB: written with `where` as JAX does, so the derivative at +-1 is 1 (max/min would split it)
+    return where(jnp.greater(x, 1), 1, where(jnp.less(x, -1), -1, x))
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):

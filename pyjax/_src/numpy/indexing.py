@@ -51,6 +51,10 @@ def getitem(arr, idx):
         idx = np.asarray(idx)
     idx = _expand_index(idx, aval.ndim)
     for i in idx:
+        if isinstance(i, (float, np.floating)) or (
+                hasattr(i, "dtype") and kind(np.dtype(i.dtype)) in "fc"):
+            raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                            f"{np.dtype(getattr(i, 'dtype', type(i))).name}")
         if not (i is None or isinstance(i, slice) or _is_int_scalar(i)):
             raise NotImplementedError(
                 f"Indexing with {type(i).__name__} ({getattr(i, 'shape', '')}) is advanced "

@@ -48,9 +48,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         b = lax.reshape(b, (ba.shape[0], 1))
     aa, ba = _aval(a), _aval(b)
     if aa.shape[-1] != ba.shape[-2]:
-        raise ValueError(f"matmul: input operand 1 has a mismatch in its core dimension 0, with "
-                         f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {ba.shape[-2]} is different "
-                         f"from {aa.shape[-1]}); shapes {aa.shape} and {ba.shape}")
+        raise TypeError(f"matmul: input operand 1 has a mismatch in its core dimension 0, with "
+                        f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {ba.shape[-2]} is different "
+                        f"from {aa.shape[-1]}); shapes {aa.shape} and {ba.shape}")
     batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
     nb = len(batch)
 

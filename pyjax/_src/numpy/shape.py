@@ -23,7 +23,7 @@ def _compute_newshape(size, newshape):
     newshape = [operator.index(d) if not isinstance(d, core.Tracer) else core.concrete_dim(d, "reshape")
                 for d in newshape]
     if newshape.count(-1) > 1:
-        raise ValueError(f"reshape: can only specify one unknown dimension, got {tuple(newshape)}")
+        raise TypeError(f"reshape: can only specify one unknown dimension, got {tuple(newshape)}")
     if -1 in newshape:
         known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
         if known == 0 or size % known:
@@ -62,7 +62,7 @@ def transpose(a, axes=None):
         axes = tuple(range(nd - 1, -1, -1))
     axes = tuple(canonicalize_axis(x, nd) for x in axes)
     if sorted(axes) != list(range(nd)):
-        raise ValueError(f"transpose: axes {axes} don't match array of rank {nd}")
+        raise TypeError(f"transpose: axes {axes} are not a permutation of the axes of an array of rank {nd}")
     return lax.transpose(a, axes)
 
 
@@ -172,8 +172,8 @@ def concatenate(arrays, axis=0, dtype=None):
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     nd = avals[0].ndim
     if any(a.ndim != nd for a in avals):
-        raise ValueError(f"concatenate: all the input arrays must have the same number of "
-                         f"dimensions, got shapes {[a.shape for a in avals]}")
+        raise TypeError(f"concatenate: all the input arrays must have the same number of "
+                        f"dimensions, got shapes {[a.shape for a in avals]}")
     return lax.concatenate(arrays, canonicalize_axis(axis, nd))
 
 

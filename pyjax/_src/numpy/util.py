@@ -98,8 +98,8 @@ def _check_broadcastable(fun_name, avals):
     try:
         np.broadcast_shapes(*[a.shape for a in avals])
     except ValueError:
-        raise ValueError(f"{fun_name}: operands could not be broadcast together with shapes "
-                         f"{' '.join(str(a.shape) for a in avals)}") from None
+        raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(str(a.shape) for a in avals)}") from None
 
 
 def promote_args(fun_name: str, *args):
