@@ -410,7 +410,7 @@ LAX_UNARY = [
        FLOAT, rng=rand_halves, shapes=(MATRIX,)),
     op("conj", lax.conj, 1, F32 + COMPLEX, out_dtype=_complex_out),
     op("copy", lax.copy, 1, ANY),
-    op("stop_gradient", lax.stop_gradient, 1, INEXACT, shapes=(MATRIX,)),
+    op("stop_gradient", lax.stop_gradient, 1, ANY, shapes=(MATRIX,)),  # binds for inexact only
 ]
 
 _SHIFT = (rand_bits, rand_shift)

@@ -249,6 +249,16 @@ def _check_argnums(argnums, nargs, fname):
     return tuple(a % nargs for a in nums)
 
 
+def _fix_args(fun, args, kwargs, nums):
+    """`fun` as a function of only the arguments at positions `nums` (the others fixed)."""
+    def f_partial(*dyn_args):
+        full = list(args)
+        for i, d in zip(nums, dyn_args):
+            full[i] = d
+        return fun(*full, **kwargs)
+    return f_partial
+
+
 def _check_input_dtype(x, i, holomorphic, allow_int, fname):
     aval = core.get_aval(x)
     dt = aval.dtype
@@ -293,12 +303,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         for i, d in zip(nums, dyn):
             for leaf in tree_util.tree_leaves(d):
                 _check_input_dtype(leaf, i, holomorphic, allow_int, "grad")
-
-        def f_partial(*dyn_args):
-            full = list(args)
-            for i, d in zip(nums, dyn_args):
-                full[i] = d
-            return fun(*full, **kwargs)
+        f_partial = _fix_args(fun, args, kwargs, nums)
         if has_aux:
             ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
@@ -363,12 +368,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     def jac_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacfwd")
         dyn = tuple(args[i] for i in nums)
-
-        def f_partial(*d):
-            full = list(args)
-            for i, v in zip(nums, d):
-                full[i] = v
-            return fun(*full, **kwargs)
+        f_partial = _fix_args(fun, args, kwargs, nums)
         d_flat, d_tree = tree_util.tree_flatten(dyn)
         for i, leaf in enumerate(d_flat):
             _check_input_dtype(leaf, i, holomorphic, False, "jacfwd")
@@ -407,12 +407,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     def jac_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacrev")
         dyn = tuple(args[i] for i in nums)
-
-        def f_partial(*d):
-            full = list(args)
-            for i, v in zip(nums, d):
-                full[i] = v
-            return fun(*full, **kwargs)
+        f_partial = _fix_args(fun, args, kwargs, nums)
         for i, d in zip(nums, dyn):
             for leaf in tree_util.tree_leaves(d):
                 _check_input_dtype(leaf, i, holomorphic, allow_int, "jacrev")

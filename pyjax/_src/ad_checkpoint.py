@@ -100,23 +100,12 @@ def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy)
 @checkpoint_p.def_jvp
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzero = [type(t) is not ad.Zero for t in tangents]
-    n = len(primals)
-    t_avals = [ad.tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
-    out_t_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
-    is_float0 = [dtypes.is_float0(a.dtype) for a in out_t_avals]  # never jaxpr values
-
-    def jvp_fun(*args):
-        ps, ts = args[:n], iter(args[n:])
-        tans = [next(ts) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzero)]
-        out_p, out_t = ad.jvp_flat(core.jaxpr_as_fun(jaxpr), ps, tans)
-        return out_p + [ad.instantiate(t) for t, z in zip(out_t, is_float0) if not z]
-    closed, _ = pe.trace_to_jaxpr(jvp_fun, list(jaxpr.in_avals) + t_avals)
+    closed = ad.jvp_jaxpr(jaxpr, nonzero)
     free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
     outs = checkpoint_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
                              jaxpr=free, prevent_cse=prevent_cse, differentiated=True, policy=policy)
     nout = len(jaxpr.out_avals)
-    t_it = iter(outs[nout:])
-    return outs[:nout], [ad.Zero(a) if z else next(t_it) for a, z in zip(out_t_avals, is_float0)]
+    return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
 
 
 def _checkpoint_partial_eval(eqn, in_unknown):

@@ -64,22 +64,14 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars=None):
     key = tuple(nonzero)
     cache = _jvp_jaxprs.setdefault(jaxpr, {})
     jvp_closed = cache.get(key)
-    n = len(primals)
     if jvp_closed is None:
-        t_avals = [ad.tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
-
-        def jvp_fun(*args):
-            ps, ts = args[:n], iter(args[n:])
-            tans = [next(ts) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzero)]
-            out_p, out_t = ad.jvp_flat(core.jaxpr_as_fun(jaxpr), ps, tans)
-            return out_p + [ad.instantiate(t) for t in out_t]
-        closed, _ = pe.trace_to_jaxpr(jvp_fun, list(jaxpr.in_avals) + t_avals)
+        closed = ad.jvp_jaxpr(jaxpr, nonzero)
         jvp_closed = cache[key] = (closed, _as_const_free(closed))
     closed, free = jvp_closed
     outs = pjit_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
                        jaxpr=free, name=f"jvp({name})")
     nout = len(jaxpr.out_avals)
-    return outs[:nout], outs[nout:]
+    return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
 
 
 _jvp_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -200,6 +200,32 @@ def jvp_flat(fun, primals, tangents):
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
+def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros) -> core.ClosedJaxpr:
+    """The JVP of a closed jaxpr as a new closed jaxpr: inputs are the primals followed by the
+    tangents of the inputs flagged in `nonzeros`; outputs are the primal outputs followed by the
+    output tangents (zeros instantiated), except float0 ones, which are never jaxpr values
+    (`merge_float0_tangents` puts them back as Zeros). Higher-order primitives build their JVP
+    with this."""
+    from pyjax._src.interpreters import partial_eval as pe
+    n = len(closed.in_avals)
+    t_avals = [tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz]
+
+    def jvp_fun(*args):
+        ps, ts = args[:n], iter(args[n:])
+        tans = [next(ts) if nz else Zero(tangent_aval(a)) for a, nz in zip(closed.in_avals, nonzeros)]
+        out_p, out_t = jvp_flat(core.jaxpr_as_fun(closed), ps, tans)
+        return out_p + [instantiate(t) for t in out_t if not dtypes.is_float0(t.aval.dtype if type(t) is Zero else core.get_aval(t).dtype)]
+    out, _ = pe.trace_to_jaxpr(jvp_fun, list(closed.in_avals) + t_avals)
+    return out
+
+
+def merge_float0_tangents(out_avals, tangents):
+    """Rebuild the full list of output tangents from those a `jvp_jaxpr` returned."""
+    it = iter(tangents)
+    return [Zero(tangent_aval(a)) if dtypes.is_float0(tangent_aval(a).dtype) else next(it)
+            for a in out_avals]
+
+
 # -- partial evaluation of jaxprs (known/unknown split) -----------------------------------------
 
 

@@ -1,0 +1,1 @@
+"""Structured control flow: primitives holding jaxprs (cond, while, scan) and their wrappers."""

@@ -1,0 +1,180 @@
+"""Helpers shared by the control-flow primitives (cond, while, scan).
+
+A control-flow primitive holds *const-free* closed jaxprs as parameters: whatever the user's
+function closes over (arrays, tracers of enclosing transformations) is hoisted into explicit
+operands. The helpers here trace user functions that way, join the constants of several jaxprs
+(the branches of a cond), check that output types agree with errors naming the leaves by key
+path, and transform jaxprs (jvp, batching) into new const-free jaxprs plus constants.
+
+    jaxpr, consts, out_tree = trace_jaxpr(f, in_tree, in_avals)   # jaxpr(*consts, *args)
+    jaxprs, consts = join_consts([(j1, c1), (j2, c2)])              # each takes all consts
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from pyjax._src import core, tree_util
+from pyjax._src.interpreters import ad, batching
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lax.shape_ops import broadcast_in_dim
+
+
+def as_const_free(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, list]:
+    """The jaxpr with its constvars turned into leading invars, and the constants."""
+    return core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), []), list(closed.consts)
+
+
+def trace_jaxpr(fun, in_tree, in_avals):
+    """Trace `fun(*tree_unflatten(in_tree, leaves))` on `in_avals`.
+
+    Returns `(jaxpr, consts, out_tree)`: `jaxpr` is a const-free ClosedJaxpr taking
+    `(*consts, *leaves)` and returning the flat outputs of `fun`.
+    """
+    box = []
+
+    def flat(*leaves):
+        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+        out_flat, out_tree = tree_util.tree_flatten(out)
+        box.append(out_tree)
+        return out_flat
+    closed, _ = pe.trace_to_jaxpr(flat, list(in_avals))
+    jaxpr, consts = as_const_free(closed)
+    return jaxpr, consts, box[0]
+
+
+def trace_flat(fun, in_avals):
+    """`trace_jaxpr` for a flat function (list of values in, list out): `(jaxpr, consts)`."""
+    closed, _ = pe.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals))
+    return as_const_free(closed)
+
+
+def join_consts(jaxprs_and_consts) -> tuple[list[core.ClosedJaxpr], list]:
+    """Given const-free jaxprs each taking `(*its_consts, *args)`, return jaxprs all taking
+    `(*all_consts, *args)` (the other jaxprs' constants as unused inputs) and `all_consts`."""
+    all_consts = [c for _, cs in jaxprs_and_consts for c in cs]
+    out, before = [], 0
+    for closed, cs in jaxprs_and_consts:
+        j = closed.jaxpr
+        n = len(cs)
+        pad_before = [core.Var(core.get_aval(c)) for c in all_consts[:before]]
+        pad_after = [core.Var(core.get_aval(c)) for c in all_consts[before + n:]]
+        invars = pad_before + j.invars[:n] + pad_after + j.invars[n:]
+        out.append(core.ClosedJaxpr(core.Jaxpr([], invars, j.outvars, j.eqns, j.effects), []))
+        before += n
+    return out, all_consts
+
+
+# -- type checks with errors naming the leaves -------------------------------------------------
+
+
+def leaf_paths(tree) -> list[str]:
+    """The key path of every leaf of the treedef `tree` (`['a'][0]`), for error messages."""
+    skeleton = tree_util.tree_unflatten(tree, range(tree.num_leaves))
+    return [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(skeleton)[0]]
+
+
+def _type_diff(a, b) -> str:
+    if a.shape != b.shape:
+        return "the shapes do not match"
+    return "the dtypes do not match"
+
+
+def check_outputs_agree(what: str, names, out_trees, out_avals_lists):
+    """Raise a TypeError unless every function's outputs (as `names[i]` produced them) have the
+    first one's pytree structure and, leaf by leaf, shape and dtype (weak types may differ).
+
+    `what` names the construct (`"cond branches"`, `"switch branches"`)."""
+    tree0, avals0 = out_trees[0], out_avals_lists[0]
+    for name, tree, avals in zip(names[1:], out_trees[1:], out_avals_lists[1:], strict=True):
+        if tree != tree0:
+            raise TypeError(
+                f"{what} outputs must have the same pytree structure, but they differ: {names[0]} "
+                f"returns {tree0} but {name} returns {tree}. Revise {names[0]} and/or {name} so "
+                f"that they have the same pytree structure.")
+        paths = leaf_paths(tree0)
+        for path, a, b in zip(paths, avals0, avals, strict=True):
+            if (a.shape, a.dtype) != (b.shape, b.dtype):
+                at = f" at path {path}" if path else ""
+                raise TypeError(
+                    f"{what} must have equal output types but they differ. The output of "
+                    f"{names[0]}{at} has type {a.str_short(False)} but the corresponding output of "
+                    f"{name} has type {b.str_short(False)}, so {_type_diff(a, b)}. Revise "
+                    f"{names[0]} and/or {name} so that all output types match.")
+
+
+def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, carry_name="c"):
+    """Raise a TypeError unless a loop body's carry output matches its carry input in pytree
+    structure and, leaf by leaf, shape and dtype (weak types may differ)."""
+    if in_tree != out_tree:
+        raise TypeError(
+            f"{what} carry input and carry output must have the same pytree structure, but they "
+            f"differ: the input carry is {in_tree} but the output carry is {out_tree}. Revise the "
+            f"function so that the carry output has the same pytree structure as the carry input.")
+    for path, a, b in zip(leaf_paths(in_tree), in_avals, out_avals, strict=True):
+        if (a.shape, a.dtype) != (b.shape, b.dtype):
+            raise TypeError(
+                f"{what} carry input and carry output must have equal types, but they differ: the "
+                f"input carry component {carry_name}{path} has type {a.str_short(False)} but the "
+                f"corresponding output carry component has type {b.str_short(False)}, so "
+                f"{_type_diff(a, b)}. Revise the function so that all output types match the "
+                f"corresponding input types.")
+
+
+def join_weak(avals_lists) -> list:
+    """Output avals of functions whose outputs agree up to weak types: weak only if all are."""
+    return [a[0].update(weak_type=all(x.weak_type for x in a)) for a in zip(*avals_lists, strict=True)]
+
+
+# -- transforming jaxprs --------------------------------------------------------------------
+
+
+def jvp_jaxpr(closed: core.ClosedJaxpr, nonzero, instantiate):
+    """The JVP of a const-free jaxpr, as `(jaxpr, consts, out_nonzero)`.
+
+    `jaxpr` takes `(*consts, *primals, *tangents of the nonzero inputs)` and returns
+    `(*primal outs, *tangents of the outputs flagged in out_nonzero)`; an output's tangent is
+    there when it is not a symbolic zero or `instantiate[i]` is set (bool or list)."""
+    n = len(closed.in_avals)
+    nout = len(closed.out_avals)
+    instantiate = [instantiate] * nout if isinstance(instantiate, bool) else list(instantiate)
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(closed.in_avals, nonzero, strict=True) if nz]
+    box = []
+
+    def fun(*args):
+        ps, ts = args[:n], iter(args[n:])
+        tans = [next(ts) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(closed.in_avals, nonzero)]
+        out_p, out_t = ad.jvp_flat(core.jaxpr_as_fun(closed), ps, tans)
+        out_nz = [type(t) is not ad.Zero or inst for t, inst in zip(out_t, instantiate, strict=True)]
+        box.append(out_nz)
+        return out_p + [ad.instantiate(t) for t, nz in zip(out_t, out_nz) if nz]
+    jaxpr, consts = trace_flat(fun, list(closed.in_avals) + t_avals)
+    return jaxpr, consts, box[0]
+
+
+def batch_jaxpr(closed: core.ClosedJaxpr, axis_data, in_dims, force_out):
+    """Batch a const-free jaxpr: the batched inputs (`in_dims[i]` not None) are mapped along
+    axis 0 as are the outputs that come out batched or are flagged in `force_out`.
+
+    Returns `(jaxpr, consts, out_batched)` with `jaxpr` taking `(*consts, *inputs)`."""
+    in_avals = [a if d is batching.not_mapped else a.update(shape=(axis_data.size,) + a.shape)
+                for a, d in zip(closed.in_avals, in_dims, strict=True)]
+    in_dims = [batching.not_mapped if d is batching.not_mapped else 0 for d in in_dims]
+    box = []
+
+    def fun(*args):
+        outs, dims = batching.batch_flat(partial(core.eval_jaxpr, closed.jaxpr, closed.consts),
+                                         args, in_dims, axis_data)
+        batched = [d is not batching.not_mapped or f for d, f in zip(dims, force_out, strict=True)]
+        box.append(batched)
+        return [batching.bdim_at_front(o, d, axis_data.size) if b else o
+                for o, d, b in zip(outs, dims, batched)]
+    jaxpr, consts = trace_flat(fun, in_avals)
+    return jaxpr, consts, box[0]
+
+
+def zeros(aval):
+    """Zeros of `aval`, staged as a literal broadcast (no array constant is created)."""
+    z = np.zeros((), aval.dtype)
+    return broadcast_in_dim(z, aval.shape, ()) if aval.shape else z
