@@ -282,7 +282,8 @@ class JitWrapped:
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         entry = _Entry(closed, out_tree, donated)
-        if entry.consts_are_concrete:
+        # a trace that saw named vmap axes may hold collectives over them: valid only there
+        if entry.consts_are_concrete and not _named_axes_in_scope():
             self._cache[key] = entry
         return entry
 
@@ -369,6 +370,16 @@ class JitWrapped:
 
     def __repr__(self):
         return f"<jitted function {self.name}>"
+
+
+def _named_axes_in_scope() -> bool:
+    from pyjax._src.interpreters.batching import BatchTrace
+    trace = core.current_trace()
+    while trace is not None:
+        if isinstance(trace, BatchTrace) and trace.axis_data.name is not None:
+            return True
+        trace = trace.parent
+    return False
 
 
 def _as_const_free(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
