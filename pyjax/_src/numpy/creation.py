@@ -41,8 +41,6 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     elif isinstance(object, (list, tuple)) and not _leaves_are_scalars(object) and _contains_traced(object):
         from pyjax._src.numpy.shape import stack
         out = stack([array(o, dt) for o in object])
-        if dt is None:
-            out = out
     else:
         out = _from_host(object, dt)
     if ndmin > core.get_aval(out).ndim:
