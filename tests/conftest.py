@@ -1,24 +1,21 @@
 """Shared pytest setup (several test files rely on it: keep additions small and documented).
 
 - A persistent compilation cache for the test session. Eager execution compiles one XLA
-  executable per (primitive, avals, params), tens of milliseconds each; the op-table tests make
-  hundreds. The controller process picks the directory before the xdist workers start, so they
-  inherit it and share one cache; a second run starts warm. `PYJAX_CACHE_DIR` set by the user or
-  CI wins (set it to "" to test with the disk cache off).
+  executable per (primitive, avals, params), tens of milliseconds each, and the op-table tests
+  make a few thousand. The directory is chosen in the controller process before the xdist
+  workers start, so they inherit it and share one cache; it lives outside the checkout
+  (`~/.cache/pyjax-tests`, or `$XDG_CACHE_HOME/pyjax-tests`), so later runs on this machine,
+  from any clone (CI's included), start warm, and it is separate from the user's own cache.
+  `PYJAX_CACHE_DIR` set by the user or CI wins (set it to "" to test with the disk cache off).
 """
 import os
-import tempfile
 
 import pytest
 
 
-@pytest.hookimpl(trylast=True)  # after the cacheprovider plugin has set `config.cache`
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     if "PYJAX_CACHE_DIR" in os.environ:
         return
-    cache = getattr(config, "cache", None)
-    if cache is not None:
-        path = str(cache.mkdir("pyjax-compile-cache"))
-    else:  # -p no:cacheprovider
-        path = tempfile.mkdtemp(prefix="pyjax-test-cache-")
-    os.environ["PYJAX_CACHE_DIR"] = path
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.environ["PYJAX_CACHE_DIR"] = os.path.join(base, "pyjax-tests")

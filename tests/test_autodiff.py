@@ -1040,16 +1040,26 @@ def test_checkpoint_save_only_these_names():
     assert pyjax.grad(lambda v: checkpoint_name(v, "n") * 3.0)(1.0) == 3.0
 
 
-@pytest.mark.xfail(reason="pjit's JVP rule puts float0 tangents of integer outputs into the jaxpr it "
-                          "compiles (pyjax/_src/pjit.py, reported)", strict=False)
-def test_jit_with_integer_output_under_grad():
-    f = pyjax.jit(lambda v: (v * 2, jnp.argmax(v)))
-    np.testing.assert_array_equal(pyjax.grad(lambda x: jnp.sum(f(x)[0]))(np.ones(3, np.float32)), 2.0)
-
-
-def test_checkpoint_with_integer_output():
-    f = pyjax.checkpoint(lambda v: (v * 2, jnp.argmax(v)))
+@pytest.mark.parametrize("wrap", [pyjax.jit, pyjax.checkpoint], ids=["jit", "checkpoint"])
+def test_integer_outputs_of_call_primitives(wrap):
+    """float0 tangents of integer outputs stay symbolic (they cannot be lowered)."""
+    f = wrap(lambda v: (v * 2, jnp.argmax(v)))
     for g in (pyjax.grad(lambda x: jnp.sum(f(x)[0])), pyjax.jit(pyjax.grad(lambda x: jnp.sum(f(x)[0])))):
         np.testing.assert_array_equal(g(np.ones(3, np.float32)), 2.0)
     _, (t, t_int) = pyjax.jvp(f, (np.ones(3, np.float32),), (np.ones(3, np.float32),))
     assert t_int.dtype == dtypes.float0
+
+
+def test_complex_and_holomorphic():
+    z = np.complex64(1 + 2j)
+    # holomorphic: the complex derivative f'(z)
+    np.testing.assert_allclose(pyjax.grad(lambda v: v ** 2, holomorphic=True)(z), 2 * z, rtol=1e-6)
+    zs = np.array([1 + 1j, 2 - 1j], np.complex64)
+    for jac in (pyjax.jacfwd, pyjax.jacrev):
+        np.testing.assert_allclose(jac(lambda v: v ** 2, holomorphic=True)(zs), np.diag(2 * zs), rtol=1e-6)
+    # real-valued functions of complex inputs: JAX's convention (the conjugate of the Wirtinger
+    # derivative times 2): d|z|^2 = 2 conj(z), d Re(c z) = c
+    np.testing.assert_allclose(pyjax.grad(lambda v: jnp.abs(v) ** 2)(z), 2 * np.conj(z), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(lambda v: jnp.real(v * (2 + 3j)))(z), 2 + 3j, rtol=1e-6)
+    with pytest.raises(TypeError, match="holomorphic"):
+        pyjax.grad(lambda v: v ** 2)(z)

@@ -1,9 +1,9 @@
 """Rematerialization: `checkpoint` / `remat` and the saveability policies.
 
 `checkpoint(f)` binds a `checkpoint` primitive holding f's jaxpr. Its partial-evaluation rule is
-where the policy acts: of the residuals the linearized function would save, only those produced
-by saveable equations (per `policy(prim, *avals, **params)`) or that are inputs are kept; the
-rest are recomputed on the backward side inside a new `checkpoint` equation.
+where the policy acts: of the values the linearized function needs, those produced by saveable
+equations (per `policy(prim, *avals, **params)`) and the inputs are saved; the rest are recomputed
+(from the saved values) on the backward side inside a new `checkpoint` equation.
 """
 from __future__ import annotations
 

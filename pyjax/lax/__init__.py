@@ -122,3 +122,14 @@ from pyjax._src.lax.parallel import (
     axis_index as axis_index,
     axis_size as axis_size,
 )
+from pyjax._src.lax.control_flow.conditionals import cond as cond, switch as switch
+from pyjax._src.lax.control_flow.while_loop import while_loop as while_loop
+from pyjax._src.lax.control_flow.scan import scan as scan, fori_loop as fori_loop, map as map
+from pyjax._src.lax.control_flow.cumulative import (
+    associative_scan as associative_scan,
+    cumsum as cumsum,
+    cumprod as cumprod,
+    cummax as cummax,
+    cummin as cummin,
+    cumlogsumexp as cumlogsumexp,
+)

@@ -10,6 +10,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops
+from pyjax._src.lax.control_flow import cumulative as lax_cf
 from pyjax._src.lax.utils import canonicalize_axis, kind
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import asarray_value, broadcast_to, canonicalize_axis_arg, check_arraylike
@@ -186,9 +187,9 @@ def _arg(name, lax_fn, a, axis, keepdims):
     return shape_ops.expand_dims(out, (ax,)) if keepdims else out
 
 
-# -- cumulative reductions (via associative prefix sums on the host-free lax ops) ----------------
+# -- cumulative reductions (the lax cumulative primitives) ----------------------------------------
 
-def _cumulative(name, combine, a, axis, dtype, ident):
+def _cumulative(name, lax_fn, a, axis, dtype):
     check_arraylike(name, a)
     a = asarray_value(a)
     if axis is None:
@@ -200,25 +201,15 @@ def _cumulative(name, combine, a, axis, dtype, ident):
         a = lax._convert_element_type(a, dtypes.check_and_canonicalize_user_dtype(dtype, name), False)
     elif aval.dtype == np.bool_:  # only bools promote (JAX keeps int8 cumsums int8)
         a = lax._convert_element_type(a, dtypes.default_int_dtype(), False)
-    n = aval.shape[axis]
-    # Hillis-Steele scan: log2(n) shifted combines (a primitive comes with the control-flow issue)
-    shift = 1
-    dt = _aval(a).dtype
-    while shift < n:
-        cfg = [(0, 0, 0)] * aval.ndim
-        cfg[axis] = (shift, -shift, 0)
-        shifted = shape_ops.pad(a, _identity(ident, dt), cfg)
-        a = combine(a, shifted)
-        shift *= 2
-    return a
+    return lax_fn(a, axis)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    return _cumulative("cumsum", lax.add, a, axis, dtype, "sum")
+    return _cumulative("cumsum", lax_cf.cumsum, a, axis, dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    return _cumulative("cumprod", lax.mul, a, axis, dtype, "prod")
+    return _cumulative("cumprod", lax_cf.cumprod, a, axis, dtype)
 
 
 cumulative_sum = cumsum
