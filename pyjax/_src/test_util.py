@@ -25,7 +25,12 @@ _TOL = {np.dtype(np.float16): 1e-1, np.dtype(dtypes.bfloat16): 1e-1, np.dtype(np
 
 
 def _np(x):
-    return np.asarray(x)
+    """The value on the host in its canonical dtype (a Python 1.0 is float32 unless x64 is on)."""
+    v = np.asarray(x)
+    if v.dtype == object or dtypes.is_float0(v.dtype):
+        return v
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    return v if v.dtype == dt else v.astype(dt)
 
 
 def _inexact(x) -> bool:
