@@ -230,16 +230,33 @@ _SYMMETRIC = {"add", "multiply", "maximum", "where", "true_divide"}
 
 
 def _check_promotion(fn, a, b, expected):
+    """The result dtype comes from tracing (eval_shape: nothing is compiled); the operands are
+    closed over, so Python scalars stay Python scalars. Non-scalar NumPy operands run eagerly:
+    under a trace they become constants, which lose their weak type (test_jit_keeps_weak_type_of_
+    closed_over_arrays)."""
     x, y = PROMOTION_OPERANDS[a](), PROMOTION_OPERANDS[b]()
     call = (lambda u, v: jnp.where(True, u, v)) if fn == "where" else getattr(jnp, fn)
+    run = (lambda f: f()) if "npa" in (a + b) else pyjax.eval_shape
     for u, v in ((x, y), (y, x)) if fn in _SYMMETRIC else ((x, y),):
         if expected.startswith("ERR"):
             with pytest.raises(TypeError):
-                call(u, v)
+                run(lambda: call(u, v))
             continue
-        out = call(u, v)
+        out = run(lambda: call(u, v))
         got = out.dtype.name + ("*" if out.weak_type else "")
         assert got == expected, f"jnp.{fn}({a}, {b}) gave {got}, JAX gives {expected}"
+
+
+@pytest.mark.parametrize("fn,a,b,expected", [
+    ("add", "i8", "float", "float32*"), ("add", "u8", "int", "uint8"), ("add", "bf16", "f16", "float32"),
+    ("add", "wf32", "np_i64", "float32*"), ("true_divide", "b", "int", "float32*"),
+    ("power", "i8", "np_i64", "int8"), ("where", "f16", "complex", "complex64"),
+])
+def test_promotion_eager(fn, a, b, expected):
+    """Eager execution gives the dtypes tracing gives."""
+    x, y = PROMOTION_OPERANDS[a](), PROMOTION_OPERANDS[b]()
+    out = jnp.where(True, x, y) if fn == "where" else getattr(jnp, fn)(x, y)
+    assert out.dtype.name + ("*" if out.weak_type else "") == expected
 
 
 @pytest.mark.parametrize("fn,a,b,expected", _promotion_cases(ADD_PROMOTION, "add"))
@@ -252,13 +269,23 @@ def test_promotion(fn, a, b, expected):
     _check_promotion(fn, a, b, expected)
 
 
+@pytest.mark.xfail(reason="pyjax/_src/interpreters/partial_eval.py DynamicJaxprTrace._const_var "
+                          "strips the weak type of closed-over arrays, so jit and eager disagree; "
+                          "reported (not ours to edit)", strict=True)
+def test_jit_keeps_weak_type_of_closed_over_arrays():
+    c = jnp.full((2,), 1.5)  # weakly typed, as in JAX
+    assert c.weak_type and (c * 2).weak_type
+    assert pyjax.jit(lambda: c * 2)().weak_type
+    assert pyjax.jit(lambda x: c + x)(jnp.ones(2, jnp.bfloat16)).dtype == jnp.bfloat16
+
+
 def test_result_type_agrees_with_operations():
     samples = [v() for v in PROMOTION_OPERANDS.values()]
     for x in samples:
         for y in samples:
             if isinstance(x, bool) and isinstance(y, bool):
                 continue
-            assert jnp.result_type(x, y) == jnp.add(x, y).dtype
+            assert jnp.result_type(x, y) == pyjax.eval_shape(lambda: jnp.add(x, y)).dtype
 
 
 @pytest.mark.parametrize("args,expected", [
@@ -513,26 +540,32 @@ def _both(x):
     return jnp.asarray(x), pyjax.jit(lambda v: v)(jnp.asarray(x))
 
 
-@pytest.mark.parametrize("fn", [
+_BINARY_OPERATORS = [
     operator.floordiv, operator.mod, divmod, operator.add, operator.sub, operator.mul,
     operator.truediv, operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
-    operator.and_, operator.or_, operator.xor,
-], ids=lambda f: f.__name__)
-@pytest.mark.parametrize("dtype", [np.int32, np.float32])
-def test_binary_operators_python_semantics(fn, dtype):
-    a, b = A.astype(dtype), B.astype(dtype)
-    if fn in (operator.and_, operator.or_, operator.xor) and dtype != np.int32:
-        pytest.skip("bitwise ops take integers")
-    expected = fn(a, b)
-    jf = pyjax.jit(lambda x, y: fn(x, y))
-    for out in (fn(jnp.asarray(a), jnp.asarray(b)), jf(jnp.asarray(a), jnp.asarray(b))):
-        for o, e in zip(_leaves(out), _leaves(expected)):
-            assert o.dtype == e.dtype if fn is not operator.truediv else o.dtype == np.float32
-            assert_close(o, e)
-    # with a Python scalar on either side
-    for out, e in ((fn(jnp.asarray(a), 3), fn(a, dtype(3))), (fn(-7, jnp.asarray(b)), fn(dtype(-7), b))):
+]
+_BITWISE_OPERATORS = [operator.and_, operator.or_, operator.xor]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint8])
+def test_binary_operators_python_semantics(dtype):
+    """Every binary operator, with negative operands (// and % round toward -inf, as Python), on
+    arrays and with Python scalars on either side; all of them in one jitted function."""
+    a, b = (A.astype(dtype), B.astype(dtype)) if dtype != np.uint8 else (np.abs(A).astype(dtype), np.abs(B).astype(dtype))
+    ops = _BINARY_OPERATORS + (_BITWISE_OPERATORS if dtype != np.float32 else [])
+
+    def all_ops(x, y):
+        return [fn(x, y) for fn in ops] + [fn(x, 3) for fn in ops] + [fn(7, y) for fn in ops]
+
+    s3, s7 = np.asarray(3, dtype), np.asarray(7, dtype)
+    expected = [fn(a, b) for fn in ops] + [fn(a, s3) for fn in ops] + [fn(s7, b) for fn in ops]
+    outs = pyjax.jit(all_ops)(jnp.asarray(a), jnp.asarray(b))
+    for fn, out, e in zip(ops * 3, outs, expected, strict=True):
         for o, ex in zip(_leaves(out), _leaves(e)):
-            assert_close(o, ex)
+            assert o.dtype == (np.float32 if fn is operator.truediv else ex.dtype), fn.__name__
+            assert_close(o, ex, err_msg=fn.__name__)
+    for fn in (operator.floordiv, operator.mod):  # and eagerly
+        assert_close(fn(jnp.asarray(a), jnp.asarray(b)), fn(a, b))
 
 
 def test_mod_and_floordiv_signs():

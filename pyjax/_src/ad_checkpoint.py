@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, tree_util
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe

@@ -224,7 +224,7 @@ def canonical_host_value(x) -> np.ndarray:
 def _literal_for_array(x: Array):
     """Under tracing, a 0-d Array whose value is on the host becomes an inline literal."""
     if x.aval.ndim == 0 and x._npy is not None:
-        return core.Literal(x._npy[()], x.aval)
+        return core.Literal(x, x.aval)  # the Array itself: evaluating keeps its weak type
     return None
 
 

@@ -67,7 +67,9 @@ class DynamicJaxprTrace(core.Trace):
                 return lit
         if _is_literalable(x):
             aval = core.get_aval(x)
-            return Literal(np.asarray(x, aval.dtype)[()], aval)
+            # Python scalars stay as they are, so evaluating the jaxpr sees them weakly typed
+            val = x if type(x) in (bool, int, float, complex) else np.asarray(x, aval.dtype)[()]
+            return Literal(val, aval)
         return self._const_var(x)
 
     def _const_var(self, x):
