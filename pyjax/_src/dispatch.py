@@ -38,12 +38,13 @@ class Compiled:
         return [Array(a, b) for a, b in zip(self.out_avals, self.exe(bufs))]
 
 
-def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=()) -> Compiled:
-    """Lower and compile a closed jaxpr; its consts become leading arguments."""
+def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None) -> Compiled:
+    """Lower (unless `lowered`, a (text, module context) pair, is given) and compile a closed
+    jaxpr; its consts become leading arguments."""
     t0 = time.perf_counter()
-    nconst = len(closed.jaxpr.constvars)
-    donated = [False] * nconst + list(donated) if donated else ()
-    text, module = lower_jaxpr_to_module(name, closed.jaxpr, donated=donated)
+    if lowered is None:
+        lowered = lower_for_compile(closed, name, donated)
+    text, module = lowered
     t1 = time.perf_counter()
     exe = xla.compile(text, xla.devices()[:1], out_avals=closed.out_avals,
                       host_callbacks=module.host_callbacks)
@@ -51,6 +52,12 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=()) -> Compiled:
         logger.warning(f"lowered {name} in {(t1 - t0) * 1e3:.1f} ms; compile {(time.perf_counter() - t1) * 1e3:.1f} ms")
     const_bufs = [to_buffer(c) for c in closed.consts]
     return Compiled(exe, closed.out_avals, const_bufs, text, name)
+
+
+def lower_for_compile(closed: core.ClosedJaxpr, name: str, donated=()):
+    nconst = len(closed.jaxpr.constvars)
+    donated = [False] * nconst + list(donated) if donated else ()
+    return lower_jaxpr_to_module(name, closed.jaxpr, donated=donated)
 
 
 # -- eager execution of single primitives --------------------------------------------------

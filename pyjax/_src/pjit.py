@@ -19,7 +19,7 @@ from pyjax._src import core, dtypes, tree_util
 from pyjax._src.array import Array
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
-from pyjax._src.dispatch import Compiled, compile_jaxpr
+from pyjax._src.dispatch import Compiled, compile_jaxpr, lower_for_compile
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
 
@@ -467,16 +467,14 @@ class Traced:
                                                         for a in self.jaxpr.out_avals])
 
     def lower(self) -> Lowered:
-        nconst = len(self.jaxpr.jaxpr.constvars)
-        donated = [False] * nconst + list(self.donated) if self.donated else ()
-        text, _ = lower_jaxpr_to_module(f"jit_{self.name}", self.jaxpr.jaxpr, donated=donated)
-        return Lowered(self, text)
+        return Lowered(self, lower_for_compile(self.jaxpr, f"jit_{self.name}", self.donated))
 
 
 class Lowered:
-    def __init__(self, traced: Traced, text: str):
+    def __init__(self, traced: Traced, lowered):
         self._traced = traced
-        self._text = text
+        self._lowered = lowered   # (module text, module context)
+        self._text = lowered[0]
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
         return self._text
@@ -486,7 +484,8 @@ class Lowered:
 
     def compile(self, compiler_options=None) -> CompiledFunction:
         t = self._traced
-        return CompiledFunction(compile_jaxpr(t.jaxpr, f"jit_{t.name}", t.donated), t.in_tree, t.out_tree)
+        return CompiledFunction(compile_jaxpr(t.jaxpr, f"jit_{t.name}", t.donated, self._lowered),
+                                t.in_tree, t.out_tree)
 
     @property
     def out_info(self):
