@@ -7,6 +7,7 @@ import builtins
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops
@@ -18,6 +19,9 @@ from pyjax._src.numpy.util import asarray_value, broadcast_to, canonicalize_axis
 
 def _aval(x):
     return core.get_aval(x)
+
+
+_FLOATS = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, dtypes.bfloat16))
 
 
 def _keepdims_shape(shape, axes):
@@ -68,6 +72,10 @@ def _identity(ident, dt):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """Sum of elements over `axis` (small integer types accumulate in the default int)."""
+    if (axis is None and type(a) is Array and dtype is None and out is None and not keepdims
+            and initial is None and where is None and a.aval.dtype in _FLOATS):
+        # fast path for the common eager case: a float array summed over all of its axes
+        return lax_red.reduce_sum_p.bind(a, axes=tuple(range(a.aval.ndim)), out_sharding=None)
     _no_out(out, "sum")
     return _reduction("sum", a, axis, dtype, keepdims, initial, where, lax_red.reduce_sum, "sum",
                       upcast=promote_integers)
