@@ -425,3 +425,13 @@ def test_weak_type_propagates():
 def test_bfloat16_dtype_is_ml_dtypes():
     out = lax.add(jnp.ones(2, jnp.bfloat16), jnp.ones(2, jnp.bfloat16))
     assert out.dtype == ml_dtypes.bfloat16
+
+
+def test_64bit_inputs_canonicalize_to_32bit():
+    """x64 is off: int64/float64/complex128 NumPy inputs run as int32/float32/complex64."""
+    for x, dt in ((np.arange(3, dtype=np.int64), np.int32), (np.arange(3.), np.float32),
+                  (np.arange(3.) * 1j, np.complex64), (np.arange(3, dtype=np.uint64), np.uint32)):
+        out = lax.add(x, x)
+        assert out.dtype == dt
+        np.testing.assert_array_equal(np.asarray(out), (x + x).astype(dt))
+        assert pyjax.jit(lax.add)(x, x).dtype == dt

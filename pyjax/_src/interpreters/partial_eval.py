@@ -76,7 +76,7 @@ class DynamicJaxprTrace(core.Trace):
         key = id(x)
         var = self._const_ids.get(key)
         if var is None:
-            var = Var(core.get_aval(x).strip_weak_type() if not isinstance(x, Tracer) else x.aval)
+            var = Var(core.get_aval(x))
             self._const_ids[key] = var
             self.constvars.append(var)
             self.consts.append(x)

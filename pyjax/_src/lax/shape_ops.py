@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.array import Array
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import raw_axes, raw_axis
@@ -29,6 +30,15 @@ def _shape_param(shape, what="shape") -> tuple:
     if any(d < 0 for d in out):
         raise TypeError(f"{what} must have non-negative dimensions, got {tuple(out)}")
     return tuple(out)
+
+
+def _unchanged(x):
+    """What a wrapper with nothing to do returns: `x` if it is a pyjax value, else `x` as an
+    Array (lax functions return Arrays for NumPy and Python inputs too, as in JAX)."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x
+    from pyjax._src.lax.elementwise import _convert_element_type
+    return _convert_element_type(x, None, type(x) in (int, float, complex))
 
 
 # -- broadcast_in_dim --------------------------------------------------------------------------
@@ -80,8 +90,8 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     shape = _shape_param(shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     aval = core.get_aval(operand)
-    if aval.shape == shape and dims == tuple(range(len(shape))) and not isinstance(operand, (int, float, bool, complex)):
-        return operand
+    if aval.shape == shape and dims == tuple(range(len(shape))):
+        return _unchanged(operand)
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims, sharding=None)
 
 
@@ -144,7 +154,7 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     aval = core.get_aval(operand)
     dims = None if dimensions is None or tuple(dimensions) == tuple(range(aval.ndim)) else tuple(int(d) for d in dimensions)
     if aval.shape == new_sizes and dims is None:
-        return operand
+        return _unchanged(operand)
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
 
 
@@ -173,7 +183,7 @@ def squeeze(array, dimensions):
     """Remove the size-1 `dimensions`."""
     ndim = core.get_aval(array).ndim
     dims = canonicalize_axes(dimensions, ndim, "dimensions")
-    return squeeze_p.bind(array, dimensions=dims) if dims else array
+    return squeeze_p.bind(array, dimensions=dims) if dims else _unchanged(array)
 
 
 def expand_dims(array, dimensions):
@@ -216,7 +226,7 @@ def transpose(operand, permutation):
     """Permute the axes: result axis i is operand axis permutation[i]."""
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))) and len(permutation) == core.get_aval(operand).ndim:
-        return operand
+        return _unchanged(operand)
     return transpose_p.bind(operand, permutation=permutation)
 
 
@@ -235,7 +245,7 @@ rev_p.def_batch(lambda axis_size, args, dims, *, dimensions: (
 def rev(operand, dimensions):
     """Reverse the order of elements along `dimensions`."""
     dims = canonicalize_axes(dimensions, core.get_aval(operand).ndim, "dimensions")
-    return rev_p.bind(operand, dimensions=dims) if dims else operand
+    return rev_p.bind(operand, dimensions=dims) if dims else _unchanged(operand)
 
 
 # -- slice -------------------------------------------------------------------------------------
@@ -286,7 +296,7 @@ def slice(operand, start_indices, limit_indices, strides=None):
     strides = None if strides is None or all(s == 1 for s in strides) else tuple(int(s) for s in strides)
     aval = core.get_aval(operand)
     if start == (0,) * aval.ndim and limit == aval.shape and strides is None:
-        return operand
+        return _unchanged(operand)
     return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
 
 
@@ -564,7 +574,7 @@ def concatenate(operands, dimension):
     """Join arrays of equal rank along `dimension`."""
     operands = list(operands)
     if len(operands) == 1:
-        return operands[0]
+        return _unchanged(operands[0])
     return concatenate_p.bind(*operands, dimension=int(dimension))
 
 

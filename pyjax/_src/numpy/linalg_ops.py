@@ -90,7 +90,8 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     from pyjax._src.numpy.reductions import sum
-    return sum(ufuncs.multiply(ufuncs.conjugate(x1), x2), axis=axis)
+    prod = ufuncs.multiply(ufuncs.conjugate(x1), x2)
+    return sum(prod, axis=axis, dtype=_aval(prod).dtype)  # no integer promotion, as JAX
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
@@ -175,7 +176,7 @@ def _einsum_unary(x, s, result):
                 break
     sum_axes = tuple(i for i, c in enumerate(s) if c not in result)
     if sum_axes:
-        x = sum(x, axis=sum_axes)
+        x = sum(x, axis=sum_axes, dtype=_aval(x).dtype)  # a contraction keeps its dtype, as in JAX
         s = "".join(c for c in s if c in result)
     if s != result:
         x = lax.transpose(x, [s.index(c) for c in result])
