@@ -472,7 +472,8 @@ def _unary(p):
 
 def _binary(p):
     def f(x, y):
-        x, y = lax_operands(x, y)
+        if type(x) in _PY_SCALARS or type(y) in _PY_SCALARS:
+            x, y = lax_operands(x, y)
         return p.bind(x, y)
     f.__name__ = p.name
     f.__doc__ = f"Elementwise `{p.name}` of two operands of the same dtype: `lax.{p.name}(x, y)`."

@@ -15,7 +15,7 @@ from pyjax._src.numpy import ufuncs
 def _defer(binary):
     """Return NotImplemented for operand types we do not know, so Python tries the other side."""
     def op(self, other):
-        if not _accepted(other):
+        if type(other) is not Array and not _accepted(other):
             return NotImplemented
         return binary(self, other)
     return op
