@@ -93,6 +93,11 @@ asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh
 def _bool_as(lax_fn, bool_fn, name):
     """Arithmetic that acts logically on bools, as in JAX (`add` is `or`, `multiply` is `and`)."""
     def fn(x1, x2, /):
+        if type(x1) is Array and type(x2) is Array:  # fast path: same dtype and shape, strong
+            a1, a2 = x1.aval, x2.aval
+            if a1.dtype == a2.dtype and a1.shape == a2.shape and not (a1.weak_type or a2.weak_type) \
+                    and a1.dtype != np.bool_:
+                return lax_fn(x1, x2)
         x1, x2 = promote_args(name, x1, x2)
         return (bool_fn if _dtype(x1) == np.bool_ else lax_fn)(x1, x2)
     fn.__name__ = fn.__qualname__ = name
