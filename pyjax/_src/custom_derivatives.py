@@ -46,16 +46,7 @@ def _merge(nondiff_argnums, nondiff, dyn):
 
 def _trace_call(fun, dyn_leaves, in_tree):
     """Trace `fun` on the avals of `dyn_leaves`; returns (const-free closed jaxpr, consts, out_tree)."""
-    box = []
-
-    def flat(*leaves):
-        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
-        out_flat, out_tree = tree_util.tree_flatten(out)
-        box.append(out_tree)
-        return out_flat
-    closed, _ = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in dyn_leaves])
-    free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
-    return free, closed.consts, box[0]
+    return pe.trace_tree_to_jaxpr(fun, in_tree, [core.get_aval(x) for x in dyn_leaves])
 
 
 def _eval_call(*args, call_jaxpr, **_):

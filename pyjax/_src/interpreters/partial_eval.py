@@ -113,6 +113,31 @@ def trace_to_jaxpr(fun, in_avals, origins=None) -> tuple[ClosedJaxpr, list]:
     return closed, outs
 
 
+def as_const_free(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """The jaxpr with its constvars turned into leading invars, and the constants. Higher-order
+    primitives carry such const-free jaxprs and pass the constants as operands."""
+    return ClosedJaxpr(convert_constvars_jaxpr(closed.jaxpr), []), list(closed.consts)
+
+
+def trace_tree_to_jaxpr(fun, in_tree, in_avals):
+    """Trace `fun(*tree_unflatten(in_tree, leaves))` on `in_avals`.
+
+    Returns `(jaxpr, consts, out_tree)`: `jaxpr` is a const-free ClosedJaxpr taking
+    `(*consts, *leaves)` and returning the flat outputs of `fun`.
+    """
+    from pyjax._src import tree_util
+    box = []
+
+    def flat(*leaves):
+        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+        out_flat, out_tree = tree_util.tree_flatten(out)
+        box.append(out_tree)
+        return out_flat
+    closed, _ = trace_to_jaxpr(flat, list(in_avals))
+    jaxpr, consts = as_const_free(closed)
+    return jaxpr, consts, box[0]
+
+
 def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     """Move constvars to the front of invars."""
     return Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)

@@ -21,27 +21,9 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.shape_ops import broadcast_in_dim
 
 
-def as_const_free(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, list]:
-    """The jaxpr with its constvars turned into leading invars, and the constants."""
-    return core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), []), list(closed.consts)
-
-
-def trace_jaxpr(fun, in_tree, in_avals):
-    """Trace `fun(*tree_unflatten(in_tree, leaves))` on `in_avals`.
-
-    Returns `(jaxpr, consts, out_tree)`: `jaxpr` is a const-free ClosedJaxpr taking
-    `(*consts, *leaves)` and returning the flat outputs of `fun`.
-    """
-    box = []
-
-    def flat(*leaves):
-        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
-        out_flat, out_tree = tree_util.tree_flatten(out)
-        box.append(out_tree)
-        return out_flat
-    closed, _ = pe.trace_to_jaxpr(flat, list(in_avals))
-    jaxpr, consts = as_const_free(closed)
-    return jaxpr, consts, box[0]
+# the tracing helpers live with the tracer; re-exported here for the control-flow modules
+as_const_free = pe.as_const_free
+trace_jaxpr = pe.trace_tree_to_jaxpr
 
 
 def trace_flat(fun, in_avals):
