@@ -294,8 +294,6 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         >>> value_and_grad(lambda x: (x ** 2).sum())(jnp.arange(3.0))
         (Array(5., dtype=float32), Array([0., 2., 4.], dtype=float32))
     """
-    fname = "value_and_grad" if not getattr(fun, "_pyjax_grad_name", None) else fun._pyjax_grad_name
-
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "grad")

@@ -101,7 +101,7 @@ def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy)
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzero = [type(t) is not ad.Zero for t in tangents]
     closed = ad.jvp_jaxpr(jaxpr, nonzero)
-    free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+    free = pe.as_const_free(closed)[0]
     outs = checkpoint_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
                              jaxpr=free, prevent_cse=prevent_cse, differentiated=True, policy=policy)
     nout = len(jaxpr.out_avals)
@@ -177,8 +177,8 @@ def _checkpoint_batch(axis_size, args, dims, *, jaxpr, **params):
     from pyjax import vmap
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
     closed, _ = pe.trace_to_jaxpr(vmap(core.jaxpr_as_fun(jaxpr)), [core.get_aval(a) for a in args])
-    free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
-    outs = checkpoint_p.bind(*closed.consts, *args, jaxpr=free, **params)
+    free, consts = pe.as_const_free(closed)
+    outs = checkpoint_p.bind(*consts, *args, jaxpr=free, **params)
     return outs, [0] * len(outs)
 
 
@@ -202,21 +202,14 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         static = {i: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-        box = []
 
-        def flat(*xs):
-            d, kw = tree_util.tree_unflatten(in_tree, xs)
+        def call(d, kw):
             it = iter(d)
-            full = [static[i] if i in static else next(it) for i in range(len(args))]
-            out = fun(*full, **kw)
-            o, t = tree_util.tree_flatten(out)
-            box.append(t)
-            return o
-        closed, _ = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
-        free = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
-        outs = checkpoint_p.bind(*closed.consts, *leaves, jaxpr=free, prevent_cse=prevent_cse,
+            return fun(*[static[i] if i in static else next(it) for i in range(len(args))], **kw)
+        free, consts, out_tree = pe.trace_tree_to_jaxpr(call, in_tree, [core.get_aval(x) for x in leaves])
+        outs = checkpoint_p.bind(*consts, *leaves, jaxpr=free, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
-        return tree_util.tree_unflatten(box[0], outs)
+        return tree_util.tree_unflatten(out_tree, outs)
     return remat_f
 
 

@@ -73,14 +73,14 @@ def apply_primitive(prim: core.Primitive, *args, **params):
     except TypeError:  # an unhashable parameter: compile without caching
         compiled, key = None, None
     if compiled is None:
-        compiled = _compile_primitive(prim, avals, params)
+        compiled = compile_primitive(prim, avals, params)
         if key is not None:
             _primitive_cache[key] = compiled
     outs = compiled(args)
     return outs if prim.multiple_results else outs[0]
 
 
-def _compile_primitive(prim, avals, params) -> Compiled:
+def compile_primitive(prim, avals, params) -> Compiled:
     out = prim.rule("abstract_eval")(*avals, **params)
     out_avals = list(out) if prim.multiple_results else [out]
     invars = [core.Var(a) for a in avals]

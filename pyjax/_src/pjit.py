@@ -21,7 +21,6 @@ from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import Compiled, compile_jaxpr, lower_for_compile
 from pyjax._src.interpreters import partial_eval as pe
-from pyjax._src.lowering.lower import lower_jaxpr_to_module
 
 logger = logging.getLogger("pyjax")
 _config_values = config._values
@@ -386,7 +385,7 @@ def _as_const_free(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     """The jaxpr with its constvars turned into leading invars (consts are passed as args)."""
     cached = _const_free_cache.get(closed)
     if cached is None:
-        cached = _const_free_cache[closed] = core.ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), [])
+        cached = _const_free_cache[closed] = pe.as_const_free(closed)[0]
     return cached
 
 

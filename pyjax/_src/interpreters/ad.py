@@ -103,10 +103,6 @@ def defjvp(prim: Primitive, *jvp_fns):
     prim.def_jvp(rule)
 
 
-def defjvp2(prim: Primitive, *jvp_fns):
-    """Like `defjvp`; kept for symmetry with JAX's helper names (rules get `ans` too)."""
-    defjvp(prim, *jvp_fns)
-
 
 def deflinear(prim: Primitive, transpose_rule):
     """A primitive linear in all its arguments: its JVP applies it to the tangents."""

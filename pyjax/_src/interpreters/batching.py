@@ -127,7 +127,7 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims):
         out_dims_box.append(tuple(out_dims))
         return outs
     traced, _ = pe.trace_to_jaxpr(fun, in_avals)
-    result = (core.ClosedJaxpr(pe.convert_constvars_jaxpr(traced.jaxpr), []), out_dims_box[0], traced.consts)
+    result = (pe.as_const_free(traced)[0], out_dims_box[0], traced.consts)
     if not any(isinstance(c, Tracer) for c in traced.consts):
         per_jaxpr[key] = result
     return result

@@ -41,7 +41,7 @@ def reduction_identity(name, dtype):
 
 
 def _reduce_lowering(hlo_op, ident_name, ctx, x, *, axes, out_sharding=None):
-    in_aval, out = ctx.avals_in[0], ctx.avals_out[0]
+    in_aval = ctx.avals_in[0]
     scalar = ShapedArray((), in_aval.dtype)
     init = ctx.const(reduction_identity(ident_name, in_aval.dtype), in_aval.dtype)
     body = ctx.region([scalar, scalar], lambda a, b: [ctx.op(hlo_op, a, b, out=scalar)])

@@ -10,7 +10,7 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import dtypes
 from pyjax._src.core import Primitive, ShapedArray
 from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters.batching import defbroadcasting, defvectorized
@@ -195,6 +195,3 @@ def np_dtype_param(dtype) -> np.dtype:
     """Static dtype parameters are canonical NumPy dtypes."""
     return dtypes.canonicalize_dtype(dtypes.dtype(dtype))
 
-
-def as_avals(*xs):
-    return [core.get_aval(x) for x in xs]

@@ -11,8 +11,6 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from pyjax._src import dtypes
-
 _IR_DTYPES = {
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",

@@ -595,7 +595,7 @@ def _full_bool(x, value):
 
 def where_(cond, x, y):
     """Three-argument where on already promoted operands, with NumPy broadcasting."""
-    from pyjax._src.numpy.util import promote_shapes, broadcast_to, broadcast_shapes
+    from pyjax._src.numpy.util import broadcast_to, broadcast_shapes
     x, y = promote_args("where", x, y)
     shape = broadcast_shapes(*(core.get_aval(v).shape for v in (cond, x, y)))
     cond = broadcast_to(cond, shape) if core.get_aval(cond).shape != shape else cond

@@ -168,7 +168,7 @@ def _scan_impl(*args, **params):
     key = (avals, *[(k, v) for k, v in params.items() if k != "jaxpr"])
     compiled = per_body.get(key)
     if compiled is None:
-        compiled = per_body[key] = dispatch._compile_primitive(scan_p, avals, params)
+        compiled = per_body[key] = dispatch.compile_primitive(scan_p, avals, params)
     return compiled(args)
 
 

@@ -95,7 +95,7 @@ def _while_impl(*args, **params):
     key = (avals, params["cond_jaxpr"], params["cond_nconsts"], params["body_nconsts"])
     compiled = per_body.get(key)
     if compiled is None:
-        compiled = per_body[key] = dispatch._compile_primitive(while_p, avals, params)
+        compiled = per_body[key] = dispatch.compile_primitive(while_p, avals, params)
     return compiled(args)
 
 
