@@ -148,35 +148,23 @@ def _match_weak_type(ct, aval):
 
 
 def linearize_flat(flat, primals) -> _Linearized:
-    """Trace the JVP of `flat` (returning (outs, aux)) and split off its linear part."""
+    """Linearize `flat` (returning (outs, aux)) at `primals`.
+
+    The JVP runs on top of a `PartialEvalTrace`: primal operations run at once on the current
+    trace (concretely outside `jit`, so Python control flow on values works), and only the
+    tangent operations are staged into the linear jaxpr, whose constants are the residuals."""
     in_avals = [core.get_aval(p) for p in primals]
     diff_mask = [_is_float(a) for a in in_avals]
-    n = len(primals)
-    t_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
-    counts = []
-
-    def jvp_fun(*args):
-        ps, ts = args[:n], iter(args[n:])
-        tangents = [next(ts) if d else Zero(tangent_aval(a)) for a, d in zip(in_avals, diff_mask)]
-        out_p, out_t, aux = jvp_flat_with_aux(flat, ps, tangents)
-        counts[:] = [len(out_p), len(aux)]
+    with core.new_trace(pe.PartialEvalTrace) as pe_trace:
+        tangents = [pe_trace.new_arg(tangent_aval(a)) if d else Zero(tangent_aval(a))
+                    for a, d in zip(in_avals, diff_mask)]
+        out_p, out_t, aux = jvp_flat_with_aux(flat, primals, tangents)
         out_t = [ad.instantiate(t) for t in out_t]
-        return out_p + aux + out_t
-
-    closed, _ = pe.trace_to_jaxpr(jvp_fun, in_avals + t_avals)
-    n_out, n_aux = counts
-    jaxpr = pe.dce_jaxpr(closed.jaxpr)  # dead primal/tangent work would only add residuals
-    unknowns = [False] * n + [True] * len(t_avals)
-    inst = [False] * (n_out + n_aux) + [True] * n_out
-    known, unknown, out_unknowns, nres = ad.partial_eval_jaxpr(jaxpr, unknowns, inst)
-    assert not any(out_unknowns[:n_out + n_aux]), "primal outputs depend on tangents"
-    known_vals = core.eval_jaxpr(known, closed.consts, *primals)
-    # (literals evaluated eagerly lose their weak type: restore the traced one)
-    primals_out = [_match_weak_type(v, var.aval) for v, var in zip(known_vals[:n_out], known.outvars)]
-    aux = known_vals[n_out:n_out + n_aux]
-    residuals = known_vals[n_out + n_aux:]
-    out_t_avals = [v.aval for v in jaxpr.outvars[n_out + n_aux:]]
-    return _Linearized(primals_out, aux, residuals, unknown, diff_mask, in_avals, out_t_avals)
+        linear = pe_trace.to_jaxpr(out_t)
+    assert all(pe_trace.is_known(p) for p in out_p + aux), "primal outputs depend on tangents"
+    jaxpr = pe.dce_jaxpr(pe.convert_constvars_jaxpr(linear.jaxpr))
+    out_t_avals = [core.get_aval(t) for t in out_t]
+    return _Linearized(out_p, aux, linear.consts, jaxpr, diff_mask, in_avals, out_t_avals)
 
 
 def linearize(fun, *primals, has_aux=False):

@@ -14,6 +14,7 @@ Everything else builds on the few classes here:
 from __future__ import annotations
 
 import itertools
+import operator
 import threading
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -121,10 +122,6 @@ for _t in (bool, int, float, complex):
     pytype_aval_mappings[_t] = _python_scalar_aval
 
 
-def is_concrete(x) -> bool:
-    return not isinstance(x, Tracer)
-
-
 # --------------------------------------------------------------------------------------------
 # Primitives
 
@@ -151,6 +148,9 @@ class Primitive:
         self.batch = None
         self.lowering = None
         self.np_impl = None        # NumPy reference implementation (test oracle)
+        # Higher-order primitives split an equation into known and unknown parts themselves:
+        # `partial_eval(eqn, in_unknown) -> (known_eqns, unknown_eqns, out_unknown)`.
+        self.partial_eval = None
         self.is_effectful = False
 
     def __repr__(self):
@@ -182,6 +182,10 @@ class Primitive:
 
     def def_lowering(self, f):
         self.lowering = f
+        return f
+
+    def def_partial_eval(self, f):
+        self.partial_eval = f
         return f
 
     def rule(self, kind: str):
@@ -457,11 +461,23 @@ class Tracer:
         raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are not hashable; "
                         "use a static argument or a concrete value)")
 
+    def to_concrete_value(self):
+        """The concrete value behind this tracer, or None. A JVP tracer outside `jit` has one
+        (its primal is concrete), so Python control flow on it works as in JAX."""
+        return None
+
     def __bool__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
+        if self.aval.size != 1:
+            raise ValueError(
+                "The truth value of an array with " + ("no elements" if self.aval.size == 0 else
+                "more than one element") + " is ambiguous. Use a.any() or a.all()")
         raise errors.TracerBoolConversionError(
             self, "bool()",
             "The truth value of a traced array is not known while tracing (e.g. `if x > 0:` or "
-            "`while x < n:` inside jit/vmap/grad). Use lax.cond / lax.while_loop / jnp.where for "
+            "`while x < n:` inside jit/vmap). Use lax.cond / lax.while_loop / jnp.where for "
             "value-dependent control flow, or mark the argument static (static_argnums / "
             "static_argnames) if it is a configuration value.")
 
@@ -473,18 +489,32 @@ class Tracer:
             "static_argnames), or use lax.dynamic_slice / lax.fori_loop for traced indices.")
 
     def __index__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return operator.index(value)
+        if self.aval.shape or not dtypes.issubdtype(self.aval.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index; got "
+                            f"a traced array with shape {self.aval.str_short()}")
         raise self._int_error("__index__()")
 
     def __int__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
+        _check_scalar_conversion(self)
         raise self._int_error("int()")
 
     def __float__(self):
+        # NB: as JAX, float() and complex() never use a concrete value (only bool/int/index do)
+        _check_scalar_conversion(self)
         raise errors.ConcretizationTypeError(
             self, "float()",
             "A concrete Python float is needed from a traced value. Keep the computation in "
-            "pyjax.numpy, or mark the argument static if it is a configuration value.")
+            "pyjax.numpy (e.g. `x.astype(float)`), or mark the argument static if it is a "
+            "configuration value.")
 
     def __complex__(self):
+        _check_scalar_conversion(self)
         raise errors.ConcretizationTypeError(self, "complex()", "Keep the computation in pyjax.numpy.")
 
     def __array__(self, *args, **kwargs):
@@ -497,7 +527,10 @@ class Tracer:
         raise errors.ConcretizationTypeError(self, "tolist()", "Values are not known while tracing.")
 
     def item(self, *args):
-        raise errors.ConcretizationTypeError(self, "item()", "Values are not known while tracing.")
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(self, "item()", "Values are not known while tracing.")
+        return np.asarray(value).item(*args)
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
@@ -509,18 +542,39 @@ class Tracer:
         return self
 
 
+def _check_scalar_conversion(tracer):
+    if tracer.aval.shape:
+        raise TypeError("Only scalar arrays can be converted to Python scalars; got a traced "
+                        f"array with shape {tracer.aval.str_short()}")
+
+
+def to_concrete_value(x):
+    """`x` itself if it is not a tracer, the concrete value behind a tracer, or None."""
+    return x.to_concrete_value() if isinstance(x, Tracer) else x
+
+
+def is_concrete(x) -> bool:
+    return to_concrete_value(x) is not None
+
+
 def concrete_or_error(x, context=""):
     """Return the concrete NumPy value of `x`, or raise ConcretizationTypeError naming `context`."""
     if isinstance(x, Tracer):
-        raise errors.ConcretizationTypeError(
-            x, context or "a function needing a concrete value",
-            "This value must be known at trace time (it determines a shape or a static "
-            "parameter). Pass it as a static argument (static_argnums / static_argnames) or "
-            "compute it with NumPy outside the transformed function.")
+        value = x.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(
+                x, context or "a function needing a concrete value",
+                "This value must be known at trace time (it determines a shape or a static "
+                "parameter). Pass it as a static argument (static_argnums / static_argnames) or "
+                "compute it with NumPy outside the transformed function.")
+        x = value
     return np.asarray(x)
 
 
 def concrete_dim(x, context=""):
     if isinstance(x, Tracer):
-        raise x._int_error(context or "a shape")
+        value = x.to_concrete_value()
+        if value is None:
+            raise x._int_error(context or "a shape")
+        x = value
     return int(x)

@@ -162,6 +162,9 @@ class JVPTracer(Tracer):
     def aval(self):
         return core.get_aval(self.primal)
 
+    def to_concrete_value(self):
+        return core.to_concrete_value(self.primal)
+
 
 class JVPTrace(core.Trace):
     __slots__ = ()
@@ -239,7 +242,7 @@ def partial_eval_jaxpr(jaxpr: core.Jaxpr, unknowns, instantiate_outs):
         if not any(type(v) is Var and v in unknown_vars for v in eqn.invars):
             known_eqns.append(eqn)
             continue
-        rule = getattr(eqn.primitive, "partial_eval", None)
+        rule = eqn.primitive.partial_eval
         if rule is not None:
             in_unknown = [type(v) is Var and v in unknown_vars for v in eqn.invars]
             k_eqns, u_eqns, out_unknown = rule(eqn, in_unknown)

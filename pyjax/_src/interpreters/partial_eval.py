@@ -99,6 +99,66 @@ class DynamicJaxprTrace(core.Trace):
         return ClosedJaxpr(jaxpr, self.consts)
 
 
+class PartialEvalTrace(DynamicJaxprTrace):
+    """Partial evaluation on the fly: the trace under a reverse-mode JVP.
+
+    Its own tracers are the *unknown* values (tangents); anything else is *known* (a concrete
+    value, or a tracer of an enclosing trace). A primitive applied to known values only runs at
+    once on the parent trace, so primal values stay concrete outside `jit` and Python control
+    flow on them works. A primitive that reads an unknown value is staged into the jaxpr, which
+    captures the known values it reads as constvars: the residuals. Higher-order primitives with
+    a `partial_eval` rule are split, so their known part runs now and only the rest is staged.
+    """
+
+    __slots__ = ()
+
+    def is_known(self, x) -> bool:
+        return not (isinstance(x, DynamicJaxprTracer) and x._trace is self)
+
+    def process_primitive(self, prim, args, params):
+        known = [self.is_known(x) for x in args]
+        if all(known):
+            with core.set_current_trace(self.parent):
+                return prim.bind(*args, **params)
+        rule = prim.partial_eval
+        if rule is None or not any(known):
+            return super().process_primitive(prim, args, params)
+        return self._split_eqn(rule, prim, args, known, params)
+
+    def _split_eqn(self, rule, prim, args, known, params):
+        """Apply an equation-level `partial_eval` rule: run its known equations now (under the
+        parent trace), stage its unknown ones."""
+        env = {}
+        invars = []
+        for x, k in zip(args, known, strict=True):
+            if k:
+                v = Var(core.get_aval(x))
+                env[v] = x
+            else:
+                v = x._var
+            invars.append(v)
+        out_avals = prim.rule("abstract_eval")(*[v.aval for v in invars], **params)
+        out_avals = out_avals if prim.multiple_results else [out_avals]
+        outvars = [Var(a) for a in out_avals]
+        known_eqns, unknown_eqns, out_unknown = prim.partial_eval(
+            JaxprEqn(invars, outvars, prim, params, None), [not k for k in known])
+        with core.set_current_trace(self.parent):
+            for eqn in known_eqns:
+                outs = eqn.primitive.bind(*[_read(env, v) for v in eqn.invars], **eqn.params)
+                outs = outs if eqn.primitive.multiple_results else [outs]
+                env.update(zip(eqn.outvars, outs, strict=True))
+        for eqn in unknown_eqns:
+            ins = [self.to_var(env[v]) if type(v) is Var and v in env else v for v in eqn.invars]
+            self.eqns.append(eqn._replace(invars=ins))
+        outs = [DynamicJaxprTracer(self, v.aval, v) if u else env[v]
+                for v, u in zip(outvars, out_unknown, strict=True)]
+        return outs if prim.multiple_results else outs[0]
+
+
+def _read(env, v):
+    return v.val if type(v) is Literal else env[v]
+
+
 def trace_to_jaxpr(fun, in_avals, origins=None) -> tuple[ClosedJaxpr, list]:
     """Trace `fun(*tracers)` (flat list in, flat list out) into a ClosedJaxpr.
 

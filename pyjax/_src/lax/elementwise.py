@@ -546,6 +546,8 @@ def pow(x, y):
     """Elementwise power `x ** y`; `y` may be an integer array."""
     if type(y) is int and type(x) not in (int, float, complex):
         y = float(y)
+    if type(x) in _PY_SCALARS and type(y) not in _PY_SCALARS and kind(core.get_aval(y).dtype) in "iu":
+        x = lax_operands(x)[0]  # an integer exponent does not make a Python-scalar base integral
     x, y = lax_operands(x, y)
     return pow_p.bind(x, y)
 
