@@ -88,7 +88,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             return v
         if type(v) is Array:
             if device is None or v._buf is not None and device in xla.buffer_devices(v._buf):
-                return v if not (may_alias is False) else Array(v.aval, v._buffer())
+                # may_alias=False: a buffer of its own (donating one must not delete the other)
+                return v if not (may_alias is False) else Array(v.aval, xla.copy(v._buffer()))
             return _put_on(np.asarray(v._value), v.aval, device)
         host = canonical_host_value(v)
         aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))

@@ -8,6 +8,8 @@ Operators, `__getitem__` and the NumPy-like methods are attached by
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from pyjax._src import core, dtypes
@@ -51,8 +53,7 @@ class Array(metaclass=_ArrayMeta):
         npy = self._npy
         if npy is None:
             if self._buf.is_deleted():
-                raise RuntimeError("Array has been deleted (it was donated to a jitted function "
-                                   "or deleted explicitly).")
+                raise deleted_error(self.aval)
             npy = self._npy = xla.to_numpy(self._buf)
         return npy
 
@@ -85,8 +86,12 @@ class Array(metaclass=_ArrayMeta):
         return self._buf is not None and self._buf.is_deleted()
 
     def delete(self):
-        if self._buf is not None:
-            self._buf.delete()
+        buf = self._buf
+        if buf is None or _shared_buffers.get(id(buf)) is buf:
+            # not ours alone to free: drop our reference, keep reading as deleted
+            self._buf = _deleted_buffer()
+        else:
+            buf.delete()
         self._npy = None
 
     def copy_to_host_async(self):
@@ -191,6 +196,18 @@ def _reconstruct(value, weak_type):
 # eager `x * 2.0` reuses one transfer. Keyed on (dtype, bytes); bounded.
 _scalar_buffers: dict = {}
 
+# Buffers with more than one owner: the scalar cache's (any number of Arrays may hold one) and
+# the constants a compiled executable keeps. Donating one must not delete it under its other
+# owners, so `buffer_to_donate` copies these first. Weak: a buffer leaves when its last owner
+# drops it. Keyed by id (the value is kept only to confirm identity).
+_shared_buffers: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+
+
+def mark_shared(buf):
+    """Record that `buf` may be held by several owners (see `buffer_to_donate`)."""
+    _shared_buffers[id(buf)] = buf
+    return buf
+
 
 def put_host_value(value: np.ndarray, aval) -> object:
     if value.ndim == 0:
@@ -199,9 +216,57 @@ def put_host_value(value: np.ndarray, aval) -> object:
         if buf is None:
             if len(_scalar_buffers) > 4096:
                 _scalar_buffers.clear()
-            buf = _scalar_buffers[key] = xla.put(value, xla.devices()[0], aval)
+            buf = _scalar_buffers[key] = mark_shared(xla.put(value, xla.devices()[0], aval))
         return buf
     return xla.put(value, xla.devices()[0], aval)
+
+
+_DELETED = []
+
+
+def _deleted_buffer():
+    """One deleted buffer: what a deleted Array points to when its buffer was not its own."""
+    if not _DELETED:
+        buf = xla.put(np.zeros((), np.bool_), xla.devices()[0], core.ShapedArray((), np.bool_))
+        buf.delete()
+        _DELETED.append(buf)
+    return _DELETED[0]
+
+
+def deleted_error(aval) -> RuntimeError:
+    shape = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"  # JAX spells dtypes out here
+    return RuntimeError(f"Array has been deleted with shape={shape}. It was donated "
+                        f"to a jitted function (donate_argnums) or deleted with .delete().")
+
+
+def buffer_to_donate(x):
+    """The buffer to hand to an executable that donates (and so deletes) it.
+
+    As in JAX, donating `x` deletes `x` and nothing else: a buffer `x` shares with other owners
+    (a cached scalar, an executable's constant) is first replaced by a private copy, and a
+    value with no buffer of its own (a host value, a Python scalar) gets a fresh one.
+    """
+    if type(x) is not Array:
+        if isinstance(x, core.Tracer):
+            raise core.escaped_tracer_error(x)
+        aval = core.get_aval(x)
+        return xla.put(np.asarray(x, aval.dtype), xla.devices()[0], aval)
+    buf = x._buf
+    if buf is None:
+        buf = x._buf = xla.put(x._npy, xla.devices()[0], x.aval)
+    elif buf.is_deleted():
+        raise deleted_error(x.aval)
+    elif _shared_buffers.get(id(buf)) is buf:
+        buf = x._buf = xla.copy(buf)
+    return buf
+
+
+def forget_donated(args, donated):
+    """After a donating call: an Array whose buffer XLA took reads as deleted from now on (its
+    cached host copy goes too). XLA leaves a donated buffer alone when no output could reuse it."""
+    for x, d in zip(args, donated):
+        if d and type(x) is Array and x._buf.is_deleted():
+            x._npy = None
 
 
 def to_buffer(x):

@@ -11,7 +11,8 @@ import logging
 import time
 
 from pyjax._src import core
-from pyjax._src.array import Array, to_buffer
+from pyjax._src.array import (Array, buffer_to_donate, deleted_error, forget_donated,
+                              mark_shared, to_buffer)
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
@@ -20,22 +21,48 @@ logger = logging.getLogger("pyjax")
 
 
 class Compiled:
-    """An executable plus the avals of its outputs; call it with a flat list of values."""
+    """An executable plus the avals of its outputs; call it with a flat list of values.
 
-    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name")
+    `donated` holds one bool per argument (empty: none donated); see `_call_donating`.
+    """
 
-    def __init__(self, exe, out_avals, const_bufs, text, name):
+    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated")
+
+    def __init__(self, exe, out_avals, const_bufs, text, name, donated=()):
         self.exe = exe
         self.out_avals = out_avals
         self.const_bufs = const_bufs
         self.text = text
         self.name = name
+        self.donated = tuple(donated) if any(donated) else ()
 
     def __call__(self, args) -> list[Array]:
+        if self.donated:
+            return self._call_donating(args)
         bufs = [x._buf if type(x) is Array and x._buf is not None else to_buffer(x) for x in args]
         if self.const_bufs:
             bufs = self.const_bufs + bufs
-        return [Array(a, b) for a, b in zip(self.out_avals, self.exe(bufs))]
+        return self._run(bufs, args)
+
+    def _call_donating(self, args) -> list[Array]:
+        """Donated arguments get buffers that only they own, so XLA's reuse of them deletes the
+        donated Arrays and nothing else (a shared scalar or another executable's constant)."""
+        bufs = [buffer_to_donate(x) if d else to_buffer(x)
+                for x, d in zip(args, self.donated, strict=True)]
+        try:
+            return self._run(self.const_bufs + bufs, args)
+        finally:
+            forget_donated(args, self.donated)
+
+    def _run(self, bufs, args):
+        try:
+            out_bufs = self.exe(bufs)
+        except xla.JaxRuntimeError:
+            for x in args:  # XLA's message for a deleted input names no Array: say which
+                if type(x) is Array and x.is_deleted():
+                    raise deleted_error(x.aval) from None
+            raise
+        return [Array(a, b) for a, b in zip(self.out_avals, out_bufs)]
 
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None) -> Compiled:
@@ -50,8 +77,9 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None)
                       host_callbacks=module.host_callbacks)
     if config.jax_log_compiles:
         logger.warning(f"lowered {name} in {(t1 - t0) * 1e3:.1f} ms; compile {(time.perf_counter() - t1) * 1e3:.1f} ms")
-    const_bufs = [to_buffer(c) for c in closed.consts]
-    return Compiled(exe, closed.out_avals, const_bufs, text, name)
+    # the executable holds its constants' buffers: shared with whoever else holds them
+    const_bufs = [mark_shared(to_buffer(c)) for c in closed.consts]
+    return Compiled(exe, closed.out_avals, const_bufs, text, name, donated)
 
 
 def lower_for_compile(closed: core.ClosedJaxpr, name: str, donated=()):

@@ -4,6 +4,7 @@ Everything else in pyjax talks to XLA through this small surface:
 
     get_client / devices / local_devices / default_backend    PJRT clients and their devices
     put(np_array, device, aval) -> buffer                      host -> device
+    copy(buffer) -> buffer                                     device -> device (a new buffer)
     to_numpy(buffer) -> np.ndarray                             device -> host
     compile(stablehlo_text, devices, out_avals=...)            -> Executable (cached: memory + disk)
     Executable(list_of_buffers) -> list_of_buffers             the jit hot path (~5 µs)
@@ -362,6 +363,14 @@ def put(x, device, aval, may_alias=False):
         semantics = _ZERO_COPY
     return _batched_device_put(aval, single_device_sharding(device), [x], [device],
                                True, False, semantics, True)
+
+
+def copy(buf):
+    """A new buffer with the same value, sharding and aval as `buf` (a device-side copy)."""
+    sharding = buf._sharding
+    return _jax.batched_copy_array_to_devices_with_sharding(
+        [buf], [sharding._internal_device_list], [sharding],
+        [_jax.ArrayCopySemantics.ALWAYS_COPY])[0]
 
 
 def put_sharded(shards, devices, aval, sharding):
