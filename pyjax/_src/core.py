@@ -199,6 +199,28 @@ class Primitive:
         return r
 
 
+class CustomCallPrimitive(Primitive):
+    """A call of a Python function that carries user rules (`custom_jvp`, `custom_vjp`).
+
+    `bind_call(fun, rules, *args, **params)` hands the *function* to the current trace, which
+    decides what runs: the eval trace calls `fun` directly, the JVP trace calls the user's rules
+    via `call_jvp`, and staging traces (jit, vmap) use `stage`, which traces `fun` into a jaxpr
+    and binds the primitive with it (that staged form is an ordinary equation). So the user's
+    Python runs exactly where JAX runs it.
+    """
+
+    def bind_call(self, fun, rules, *args, **params):
+        return _trace_state.trace.process_custom_call(self, fun, rules, args, params)
+
+    def call_jvp(self, rules, primals, tangents, **params):
+        """`(outs, out_tangents)` from the user's rules (set by the defining module)."""
+        raise NotImplementedError
+
+    def stage(self, fun, rules, args, params):
+        """Trace `fun` to a jaxpr and bind the staged form (set by the defining module)."""
+        raise NotImplementedError
+
+
 def bind(prim: Primitive, *args, **params):
     return _trace_state.trace.process_primitive(prim, args, params)
 
@@ -362,6 +384,9 @@ class Trace:
     def process_primitive(self, prim: Primitive, args, params):
         raise NotImplementedError
 
+    def process_custom_call(self, prim: CustomCallPrimitive, fun, rules, args, params):
+        return prim.stage(fun, rules, args, params)
+
     def invalidate(self):
         self.alive = False
 
@@ -376,6 +401,12 @@ class EvalTrace(Trace):
             if isinstance(x, Tracer):
                 raise escaped_tracer_error(x)
         return prim.rule("impl")(*args, **params)
+
+    def process_custom_call(self, prim, fun, rules, args, params):
+        for x in args:
+            if isinstance(x, Tracer):
+                raise escaped_tracer_error(x)
+        return fun(*args)
 
 
 class _TraceState(threading.local):

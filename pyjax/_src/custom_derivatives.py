@@ -49,6 +49,21 @@ def _trace_call(fun, dyn_leaves, in_tree):
     return pe.trace_tree_to_jaxpr(fun, in_tree, [core.get_aval(x) for x in dyn_leaves])
 
 
+def _trace_flat(fun, args):
+    """Trace the flat function `fun` on the avals of `args`: (const-free closed jaxpr, consts)."""
+    closed, _ = pe.trace_to_jaxpr(fun, [core.get_aval(x) for x in args])
+    return pe.as_const_free(closed)
+
+
+def _flat_call(fun, in_tree, out_tree_box):
+    """`fun` on a pytree as a function of flat leaves; records its output structure."""
+    def flat(*leaves):
+        out_flat, out_tree = tree_util.tree_flatten(fun(*tree_util.tree_unflatten(in_tree, leaves)))
+        out_tree_box[:] = [out_tree]
+        return out_flat
+    return flat
+
+
 def _eval_call(*args, call_jaxpr, **_):
     return core.eval_jaxpr(call_jaxpr.jaxpr, [], *args)
 
@@ -80,7 +95,18 @@ def _vmapped_rule(rule):
 
 # -- custom_jvp ----------------------------------------------------------------------------------
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+class _CustomJVPCall(core.CustomCallPrimitive):
+    def call_jvp(self, rules, primals, tangents, *, symbolic_zeros):
+        ts = list(tangents) if symbolic_zeros else [ad.instantiate(t) for t in tangents]
+        return rules(list(primals), ts)
+
+    def stage(self, fun, rules, args, params):
+        call_jaxpr, consts = _trace_flat(fun, args)
+        return self.bind(*consts, *args, call_jaxpr=call_jaxpr, jvp=rules, num_consts=len(consts),
+                         **params)
+
+
+custom_jvp_call_p = _CustomJVPCall("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 custom_jvp_call_p.def_impl(_eval_call)
 custom_jvp_call_p.def_lowering(_lower_call)
@@ -88,11 +114,8 @@ custom_jvp_call_p.def_lowering(_lower_call)
 
 @custom_jvp_call_p.def_jvp
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
-    ps = list(primals[num_consts:])
-    ts = tangents[num_consts:]
-    ts = list(ts) if symbolic_zeros else [ad.instantiate(t) for t in ts]
-    out_p, out_t = jvp(ps, ts)
-    return out_p, out_t
+    return custom_jvp_call_p.call_jvp(jvp, primals[num_consts:], tangents[num_consts:],
+                                      symbolic_zeros=symbolic_zeros)
 
 
 custom_jvp_call_p.def_batch(functools.partial(_batch_call, custom_jvp_call_p))
@@ -143,29 +166,31 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        fun = lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d))
         leaves, in_tree = tree_util.tree_flatten(dyn)
-        call_jaxpr, consts, out_tree = _trace_call(fun, leaves, in_tree)
-        user_jvp = self.jvp
+        out_tree_box = []
+        fun = _flat_call(lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d)),
+                         in_tree, out_tree_box)
+        name, user_jvp = self.__name__, self.jvp
 
         def flat_jvp(ps, ts):
             p_tree = tree_util.tree_unflatten(in_tree, ps)
             t_tree = tree_util.tree_unflatten(in_tree, ts)
             out = user_jvp(*nondiff, p_tree, t_tree) if nondiff else user_jvp(p_tree, t_tree)
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError(f"custom_jvp rule for {self.__name__} must return a pair "
+                raise TypeError(f"custom_jvp rule for {name} must return a pair "
                                 f"(primal_out, tangent_out), got {type(out).__name__}")
             p_out, t_out = out
             p_flat, p_tree_out = tree_util.tree_flatten(p_out)
             t_flat, t_tree_out = tree_util.tree_flatten(t_out)
-            if p_tree_out != out_tree or t_tree_out != out_tree:
-                raise TypeError(f"custom_jvp rule for {self.__name__} must produce primal and "
-                                f"tangent outputs with the function's output structure {out_tree}, "
-                                f"got {p_tree_out} and {t_tree_out}")
-            return p_flat, [_check_tangent(t, a, self.__name__) for t, a in zip(t_flat, call_jaxpr.out_avals)]
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=flat_jvp,
-                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)
-        return tree_util.tree_unflatten(out_tree, outs)
+            expected = out_tree_box[0] if out_tree_box else p_tree_out
+            if p_tree_out != expected or t_tree_out != expected:
+                raise TypeError(f"custom_jvp rule for {name} must produce primal and tangent "
+                                f"outputs with the function's output structure {expected}, got "
+                                f"{p_tree_out} and {t_tree_out}")
+            out_tree_box[:] = [p_tree_out]
+            return p_flat, [_check_tangent(t, core.get_aval(p), name) for t, p in zip(t_flat, p_flat)]
+        outs = custom_jvp_call_p.bind_call(fun, flat_jvp, *leaves, symbolic_zeros=self.symbolic_zeros)
+        return tree_util.tree_unflatten(out_tree_box[0], outs)
 
 
 def _check_tangent(t, aval, name):
@@ -186,7 +211,25 @@ def _check_tangent(t, aval, name):
 
 # -- custom_vjp ----------------------------------------------------------------------------------
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+class _CustomVJPCall(core.CustomCallPrimitive):
+    def call_jvp(self, rules, primals, tangents, *, symbolic_zeros):
+        """Run `fwd` on the primals; the tangents go through `custom_lin`, whose transpose is
+        `bwd` (forward mode through it is an error, as in JAX)."""
+        fwd, bwd = rules
+        out, res_leaves = fwd(list(primals))
+        ts = [ad.instantiate(t) for t in tangents]
+        t_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in out)
+        t_out = custom_lin_p.bind(*res_leaves, *ts, num_res=len(res_leaves), bwd=bwd, out_avals=t_avals)
+        return out, t_out
+
+    def stage(self, fun, rules, args, params):
+        call_jaxpr, consts = _trace_flat(fun, args)
+        fwd, bwd = rules
+        return self.bind(*consts, *args, call_jaxpr=call_jaxpr, fwd=fwd, bwd=bwd,
+                         num_consts=len(consts), **params)
+
+
+custom_vjp_call_p = _CustomVJPCall("custom_vjp_call", multiple_results=True)
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 custom_vjp_call_p.def_impl(_eval_call)
 custom_vjp_call_p.def_lowering(_lower_call)
@@ -195,12 +238,8 @@ custom_vjp_call_p.def_batch(functools.partial(_batch_call, custom_vjp_call_p))
 
 @custom_vjp_call_p.def_jvp
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros):
-    ps = list(primals[num_consts:])
-    out, res_leaves = fwd(ps)
-    ts = [ad.instantiate(t) for t in tangents[num_consts:]]
-    t_avals = tuple(ad.tangent_aval(a) for a in call_jaxpr.out_avals)
-    t_out = custom_lin_p.bind(*res_leaves, *ts, num_res=len(res_leaves), bwd=bwd, out_avals=t_avals)
-    return out, t_out
+    return custom_vjp_call_p.call_jvp((fwd, bwd), primals[num_consts:], tangents[num_consts:],
+                                      symbolic_zeros=symbolic_zeros)
 
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
@@ -255,9 +294,10 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        fun = lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d))
         leaves, in_tree = tree_util.tree_flatten(dyn)
-        call_jaxpr, consts, out_tree = _trace_call(fun, leaves, in_tree)
+        out_tree_box = []
+        fun = _flat_call(lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d)),
+                         in_tree, out_tree_box)
         name, user_fwd, user_bwd = self.__name__, self.fwd, self.bwd
         in_avals = [core.get_aval(x) for x in leaves]
         res_tree_box = []
@@ -270,16 +310,17 @@ class custom_vjp:
                                 f"residuals), got {type(out).__name__}")
             out, res = out
             out_flat, fwd_tree = tree_util.tree_flatten(out)
-            if fwd_tree != out_tree:
+            if out_tree_box and fwd_tree != out_tree_box[0]:
                 raise TypeError(f"custom_vjp fwd rule for {name} returned output structure "
-                                f"{fwd_tree}, but the function returns {out_tree}")
+                                f"{fwd_tree}, but the function returns {out_tree_box[0]}")
+            out_tree_box[:] = [fwd_tree]
             res_flat, res_tree = tree_util.tree_flatten(res)
             res_tree_box[:] = [res_tree]
             return out_flat, res_flat
 
         def flat_bwd(res_flat, cts_flat):
             res = tree_util.tree_unflatten(res_tree_box[0], res_flat)
-            ct = tree_util.tree_unflatten(out_tree, [_ct_value(c) for c in cts_flat])
+            ct = tree_util.tree_unflatten(out_tree_box[0], [_ct_value(c) for c in cts_flat])
             out = user_bwd(*nondiff, res, ct) if nondiff else user_bwd(res, ct)
             if not isinstance(out, (tuple, list)):
                 raise TypeError(f"custom_vjp bwd rule for {name} must return a tuple with one "
@@ -302,10 +343,9 @@ class custom_vjp:
                 cts_in += ct_leaves
             return [None if c is None else _cast_ct(c, a) for c, a in zip(cts_in, in_avals)]
 
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=flat_fwd,
-                                      bwd=flat_bwd, num_consts=len(consts),
-                                      symbolic_zeros=self.symbolic_zeros)
-        return tree_util.tree_unflatten(out_tree, outs)
+        outs = custom_vjp_call_p.bind_call(fun, (flat_fwd, flat_bwd), *leaves,
+                                           symbolic_zeros=self.symbolic_zeros)
+        return tree_util.tree_unflatten(out_tree_box[0], outs)
 
 
 def _ct_value(c):

@@ -188,6 +188,14 @@ class JVPTrace(core.Trace):
             return [JVPTracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
         return JVPTracer(self, out, out_t)
 
+    def process_custom_call(self, prim, fun, rules, args, params):
+        primals, tangents = zip(*[self.to_pair(x) for x in args]) if args else ((), ())
+        with core.set_current_trace(self.parent):
+            if all(type(t) is Zero for t in tangents):
+                return prim.bind_call(fun, rules, *primals, **params)
+            out, out_t = prim.call_jvp(rules, list(primals), list(tangents), **params)
+        return [JVPTracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
+
 
 def jvp_flat(fun, primals, tangents):
     """JVP of a flat function (list in, list out): returns (primals_out, tangents_out) with

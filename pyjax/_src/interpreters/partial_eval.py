@@ -125,6 +125,12 @@ class PartialEvalTrace(DynamicJaxprTrace):
             return super().process_primitive(prim, args, params)
         return self._split_eqn(rule, prim, args, known, params)
 
+    def process_custom_call(self, prim, fun, rules, args, params):
+        if all(self.is_known(x) for x in args):
+            with core.set_current_trace(self.parent):
+                return prim.bind_call(fun, rules, *args, **params)
+        return prim.stage(fun, rules, args, params)
+
     def _split_eqn(self, rule, prim, args, known, params):
         """Apply an equation-level `partial_eval` rule: run its known equations now (under the
         parent trace), stage its unknown ones."""
