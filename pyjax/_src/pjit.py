@@ -77,22 +77,34 @@ _jvp_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _pjit_partial_eval(eqn, in_unknown):
-    """Split a pjit equation into a known pjit (producing residuals) and an unknown one."""
+    """Split a pjit equation into a known pjit (producing residuals) and an unknown one. The
+    split jaxprs are cached per (jaxpr, unknowns), so repeated eager `grad(jit(f))` calls reuse
+    the compiled known part."""
     from pyjax._src.interpreters import ad
     closed = eqn.params["jaxpr"]
-    nout = len(closed.out_avals)
-    known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown, [False] * nout)
+    cache = _split_jaxprs.setdefault(closed, {})
+    split = cache.get(tuple(in_unknown))
+    if split is None:
+        nout = len(closed.out_avals)
+        known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown, [False] * nout)
+        split = cache[tuple(in_unknown)] = (core.ClosedJaxpr(known, closed.consts),
+                                            core.ClosedJaxpr(unknown, []), out_unknown, nres)
+    known, unknown, out_unknown, nres = split
     name = eqn.params["name"]
-    res_vars = [core.Var(v.aval) for v in known.outvars[len(known.outvars) - nres:]]
+    res_vars = [core.Var(v.aval) for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]
     known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
     k_eqn = core.JaxprEqn(k_in, known_outvars + res_vars, pjit_p,
-                          dict(jaxpr=core.ClosedJaxpr(known, closed.consts), name=name, donated_invars=None))
+                          dict(jaxpr=known, name=name, donated_invars=None))
     u_eqn = core.JaxprEqn(res_vars + u_in, unknown_outvars, pjit_p,
-                          dict(jaxpr=core.ClosedJaxpr(unknown, []), name=name, donated_invars=None))
+                          dict(jaxpr=unknown, name=name, donated_invars=None))
     return [k_eqn], [u_eqn], out_unknown
+
+
+_split_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_transpose_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _pjit_transpose(cts, *args, jaxpr, name, donated_invars=None):
@@ -110,9 +122,18 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars=None):
         full_cts = [next(cs) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, ct_nonzero)]
         cts_in = ad.backward_pass(jaxpr.jaxpr, list(res), mask, full_cts)
         return [ad.instantiate(c) for c, m in zip(cts_in, mask) if m]
-    closed, _ = pe.trace_to_jaxpr(bwd, res_avals + ct_avals)
-    outs = pjit_p.bind(*closed.consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
-                       jaxpr=_as_const_free(closed), name=f"transpose({name})")
+    # cached per signature, so repeated eager grad(jit(f)) calls reuse the compiled backward pass
+    key = (tuple(mask), tuple(ct_nonzero), tuple(res_avals), tuple(ct_avals))
+    cache = _transpose_jaxprs.setdefault(jaxpr, {})
+    hit = cache.get(key)
+    if hit is None:
+        closed, _ = pe.trace_to_jaxpr(bwd, res_avals + ct_avals)
+        hit = (closed.consts, _as_const_free(closed))
+        if not any(isinstance(c, core.Tracer) for c in closed.consts):
+            cache[key] = hit
+    consts, free = hit
+    outs = pjit_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
+                       jaxpr=free, name=f"transpose({name})")
     it = iter(outs)
     return [next(it) if m else None for m in mask]
 
