@@ -319,6 +319,90 @@ def test_dot_general_batch_dims_order():
     assert_close(out, np.einsum("kib,bjk->bij", np.asarray(lhs), np.asarray(rhs)), 1e-5)
 
 
+# Gradients of contractions with batch dimensions (and every way of spelling precision): JAX's
+# own lax_autodiff tests pass `precision=lax.Precision.HIGHEST`, which pyjax once lowered to a
+# precision attribute XLA could not parse ("expected valid keyword or string").
+_RS = np.random.RandomState(3)
+def _einsum(spec):
+    return lambda a, b: np.einsum(spec, a, b)
+
+
+_BATCHED_CONTRACTIONS = [  # name, pyjax function, NumPy reference, shapes
+    ("einsum bij,bjk", lambda a, b: jnp.einsum("bij,bjk->bik", a, b), _einsum("bij,bjk->bik"),
+     (2, 3, 4), (2, 4, 5)),
+    ("einsum bij,bkj", lambda a, b: jnp.einsum("bij,bkj->bik", a, b), _einsum("bij,bkj->bik"),
+     (2, 3, 4), (2, 5, 4)),
+    ("einsum ij,bjk", lambda a, b: jnp.einsum("ij,bjk->bik", a, b), _einsum("ij,bjk->bik"),
+     (3, 4), (2, 4, 5)),
+    ("matmul", jnp.matmul, np.matmul, (2, 3, 4), (2, 4, 5)),
+    ("matmul broadcast", jnp.matmul, np.matmul, (1, 3, 4), (2, 4, 5)),
+    ("dot_general HIGHEST", lambda a, b: lax.dot_general(
+        a, b, (((2,), (1,)), ((0,), (0,))), precision=lax.Precision.HIGHEST),
+     _einsum("bij,bjk->bik"), (2, 3, 4), (2, 4, 5)),
+    ("dot_general batch not leading", lambda a, b: lax.dot_general(
+        a, b, (([2], [0]), ([1], [2])), precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT)),
+     _einsum("ibc,cjb->bij"), (3, 5, 2), (2, 4, 5)),
+    ("dot_general strings", lambda a, b: lax.dot_general(
+        a, b, (([3], [0]), ([2], [3])), precision=("highest", "bfloat16")),
+     _einsum("ijbc,cklb->bijkl"), (7, 3, 5, 2), (2, 2, 4, 5)),
+    ("einsum precision", lambda a, b: jnp.einsum("bij,bjk->bik", a, b, precision="highest"),
+     _einsum("bij,bjk->bik"), (2, 3, 4), (2, 4, 5)),
+]
+
+
+@pytest.mark.parametrize("name,f,np_f,lshape,rshape", _BATCHED_CONTRACTIONS,
+                         ids=[c[0] for c in _BATCHED_CONTRACTIONS])
+def test_batched_contraction_values_and_grads(name, f, np_f, lshape, rshape):
+    from pyjax.test_util import check_grads
+    a, b = _RS.randn(*lshape).astype(f32), _RS.randn(*rshape).astype(f32)
+    expected = np_f(a.astype(np.float64), b.astype(np.float64))
+    assert_close(f(a, b), expected, 1e-4)
+    assert_close(pyjax.jit(f)(a, b), expected, 1e-4)
+    check_grads(f, (a, b), order=2, modes=["fwd", "rev"])
+    check_grads(pyjax.jit(f), (a, b), order=1, modes=["rev"])
+    jac_a, jac_b = pyjax.jacrev(f, argnums=(0, 1))(a, b)
+    assert jac_a.shape == expected.shape + lshape and jac_b.shape == expected.shape + rshape
+
+
+@pytest.mark.parametrize("ldt,rdt", [(jnp.bfloat16, jnp.bfloat16), (np.float16, np.float32),
+                                     (np.float32, np.float32)])
+def test_batched_contraction_grads_with_preferred_element_type(ldt, rdt):
+    dn = (((2,), (1,)), ((0,), (0,)))
+    f = lambda a, b: lax.dot_general(a, b, dn, precision=lax.Precision.HIGHEST,
+                                     preferred_element_type=np.float32)
+    a, b = _RS.randn(2, 3, 4).astype(ldt), _RS.randn(2, 4, 5).astype(rdt)
+    out = f(a, b)
+    assert out.dtype == f32
+    assert_close(out, np.einsum("bij,bjk->bik", a.astype(f32), b.astype(f32)), 2e-2)
+    ga, gb = pyjax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(a, b)
+    assert (ga.dtype, gb.dtype) == (np.dtype(ldt), np.dtype(rdt))
+    ones = np.ones((2, 3, 5), f32)
+    assert_close(ga, np.einsum("bik,bjk->bij", ones, b.astype(f32)), 5e-2)
+    assert_close(gb, np.einsum("bij,bik->bjk", a.astype(f32), ones), 5e-2)
+
+
+def test_dot_general_precision_is_canonical_and_kept_by_the_transpose():
+    f = lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))),
+                                     precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))
+    a, b = np.ones((2, 3, 4), f32), np.ones((2, 4, 5), f32)
+    out, pullback = pyjax.vjp(f, a, b)
+    text = str(pyjax.make_jaxpr(pullback)(out))
+    assert text.count("precision=(Precision.HIGHEST, Precision.DEFAULT)") == 2  # as JAX prints
+    for spelling in ["highest", "float32", lax.Precision.HIGHEST, ("highest", "float32")]:
+        eqn = pyjax.make_jaxpr(lambda a, b: lax.dot_general(
+            a, b, (((2,), (1,)), ((0,), (0,))), precision=spelling))(a, b).eqns[0]
+        assert eqn.params["precision"] == (lax.Precision.HIGHEST, lax.Precision.HIGHEST)
+    assert lax.Precision("tensorfloat32") is lax.Precision.HIGH
+    assert repr(lax.Precision.HIGH) == "Precision.HIGH" and str(lax.Precision.HIGH) == "HIGH"
+
+
+@pytest.mark.parametrize("bad", ["x", 2, ("highest",), ("highest", "x"), 1.5])
+def test_dot_general_bad_precision_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="recision"):  # JAX raises ValueError too
+        lax.dot_general(np.ones((2, 3), f32), np.ones((3, 2), f32), (((1,), (0,)), ((), ())),
+                        precision=bad)
+
+
 def test_dot_general_bool():
     out = lax.dot_general(jnp.array([[True, False]]), jnp.array([[True], [True]]), (((1,), (0,)), ((), ())))
     check(out, [[True]], np.bool_)

@@ -106,6 +106,7 @@ from pyjax._src.lax.reductions import (
     argmax as argmax,
     argmin as argmin,
     dot_general as dot_general,
+    Precision as Precision,
     dot as dot,
 )
 from pyjax._src.lax.elementwise import lax_operands as _lax_operands  # noqa: F401

@@ -1,11 +1,13 @@
 """Reductions (reduce_sum/max/min/prod/and/or, argmax/argmin) and `dot_general`."""
 from __future__ import annotations
 
+import enum
 from functools import partial
 
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.config import config
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters.batching import out_bdim_after_removing, raw_axes
 from pyjax._src.lax.utils import (
@@ -199,10 +201,6 @@ def _np_dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element
     return np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", lhs.astype(dt), rhs.astype(dt))
 
 
-_PRECISION_NAMES = {None: "DEFAULT", "default": "DEFAULT", "high": "HIGH", "highest": "HIGHEST",
-                    "bfloat16": "DEFAULT", "tensorfloat32": "HIGH", "float32": "HIGHEST"}
-
-
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                           out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
@@ -215,8 +213,8 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = {i64_list(lb)}, rhs_batching_dimensions = "
           f"{i64_list(rb)}, lhs_contracting_dimensions = {i64_list(lc)}, rhs_contracting_dimensions "
           f"= {i64_list(rc)}>")
-    p = precision if isinstance(precision, tuple) else (precision, precision)
-    prec = "[" + ", ".join(f"#stablehlo<precision {_PRECISION_NAMES.get(x, str(x).upper())}>" for x in p) + "]"
+    p = precision or (Precision.DEFAULT, Precision.DEFAULT)  # canonical: a pair of Precisions
+    prec = "[" + ", ".join(f"#stablehlo<precision {x.name}>" for x in p) + "]"
     return ctx.op("stablehlo.dot_general", lhs, rhs,
                   attrs={"dot_dimension_numbers": dn, "precision_config": prec})
 
@@ -246,13 +244,66 @@ def _dot_general_batch(axis_size, args, dims, *, dimension_numbers, **params):
 dot_general_p.def_batch(_dot_general_batch)
 
 
-def _canonical_precision(precision):
+class Precision(enum.Enum):
+    """How precisely a matrix product of float32 values is computed on accelerators (CPU always
+    computes in float32): DEFAULT (fastest), HIGH, HIGHEST. Strings name them too:
+    'default'/'fastest'/'bfloat16', 'high'/'tensorfloat32'/'bfloat16_3x', 'highest'/'float32'.
+
+    >>> lax.dot(a, b, precision=lax.Precision.HIGHEST)
+    """
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_STRINGS.get(value)
+
+    def __repr__(self):
+        return f"Precision.{self.name}"  # as JAX prints it in jaxprs
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_STRINGS = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+    "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+}
+
+
+def _one_precision(p):
+    if isinstance(p, Precision):
+        return p
+    return _PRECISION_STRINGS.get(p) if isinstance(p, str) else None
+
+
+def canonicalize_precision(precision):
+    """None (or the `jax_default_matmul_precision` setting), or a (lhs, rhs) pair of Precisions,
+    the one form the primitive's parameter takes (one jit cache key per meaning).
+
+    NB: JAX's DotAlgorithm / DotAlgorithmPreset are not supported.
+    """
     if precision is None:
-        return None
-    if isinstance(precision, (tuple, list)):
-        return tuple(_canonical_precision(p) for p in precision)
-    name = getattr(precision, "name", precision)
-    return str(name).lower()
+        default = config.jax_default_matmul_precision
+        if default is None:
+            return None
+        try:
+            return canonicalize_precision(default)
+        except ValueError:
+            raise ValueError(f"jax_default_matmul_precision must be None or one of "
+                             f"{list(_PRECISION_STRINGS)}, got {default!r}") from None
+    one = _one_precision(precision)
+    if one is not None:
+        return one, one
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        pair = tuple(_one_precision(p) for p in precision)
+        if None not in pair:
+            return pair
+    raise ValueError(f"precision must be None, a lax.Precision, one of the strings "
+                     f"{list(_PRECISION_STRINGS)}, or a pair of these (one per operand); "
+                     f"got {precision!r}")
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
@@ -268,7 +319,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         if la.dtype != ra.dtype:
             raise TypeError(f"dot_general: operands must have the same dtype, got {la.str_short()} "
                             f"and {ra.str_short()} (pass preferred_element_type to mix them)")
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_canonical_precision(precision),
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=canonicalize_precision(precision),
                               preferred_element_type=pet)
 
 
