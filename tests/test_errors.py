@@ -245,7 +245,8 @@ def test_static_argnums_avoids_the_error():
 
 
 def test_int_of_tracer():
-    with pytest.raises(errors.TracerIntegerConversionError) as info:
+    # JAX 0.10.2: int() raises ConcretizationTypeError; __index__ TracerIntegerConversionError
+    with pytest.raises(errors.ConcretizationTypeError) as info:
         pyjax.jit(lambda x: int(x))(1.0)
     msg = str(info.value)
     assert "int()" in msg and "argument 'x'" in msg and "test_errors.py" in msg

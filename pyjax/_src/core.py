@@ -533,7 +533,12 @@ class Tracer:
         if value is not None:
             return int(value)
         _check_scalar_conversion(self)
-        raise self._int_error("int()")
+        raise errors.ConcretizationTypeError(
+            self, "int()",
+            "A concrete Python int is needed from a traced value (e.g. a shape, a loop count or "
+            "an index into a Python list). Pass it as a static argument (static_argnums / "
+            "static_argnames), use `x.astype(int)` to convert inside the computation, or "
+            "lax.fori_loop / lax.dynamic_slice for traced counts and indices.")
 
     def __float__(self):
         # NB: as JAX, float() and complex() never use a concrete value (only bool/int/index do)
