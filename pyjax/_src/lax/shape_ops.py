@@ -21,7 +21,7 @@ def _shape_param(shape, what="shape") -> tuple:
     """Static shapes are tuples of non-negative Python ints; a traced size is a clear error."""
     out = []
     for d in shape:
-        if isinstance(d, core.Tracer):
+        if isinstance(d, core.Tracer) and not core.is_concrete(d):
             raise d._int_error(what)
         try:
             out.append(operator.index(d))

@@ -100,7 +100,7 @@ def _shape_tuple(shape, fun_name):
         shape = (shape,)
     out = []
     for d in shape:
-        if isinstance(d, core.Tracer):
+        if isinstance(d, core.Tracer) and not core.is_concrete(d):
             raise d._int_error(f"{fun_name} shape")
         try:
             out.append(operator.index(d))
@@ -173,10 +173,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         >>> jnp.arange(3.0)
         Array([0., 1., 2.], dtype=float32)
     """
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if isinstance(v, core.Tracer):
-            core.concrete_or_error(v, f"jnp.arange argument '{name}'")
-    vals = [np.asarray(v) if isinstance(v, Array) else v for v in (start, stop, step)]
+    vals = [core.concrete_or_error(v, f"jnp.arange argument '{name}'")
+            if isinstance(v, (core.Tracer, Array)) else v
+            for name, v in (("start", start), ("stop", stop), ("step", step))]
     start, stop, step = vals
     dt = _user_dtype(dtype, "arange")
     if dt is None:
