@@ -421,15 +421,23 @@ def current_trace() -> Trace:
     return _trace_state.trace
 
 
-@contextmanager
-def set_current_trace(trace: Trace):
-    state = _trace_state
-    prev = state.trace
-    state.trace = trace
-    try:
-        yield trace
-    finally:
-        state.trace = prev
+class set_current_trace:
+    """`with set_current_trace(t):` makes `t` the current trace for the block. (A class rather
+    than a generator context manager: every rule of every interpreter enters one.)"""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self):
+        state = _trace_state
+        self.prev = state.trace
+        state.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        _trace_state.trace = self.prev
 
 
 @contextmanager
