@@ -119,7 +119,7 @@ TESTED_BY = {
     "custom_jvp_call": "test_custom_jvp_nested_and_reverse",
     "custom_vjp_call": "test_custom_vjp_clip_gradient",
     "custom_lin": "test_custom_vjp_forward_mode_raises",
-    "checkpoint": "test_checkpoint_same_gradient",
+    checkpoint_p.name: "test_checkpoint_same_gradient",
     "name": "test_checkpoint_save_only_these_names",
 }
 

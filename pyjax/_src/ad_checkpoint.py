@@ -1,9 +1,10 @@
 """Rematerialization: `checkpoint` / `remat` and the saveability policies.
 
-`checkpoint(f)` binds a `checkpoint` primitive holding f's jaxpr. Its partial-evaluation rule is
-where the policy acts: of the values the linearized function needs, those produced by saveable
-equations (per `policy(prim, *avals, **params)`) and the inputs are saved; the rest are recomputed
-(from the saved values) on the backward side inside a new `checkpoint` equation.
+`checkpoint(f)` binds a `checkpoint_p` primitive (`remat2` in printed jaxprs) holding f's jaxpr.
+Its partial-evaluation rule is where the policy acts: of the values the linearized function
+needs, those produced by saveable equations (per `policy(prim, *avals, **params)`) and the
+inputs are saved; the rest are recomputed (from the saved values) on the backward side inside a
+new `checkpoint_p` equation.
 """
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def checkpoint_name(x, name):
 
 # -- the checkpoint primitive ---------------------------------------------------------------------
 
-checkpoint_p = Primitive("checkpoint", multiple_results=True)
+# NB: named `remat2` in printed jaxprs, as in JAX 0.10 (the Python name keeps `checkpoint`)
+checkpoint_p = Primitive("remat2", multiple_results=True)
 checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, prevent_cse, differentiated, policy: jaxpr.out_avals)
 checkpoint_p.def_impl(lambda *args, jaxpr, **_: core.eval_jaxpr(jaxpr.jaxpr, [], *args))
 

@@ -68,7 +68,7 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars=None):
         jvp_closed = cache[key] = (closed, _as_const_free(closed))
     closed, free = jvp_closed
     outs = pjit_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
-                       jaxpr=free, name=f"jvp({name})")
+                       jaxpr=free, name=name)  # as in JAX, the user's name stays
     nout = len(jaxpr.out_avals)
     return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
 
@@ -133,7 +133,7 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars=None):
             cache[key] = hit
     consts, free = hit
     outs = pjit_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
-                       jaxpr=free, name=f"transpose({name})")
+                       jaxpr=free, name=name)
     it = iter(outs)
     return [next(it) if m else None for m in mask]
 

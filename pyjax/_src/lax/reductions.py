@@ -77,9 +77,12 @@ reduce_or_p.np_impl = lambda x, *, axes, out_sharding=None: np.bitwise_or.reduce
 
 
 def _reducer(p):
+    # as in JAX, only reduce_sum carries an out_sharding param (printed jaxprs show it)
+    params = {"out_sharding": None} if p is reduce_sum_p else {}
+
     def reduce(operand, axes):
         axes = canonicalize_axes(axes, core.get_aval(operand).ndim)
-        return p.bind(operand, axes=axes, out_sharding=None)
+        return p.bind(operand, axes=axes, **params)
     reduce.__name__ = p.name
     reduce.__doc__ = f"`lax.{p.name}(operand, axes)`: reduce over `axes`."
     return reduce
@@ -369,9 +372,9 @@ for _p in (reduce_and_p, reduce_or_p, argmax_p, argmin_p):
 
 def _reduce_chooser_jvp(prim):
     """max/min: the tangent is the mean of the tangents at the positions attaining the extremum."""
-    def rule(primals, tangents, *, axes, out_sharding=None):
+    def rule(primals, tangents, *, axes, **params):
         (x,), (g,) = primals, tangents
-        ans = prim.bind(x, axes=axes, out_sharding=out_sharding)
+        ans = prim.bind(x, axes=axes, **params)
         shape = core.get_aval(x).shape
         b = _shape.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes))
         picks = _elt.convert_element_type(_elt.eq(x, b), core.get_aval(g).dtype)
@@ -396,11 +399,11 @@ def _prod_tree(x):
     return _shape.squeeze(x, (0,))
 
 
-def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+def _reduce_prod_jvp(primals, tangents, *, axes, **params):
     # The JVP of a tree of `mul`s (as JAX does): exact where x has zeros, unlike g * prod / x.
     (x,), (g,) = primals, tangents
     aval = core.get_aval(x)
-    ans = reduce_prod_p.bind(x, axes=axes, out_sharding=out_sharding)
+    ans = reduce_prod_p.bind(x, axes=axes, **params)
     n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
     if n == 0:
         return ans, _Zero(_ad.tangent_aval(core.get_aval(ans)))
