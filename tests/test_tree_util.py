@@ -418,7 +418,7 @@ def test_flatten_prefix():
         flatten_prefix((0, [1, 2]), ([1], (2, 3)), "vmap in_axes")
     message = str(e.value)
     assert "vmap in_axes" in message and "at key path [1]" in message
-    assert "PyTreeSpec((*, [*, *]))" in message and "PyTreeSpec(([*], (*, *)))" in message
+    assert "PyTreeDef((*, [*, *]))" in message and "PyTreeDef(([*], (*, *)))" in message
 
 
 def test_partial_is_a_pytree():
@@ -476,8 +476,8 @@ def test_map_with_path_mismatch_error():
 
 def test_tree_unflatten_wrong_number_of_leaves():
     treedef = tree_structure([1, 2])
-    with pytest.raises(ValueError, match=r"tree_unflatten: PyTreeSpec\(\[\*, \*\]\) has 2 leaves, got 3"):
+    with pytest.raises(ValueError, match=r"tree_unflatten: PyTreeDef\(\[\*, \*\]\) has 2 leaves, got 3"):
         tree_unflatten(treedef, [1, 2, 3])
-    with pytest.raises(ValueError, match=r"PyTreeSpec\(\[\*, \*\]\) has 2 leaves"):
+    with pytest.raises(ValueError, match=r"PyTreeDef\(\[\*, \*\]\) has 2 leaves"):
         jtree.unflatten(treedef, iter([1]))
     assert tree_unflatten(tree_structure([1, None]), iter([5])) == [5, None]

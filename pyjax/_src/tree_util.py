@@ -2,9 +2,10 @@
 
 Everything sits on optree. pyjax registers its nodes in a private optree namespace (`NAMESPACE`)
 and always passes `none_is_leaf=False`, so `None` is an empty node as in JAX; `PyTreeDef` *is*
-optree's `PyTreeSpec`. `tree_flatten`/`tree_unflatten` are the hot path (jit dispatch calls them
-on every call) and stay one optree call each. Key paths are computed in Python from
-`flatten_one_level_with_keys`; they are for user code and error messages, not for dispatch.
+optree's `PyTreeSpec`, printed in JAX's spelling. `tree_flatten`/`tree_unflatten` are the hot
+path (jit dispatch calls them on every call) and stay one optree call each. Key paths are
+computed in Python from `flatten_one_level_with_keys`; they are for user code and error
+messages, not for dispatch.
 
 NB: optree decides which built-in types are nodes. Unlike JAX, `collections.deque` and
 struct sequences (`time.struct_time`, `os.stat_result`) are nodes, not leaves, and a dict whose
@@ -16,8 +17,11 @@ structure-mismatch errors, `Partial`.
 
 from __future__ import annotations
 
+import collections
+import ctypes
 import dataclasses
 import functools
+import gc
 import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, TypeVar
@@ -52,7 +56,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     """Flattens `tree` into its leaves and structure; `None` is an empty node.
 
     >>> tree_flatten({'b': [1, None], 'a': 2})
-    ([2, 1], PyTreeSpec({'a': *, 'b': [*, None]}))
+    ([2, 1], PyTreeDef({'a': *, 'b': [*, None]}))
     """
     return optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
@@ -82,7 +86,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     """The `PyTreeDef` of `tree`.
 
     >>> tree_structure([1, (2, None)])
-    PyTreeSpec([*, (*, None)])
+    PyTreeDef([*, (*, None)])
     """
     return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
@@ -105,7 +109,7 @@ def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
     """The structure of a tuple whose children have the given structures.
 
     >>> treedef_tuple([tree_structure(1), tree_structure([1, 2])])
-    PyTreeSpec((*, [*, *]))
+    PyTreeDef((*, [*, *]))
     """
     return optree.treespec_tuple(list(treedefs), none_is_leaf=False, namespace=NAMESPACE)
 
@@ -114,7 +118,7 @@ def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
     """The structures of the root's children.
 
     >>> treedef_children(tree_structure({'a': 1, 'b': (2, 3)}))
-    [PyTreeSpec(*), PyTreeSpec((*, *))]
+    [PyTreeDef(*), PyTreeDef((*, *))]
     """
     return treedef.children()
 
@@ -144,6 +148,61 @@ def is_tree_node(typ: type) -> bool:
     (True, False, True)
     """
     return isinstance(typ, type) and optree.register_pytree_node.get(typ, namespace=NAMESPACE) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# How a PyTreeDef prints
+
+
+def treedef_repr(treedef: PyTreeDef) -> str:
+    """JAX's spelling of a structure: None, tuples, lists and dicts print as themselves, any
+    other node as `CustomNode(Name[aux data], [children])`.
+
+    >>> treedef_repr(tree_structure({'b': [1, None], 'a': collections.OrderedDict(x=2)}))
+    "PyTreeDef({'a': CustomNode(OrderedDict[('x',)], [*]), 'b': [*, None]})"
+    """
+    return f"PyTreeDef({treedef.walk(['*'] * treedef.num_leaves, _node_repr, str)})"
+
+
+def _node_repr(node_type, data, children) -> str:
+    if node_type is type(None):
+        return "None"
+    if node_type is tuple:
+        return f"({', '.join(children)}{',' if len(children) == 1 else ''})"
+    if node_type is list:
+        return f"[{', '.join(children)}]"
+    if node_type is dict:
+        return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(data, children)) + "}"
+    if optree.is_namedtuple_class(node_type):
+        head = f"namedtuple[{node_type.__name__}]"
+    else:  # optree keeps the keys of these in lists; JAX's aux data has tuples
+        if node_type is collections.OrderedDict:
+            data = tuple(data)
+        elif node_type is collections.defaultdict:
+            data = (data[0], tuple(data[1]))
+        head = f"{node_type.__name__}[{data!r}]"
+    return f"CustomNode({head}, [{', '.join(children)}])"
+
+
+def _spec_repr(spec) -> str:
+    if spec.none_is_leaf or spec.namespace not in ("", NAMESPACE):
+        return _optree_repr(spec)  # another optree user's structure: optree's own spelling
+    return treedef_repr(spec)
+
+
+def _set_optree_repr(repr_fn):
+    """Make `repr(PyTreeDef)` read as JAX's.
+
+    NB: PyTreeDef *is* optree's PyTreeSpec (so flattening stays one C++ call), and that C++
+    type is immutable: `PyTreeSpec.__repr__ = ...` raises. So the method is replaced in the
+    type's own dict, and `PyType_Modified` drops the interpreter's cached lookups of it."""
+    type_dict = gc.get_referents(optree.PyTreeSpec.__dict__)[0]
+    type_dict["__repr__"] = repr_fn
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(optree.PyTreeSpec))
+
+
+_optree_repr = optree.PyTreeSpec.__repr__
+_set_optree_repr(_spec_repr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -412,7 +471,7 @@ def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,
     ...     w: Any
     ...     act: str = static(default='relu')
     >>> tree_flatten(Layer(w=1.0))
-    ([1.0], PyTreeSpec(CustomTreeNode(Layer[('relu',)], [*]), namespace='pyjax'))
+    ([1.0], PyTreeDef(CustomNode(Layer[('relu',)], [*])))
     """
     data_fields, meta_fields = _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
 
