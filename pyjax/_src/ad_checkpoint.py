@@ -9,8 +9,10 @@ new `checkpoint_p` equation.
 from __future__ import annotations
 
 import functools
+import inspect
+import itertools
 
-from pyjax._src import core, tree_util
+from pyjax._src import core, dtypes, source_info, tree_util
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
@@ -216,3 +218,127 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
 
 remat = checkpoint
+
+
+
+# -- print_saved_residuals ------------------------------------------------------------------------
+
+
+def print_saved_residuals(f, *args, **kwargs):
+    """Print, one line each, the values reverse-mode differentiation of `f` at `args` keeps for
+    the backward pass, and where each comes from.
+
+    Example:
+        >>> print_saved_residuals(lambda x, y: jnp.sin(x) * y, x, y)
+        f32[3] from the argument y
+        f32[3] output of sin from /work/model.py:7:26 (<lambda>)
+        f32[3] output of cos from /work/model.py:7:26 (<lambda>)
+    """
+    for aval, src in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short()} {src}")
+
+
+def saved_residuals(f, *args, **kwargs) -> list[tuple[core.ShapedArray, str]]:
+    """`(aval, description)` of each residual, in JAX's order: literals, constants, arguments,
+    then the outputs of equations in program order.
+
+    The residuals come from the partial evaluation of f's JVP jaxpr with the primals known and
+    the tangents unknown: they are the known values the tangent equations read."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+
+    def flat_f(*xs):
+        a, kw = tree_util.tree_unflatten(in_tree, xs)
+        return tree_util.tree_leaves(f(*a, **kw))
+
+    jaxpr, tangents_in, tangents_out, sources = _traced_jvp(flat_f, [core.get_aval(x) for x in leaves])
+    primals_out = len(jaxpr.outvars) - tangents_out
+    known, _, _, nres = ad.partial_eval_jaxpr(
+        jaxpr, [False] * len(leaves) + [True] * tangents_in, [False] * primals_out + [True] * tangents_out)
+    residuals = known.outvars[len(known.outvars) - nres:]
+    return _describe_residuals(known, residuals, _arg_names(f, args, kwargs), sources)
+
+
+class _SourceTrace(pe.DynamicJaxprTrace):
+    """The jaxpr trace, noting for each variable it defines the user's source line."""
+
+    __slots__ = ("sources",)
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.sources = {}
+
+    def process_primitive(self, prim, args, params):
+        n = len(self.eqns)
+        out = super().process_primitive(prim, args, params)
+        where = _user_location()
+        for eqn in self.eqns[n:]:
+            self.sources.update((v, where) for v in eqn.outvars)
+        return out
+
+
+def _traced_jvp(flat_f, avals):
+    """f's JVP as one jaxpr `(primals, tangents of the float inputs) -> (outs, tangents of the
+    float outputs)`, with the number of tangents in and out and the variables' source lines."""
+    with core.new_trace(_SourceTrace) as trace:
+        primals = [trace.new_arg(a) for a in avals]
+        tangents = [trace.new_arg(ad.tangent_aval(a)) if _has_tangent(a) else ad.Zero(ad.tangent_aval(a))
+                    for a in avals]
+        outs, out_ts = ad.jvp_flat(flat_f, primals, tangents)
+        out_ts = [ad.instantiate(t) for o, t in zip(outs, out_ts) if _has_tangent(core.get_aval(o))]
+        closed = trace.to_jaxpr(list(outs) + out_ts)
+    return closed.jaxpr, sum(map(_has_tangent, avals)), len(out_ts), trace.sources
+
+
+def _has_tangent(aval):
+    return not dtypes.is_float0(ad.tangent_aval(aval).dtype)
+
+
+def _user_location():
+    """`file:line:column (function)` of the user's code running now, as JAX summarizes a
+    source location (the column is left out when it is 0)."""
+    frame = source_info.user_frame()
+    if frame is None:
+        return "unknown"
+    code = frame.f_code
+    line, _, col, _ = next(itertools.islice(code.co_positions(), frame.f_lasti // 2, None),
+                           (frame.f_lineno, None, 0, None))
+    where = f"{code.co_filename}:{line}" + (f":{col}" if col else "")
+    return f"{where} ({code.co_qualname})"
+
+
+def _arg_names(f, args, kwargs):
+    """The name of each flattened argument (`x`, `params['w']`), as JAX's debug info names
+    them: positional arguments first, then keyword arguments sorted by keyword."""
+    try:
+        sig = inspect.signature(f)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):  # no signature, or args that do not fit it
+        named = [("args", args)] + sorted((f"kwargs['{k}']", v) for k, v in kwargs.items())
+    else:
+        var_kw = next((n for n, p in sig.parameters.items() if p.kind is p.VAR_KEYWORD), None)
+        named = [(n, v) for n, v in bound.arguments.items() if n not in kwargs and n != var_kw]
+        named += sorted((k if k in bound.arguments else f"{var_kw}['{k}']", v) for k, v in kwargs.items())
+    return [name + tree_util.keystr(path)
+            for name, value in named for path, _ in tree_util.tree_flatten_with_path(value)[0]]
+
+
+def _describe_residuals(jaxpr, residuals, arg_names, sources):
+    saved = {v for v in residuals if type(v) is core.Var}
+    out = [(v.aval, "from a literal") for v in residuals if type(v) is core.Literal]
+    out += [(v.aval, "from a constant") for v in jaxpr.constvars if v in saved]
+    out += [(v.aval, f"from the argument {name}")
+            for v, name in zip(jaxpr.invars, arg_names) if v in saved]
+    for eqn in jaxpr.eqns:
+        # an equation a partial-evaluation rule made defines new variables: use the location
+        # of the equation it was split from, which shares its other results
+        where = next((sources[v] for v in eqn.outvars if v in sources), "unknown")
+        for v in eqn.outvars:
+            if v not in saved:
+                continue
+            if eqn.primitive is name_p:
+                out.append((v.aval, f"named '{eqn.params['name']}' from {where}"))
+            elif eqn.primitive.name == "jit":
+                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from {where}"))
+            else:
+                out.append((v.aval, f"output of {eqn.primitive.name} from {where}"))
+    return out
