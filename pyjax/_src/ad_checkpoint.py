@@ -220,7 +220,6 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 remat = checkpoint
 
 
-
 # -- print_saved_residuals ------------------------------------------------------------------------
 
 

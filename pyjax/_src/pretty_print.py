@@ -23,7 +23,7 @@ from collections import Counter
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dtypes
 
 WIDTH = 80
 
@@ -194,7 +194,7 @@ class _Context:
 def _literal_str(lit) -> str:
     if np.shape(lit.val):
         return f"[...]:{lit.aval.str_short()}"
-    dtype = lit.aval.dtype if lit.aval.dtype.kind in "biufc" else None
+    dtype = None if dtypes.is_float0(lit.aval.dtype) else lit.aval.dtype
     val = np.asarray(lit.val, dtype=dtype).item()  # a Python float prints as its f32 value
     return f"{val}:{lit.aval.str_short()}"
 
