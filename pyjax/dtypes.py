@@ -1,7 +1,7 @@
 """Public dtype utilities (`pyjax.dtypes`), as `jax.dtypes`."""
 from pyjax._src.dtypes import TypePromotionError as TypePromotionError
 from pyjax._src.dtypes import bfloat16 as bfloat16
-from pyjax._src.dtypes import canonicalize_dtype as canonicalize_dtype
+from pyjax._src.dtypes import public_canonicalize_dtype as canonicalize_dtype
 from pyjax._src.dtypes import extended as extended
 from pyjax._src.dtypes import finfo as finfo
 from pyjax._src.dtypes import float0 as float0

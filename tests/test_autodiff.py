@@ -748,23 +748,25 @@ def test_jit_composition_agrees_and_compiles_once():
     x, w = rs.randn(4, 3).astype(np.float32), rs.randn(3, 2).astype(np.float32)
     traces = []
 
-    def f(x, w):
-        traces.append(1)  # a Python side effect: runs once per trace
-        return jnp.sum(jnp.tanh(x @ w) ** 2)
+    def make_f():  # a fresh function per variant: traces are shared by all jits of one function
+        def f(x, w):
+            traces.append(1)  # a Python side effect: runs once per trace
+            return jnp.sum(jnp.tanh(x @ w) ** 2)
+        return f
 
     def want(x, w):
         t = np.tanh(x @ w)
         return x.T @ (2 * t * (1 - t ** 2))
 
     variants = {
-        "grad(jit(f))": lambda: pyjax.grad(pyjax.jit(f), argnums=1),
-        "jit(grad(f))": lambda: pyjax.jit(pyjax.grad(f, argnums=1)),
-        "jit(grad(jit(f)))": lambda: pyjax.jit(pyjax.grad(pyjax.jit(f), argnums=1)),
-        "jit(value_and_grad(f))": lambda: pyjax.jit(lambda *a: pyjax.value_and_grad(f, argnums=1)(*a)[1]),
+        "grad(jit(f))": lambda f: pyjax.grad(pyjax.jit(f), argnums=1),
+        "jit(grad(f))": lambda f: pyjax.jit(pyjax.grad(f, argnums=1)),
+        "jit(grad(jit(f)))": lambda f: pyjax.jit(pyjax.grad(pyjax.jit(f), argnums=1)),
+        "jit(value_and_grad(f))": lambda f: pyjax.jit(lambda *a: pyjax.value_and_grad(f, argnums=1)(*a)[1]),
     }
     for name, make in variants.items():
         traces.clear()
-        g = make()
+        g = make(f := make_f())
         np.testing.assert_allclose(g(x, w), want(x, w), rtol=1e-5, atol=1e-6, err_msg=name)
         before = _new_executables()
         np.testing.assert_allclose(g(x + 1, w), want(x + 1, w), rtol=1e-5, atol=1e-6, err_msg=name)

@@ -40,7 +40,10 @@ def raises(exc, *fragments):
      ["dot_general", "(2,)", "f32[3,4]"]),
     (lambda: lax.dot_general(M34, jnp.ones((4, 2)), (((1,), (0, 1)), ((), ()))), TypeError,
      ["dot_general", "equal lengths"]),
-    (lambda: lax.dot_general(M34, jnp.ones((4, 2), np.int32), DOT), TypeError, ["dot_general", "dtype"]),
+    # as JAX: operands may differ in dtype, but an integer preferred_element_type can't narrow
+    (lambda: lax.dot_general(jnp.ones((3, 4), np.int32), jnp.ones((4, 2), np.int32), DOT,
+                             preferred_element_type=np.int8), TypeError,
+     ["dot_general", "preferred_element_type", "int8", "int32"]),
     (lambda: lax.dot(jnp.ones((2, 2, 2)), f3), TypeError, ["dot", "f32[2,2,2]"]),
     (lambda: lax.sin(jnp.ones(3, np.int32)), TypeError, ["sin", "int32", "i32[3]"]),
     (lambda: lax.floor(jnp.ones(3, np.int32)), TypeError, ["floor", "int32"]),

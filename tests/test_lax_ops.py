@@ -381,6 +381,41 @@ def test_batched_contraction_grads_with_preferred_element_type(ldt, rdt):
     assert_close(gb, np.einsum("bij,bik->bjk", a.astype(f32), ones), 5e-2)
 
 
+# (lhs dtype, rhs dtype, result dtype) of dot_general with mixed operands, as JAX 0.10.2 gives
+# them (XLA's "higher precision type", not the promotion lattice: uint8 x int8 is int8).
+@pytest.mark.parametrize("ldt,rdt,out_dt", [
+    (np.int32, np.int8, np.int32), (jnp.bfloat16, np.float16, jnp.bfloat16),
+    (np.bool_, np.float32, np.float32), (np.float32, np.complex64, np.complex64),
+    (np.uint8, np.int8, np.int8), (jnp.int4, np.int8, np.int8), (np.float32, np.int32, np.float32)])
+def test_dot_general_mixed_operand_dtypes(ldt, rdt, out_dt):
+    a = _RS.randint(0, 3, (2, 3)).astype(ldt)
+    b = _RS.randint(0, 3, (3, 2)).astype(rdt)
+    dn = (((1,), (0,)), ((), ()))
+    expected = np.asarray(a, np.complex128) @ np.asarray(b, np.complex128)
+    for fn in (lax.dot_general, pyjax.jit(lax.dot_general, static_argnums=2)):
+        out = fn(a, b, dn)
+        assert out.dtype == np.dtype(out_dt)
+        assert_close(np.asarray(out, np.complex128), expected, 1e-6)
+
+
+def test_dot_general_mixed_dtype_gradient_needs_no_conversion():
+    dn = (((1,), (0,)), ((), ()))
+    x, w = np.ones((2, 3), f32), np.arange(6, dtype=np.int32).reshape(3, 2)
+    g = pyjax.grad(lambda x: lax.dot_general(x, w, dn).sum())(x)
+    assert g.dtype == f32
+    assert_close(g, np.ones((2, 2)) @ w.T.astype(f32), 1e-6)
+    text = str(pyjax.make_jaxpr(pyjax.grad(lambda x: lax.dot_general(x, w, dn).sum()))(x))
+    assert "convert_element_type" not in text  # as JAX: the int operand enters the dot as is
+
+
+@pytest.mark.parametrize("dt,pet", [(np.int32, np.int8), (np.int32, np.float16),
+                                    (np.complex64, np.float16)])
+def test_dot_general_preferred_element_type_may_not_narrow(dt, pet):
+    a = np.ones((2, 3), dt)
+    with pytest.raises(TypeError, match="narrower"):  # TypeError as JAX
+        lax.dot_general(a, a.T, (((1,), (0,)), ((), ())), preferred_element_type=pet)
+
+
 def test_dot_general_precision_is_canonical_and_kept_by_the_transpose():
     f = lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))),
                                      precision=(lax.Precision.HIGHEST, lax.Precision.DEFAULT))

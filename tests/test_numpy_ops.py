@@ -72,7 +72,7 @@ def test_jnp_op_full(op, shapes, dtype):
 JNP_TESTED_ELSEWHERE = {
     "array", "asarray", "full", "zeros", "ones", "empty", "full_like", "zeros_like", "ones_like",
     "empty_like", "arange", "linspace", "logspace", "eye", "identity", "result_type",
-    "promote_types", "can_cast", "isscalar", "iscomplexobj", "isrealobj", "shape", "ndim", "size",
+    "promote_types", "isdtype", "isscalar", "iscomplexobj", "isrealobj", "shape", "ndim", "size",
     "allclose", "array_equal", "broadcast_shapes", "finfo", "iinfo", "issubdtype",
 }
 # Public functions that raise NotImplementedError today (test_not_implemented checks they do).

@@ -361,13 +361,10 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         avals = [core.get_aval(x) for x in d_flat]
         n, basis = _std_basis(avals)
 
-        def push(*t_flat):
+        def push(*t_flat):  # the primal output and aux do not depend on the basis vector
             out = jvp(f_partial, dyn, tree_util.tree_unflatten(d_tree, list(t_flat)), has_aux=has_aux)
-            return out[1], out[2] if has_aux else None
-        y = f_partial(*dyn)
-        if has_aux:
-            y, aux = y
-        jac_t, _ = _vmap()(push, out_axes=(-1, None))(*basis)
+            return out[0], out[1], out[2] if has_aux else None
+        y, jac_t, aux = _vmap()(push, out_axes=(None, -1, None))(*basis)
         jac = tree_util.tree_map(lambda j, yy: _split_last(j, avals, d_tree, nums, argnums), jac_t, y)
         return (jac, aux) if has_aux else jac
     return jac_f

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, dtypes, pjit, tree_util
 from pyjax._src.array import Array, canonical_host_value
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
@@ -53,24 +53,12 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
-        static = {i: args[i] for i in static_argnums}
-        dyn = [a for i, a in enumerate(args) if i not in static]
-        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-        avals = [core.get_aval(x) for x in leaves]
-        out_tree_box = []
-
-        def flat_fun(*flat):
-            d, kw = tree_util.tree_unflatten(in_tree, flat)
-            it = iter(d)
-            full = [static[i] if i in static else next(it) for i in range(len(args))]
-            out = fun(*full, **kw)
-            out_flat, out_tree = tree_util.tree_flatten(out)
-            out_tree_box.append(out_tree)
-            return out_flat
-        closed, _ = pe.trace_to_jaxpr(flat_fun, avals)
+        # traced as `jit` traces it, sharing jit's traces of `fun` (as in JAX)
+        traced = pjit.jit(fun, static_argnums=static_argnums).trace(*args, **kwargs)
+        closed = traced.jaxpr
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
-            return closed, tree_util.tree_unflatten(out_tree_box[0], shapes)
+            return closed, tree_util.tree_unflatten(traced.out_tree, shapes)
         return closed
     return make
 

@@ -201,6 +201,21 @@ def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype | 
     return out
 
 
+def public_canonicalize_dtype(dtype, allow_extended_dtype: bool = False):
+    """`jax.dtypes.canonicalize_dtype`: np.dtype(dtype), narrowed to 32 bits unless x64 is on.
+
+    Unlike pyjax's internal `canonicalize_dtype` it does not insist on a type JAX arrays can
+    hold (as JAX: `canonicalize_dtype(object)` is dtype('O')).
+    """
+    if isinstance(dtype, ExtendedDType) or (isinstance(dtype, type) and issubclass(dtype, extended)):
+        return canonicalize_dtype(dtype, allow_extended_dtype)
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype {dtype!r} not understood") from None
+    return d if _cfg["jax_enable_x64"] else _to_32bit.get(d, d)
+
+
 def _canonicalize(x, x64, allow_extended_dtype):
     if isinstance(x, ExtendedDType) or (isinstance(x, type) and issubclass(x, extended)):
         if allow_extended_dtype:
@@ -349,7 +364,7 @@ class _Lattice:
             common = frozenset.intersection(*(self.upper[n] for n in key))
         except KeyError:
             bad = next(n for n in key if n not in self.upper)
-            raise TypeError(f"{bad} is not a valid dtype for JAX type promotion") from None
+            raise ValueError(f"{bad} is not a valid dtype for JAX type promotion") from None
         least = [n for n in common if self.upper[n] == common]
         if not least:
             raise _promotion_error(key, self.mode)
@@ -388,10 +403,13 @@ def _lattice() -> _Lattice:
 # ---------------------------------------------------------------------------------------------
 
 def _node_of_dtype_arg(x):
-    """Node of a promote_types argument: Python types int/float/complex are weak."""
-    if isinstance(x, type) and x in _weak_node_of_pytype:
+    """Node of a promote_types argument: the Python types int/float/complex are weak; anything
+    else is what np.dtype makes of it (None is float64, as in JAX: not canonicalized)."""
+    if x is int or x is float or x is complex:
         return _weak_node_of_pytype[x]
-    return dtype(x)
+    if isinstance(x, ExtendedDType):
+        return x
+    return np.dtype(x)
 
 
 _promote_cache: dict = {}
@@ -415,7 +433,7 @@ def promote_types(a, b) -> np.dtype:
             return na
         raise TypePromotionError(f"cannot promote extended dtypes: {na}, {nb}")
     if is_float0(na) or is_float0(nb):
-        raise TypeError("float0 does not take part in type promotion")
+        raise ValueError("float0 is not a valid dtype for JAX type promotion")
     out = lattice.lub((na, nb))
     if isinstance(out, _WeakType):
         out = python_scalar_dtypes[out.pytype]
@@ -551,6 +569,7 @@ _custom_category = {**{d: np.floating for d in _custom_float_types},
                     **{d: np.signedinteger for d in _small_int_types},
                     **{d: np.unsignedinteger for d in _small_uint_types}}
 
+_custom_scalar_types = frozenset(d.type for d in _custom_category)
 _issubdtype_cache: dict = {}
 
 
@@ -572,21 +591,68 @@ def issubdtype(a, b) -> bool:
 
 
 def _issubdtype(a, b) -> bool:
-    if isinstance(a, ExtendedDType):
-        if isinstance(b, ExtendedDType):
-            return a == b
-        return isinstance(b, type) and issubclass(a.type, b)
-    if isinstance(a, type) and issubclass(a, extended):
-        return isinstance(b, type) and issubclass(a, b)
-    if isinstance(b, ExtendedDType) or (isinstance(b, type) and issubclass(b, extended)):
-        return False
-    a = np.dtype(a) if isinstance(a, np.dtype) else _from_dtype_like(a)
-    if isinstance(b, type) and b in _abstract_categories:
-        category = _custom_category.get(a)
-        return issubclass(category, b) if category else np.issubdtype(a, b)
-    if isinstance(b, type) and issubclass(b, np.generic) and a not in _custom_category:
-        return np.issubdtype(a, b)             # NumPy handles np.void, np.float32, ...
-    return a == _from_dtype_like(b)
+    # As JAX: extended dtypes first, then both sides become NumPy scalar types (anything
+    # np.dtype accepts works: `issubdtype(x, object)` is just False), then NumPy decides, except
+    # for the ml_dtypes types, which are not in NumPy's scalar hierarchy.
+    if isinstance(b, type) and issubclass(b, extended):
+        if isinstance(a, ExtendedDType):
+            return issubclass(a.type, b)
+        return issubclass(_scalar_type(a), b)
+    if isinstance(b, ExtendedDType):
+        return isinstance(a, ExtendedDType) and a == b
+    a_type = a.type if isinstance(a, ExtendedDType) else _scalar_type(a)
+    b_type = _scalar_type(b)
+    category = _custom_category.get(np.dtype(a_type)) if a_type in _custom_scalar_types else None
+    if category is not None:
+        return b_type is a_type or (b_type in _abstract_categories and issubclass(category, b_type))
+    return bool(np.issubdtype(a_type, b_type))
+
+
+def _scalar_type(x) -> type:
+    """The NumPy scalar type of a dtype-like: np.float32 for 'float32', np.object_ for object."""
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return x
+    return np.dtype(x).type
+
+
+# `jnp.can_cast` is NumPy's (as in JAX): NumPy's casting rules, which know the ml_dtypes types.
+can_cast = np.can_cast
+
+_dtype_kinds = {
+    "bool": bool_types,
+    "signed integer": int_types,
+    "unsigned integer": uint_types,
+    "integral": int_types | uint_types,
+    "real floating": float_types,
+    "complex floating": complex_types,
+    "numeric": int_types | uint_types | float_types | complex_types,
+}
+
+
+def isdtype(dtype, kind) -> bool:
+    """`jnp.isdtype` (array API): whether `dtype` is of `kind`, a category name ('bool',
+    'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating',
+    'numeric'), a dtype, or a tuple of these. Categories include bfloat16, float8 and int4.
+
+    >>> isdtype(jnp.bfloat16, 'real floating')
+    True
+    """
+    the_dtype = np.dtype(dtype)
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _dtype_kinds:
+            if the_dtype in _dtype_kinds[k]:
+                return True
+            continue
+        try:
+            if the_dtype == np.dtype(k):
+                return True
+        except TypeError:
+            if isinstance(k, str):
+                raise ValueError(f"isdtype: unknown kind {k!r}; expected one of "
+                                 f"{list(_dtype_kinds)}, a dtype, or a tuple of these") from None
+            raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple of these, "
+                            f"got {k!r}") from None
+    return False
 
 
 def _np_dtype(x) -> np.dtype:

@@ -24,6 +24,24 @@ from pyjax._src.interpreters import partial_eval as pe
 
 logger = logging.getLogger("pyjax")
 _config_values = config._values
+
+# The settings that change what tracing produces: part of every trace-cache key. Kept as one
+# tuple, refreshed when a flag changes, so the jit hot path reads a single value.
+_TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
+                "jax_default_matmul_precision")
+_trace_context = [None]
+
+
+def _refresh_trace_context(_=None):
+    _trace_context[0] = tuple(_config_values.get(name) for name in _TRACE_FLAGS)
+
+
+_refresh_trace_context()
+for _name in _TRACE_FLAGS:
+    config.on_change(_name, _refresh_trace_context)
+
+# fun -> {signature: (closed jaxpr, out_tree)}: the traces shared by all jit wrappers of fun
+_traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _trace_state = core._trace_state
 _EvalTrace = core.EvalTrace
 _flatten = optree._C.flatten  # the C entry point: saves a Python frame per call
@@ -239,7 +257,7 @@ class JitWrapped:
             # all-Array positional calls skip the pytree flatten (it costs more than the rest)
             avals = [a.aval for a in args if type(a) is Array]
             if len(avals) == len(args):
-                avals.append(cfg["jax_enable_x64"])
+                avals.append(_trace_context[0])
                 entry = self._fast_cache.get(tuple(avals))
                 if entry is not None and type(_trace_state.trace) is _EvalTrace:
                     return entry.out_tree.unflatten(entry.compiled(args))
@@ -252,7 +270,7 @@ class JitWrapped:
             avals = tuple([x.aval for x in leaves])
         except AttributeError:
             avals = tuple([_leaf_aval_checked(x) for x in leaves])
-        key = (in_tree, static_key, avals, cfg["jax_enable_x64"])
+        key = (in_tree, static_key, avals, _trace_context[0])
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, static_key, in_tree, avals, key)
@@ -262,7 +280,7 @@ class JitWrapped:
                 compiled = entry.compiled = compile_jaxpr(entry.closed, f"jit_{self.name}", entry.donated)
                 if not kwargs and not static_key and len(leaves) == len(args) and \
                         all(type(a) is Array for a in args):
-                    self._fast_cache[(*avals, cfg["jax_enable_x64"])] = entry
+                    self._fast_cache[(*avals, _trace_context[0])] = entry
             outs = compiled(leaves)
         else:
             closed = entry.closed
@@ -308,6 +326,22 @@ class JitWrapped:
         return entry
 
     def _make_jaxpr(self, args, kwargs, static_key, in_tree, avals):
+        """Trace the function, or reuse its trace: as in JAX, traces are shared by every `jit`
+        wrapper (and `make_jaxpr`) of the same function with the same static configuration,
+        so `jit(f)(x)` in a loop, or `make_jaxpr(f)` after `jit(f)`, runs f's body once."""
+        key = (in_tree, static_key, avals, _trace_context[0], self.static_argnums, self.static_argnames)
+        try:
+            per_fun = _traces.setdefault(self.fun, {})
+        except TypeError:  # not weakly referenceable
+            per_fun = {}
+        hit = per_fun.get(key)
+        if hit is None:
+            hit = self._trace_fun(args, kwargs, static_key, in_tree, avals)
+            if not any(isinstance(c, core.Tracer) for c in hit[0].consts) and not _named_axes_in_scope():
+                per_fun[key] = hit
+        return hit
+
+    def _trace_fun(self, args, kwargs, static_key, in_tree, avals):
         origins = _arg_origins(self._params(), args, kwargs, in_tree)
         out_tree_box = []
 
@@ -379,6 +413,10 @@ class JitWrapped:
     def clear_cache(self):
         self._cache.clear()
         self._fast_cache.clear()
+        try:
+            _traces.pop(self.fun, None)
+        except TypeError:  # not weakly referenceable: never cached
+            pass
 
     def _cache_size(self):
         return len(self._cache)

@@ -3,6 +3,7 @@ import numpy as _np
 
 from pyjax._src.array import Array as ndarray
 from pyjax._src.dtypes import finfo as finfo, iinfo as iinfo, issubdtype as issubdtype
+from pyjax._src.dtypes import can_cast as can_cast, isdtype as isdtype
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (attaches operators)
 from pyjax._src.numpy.util import broadcast_to as broadcast_to, broadcast_shapes as broadcast_shapes
 from pyjax._src.numpy.ufuncs import (
@@ -206,7 +207,6 @@ from pyjax._src.numpy.lax_numpy import (
     size as size,
     result_type as result_type,
     promote_types as promote_types,
-    can_cast as can_cast,
     isscalar as isscalar,
     iscomplexobj as iscomplexobj,
     isrealobj as isrealobj,

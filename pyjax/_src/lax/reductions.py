@@ -9,6 +9,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.config import config
 from pyjax._src.core import ShapedArray
+from pyjax._src.dtypes import finfo, itemsize_bits
 from pyjax._src.interpreters.batching import out_bdim_after_removing, raw_axes
 from pyjax._src.lax.utils import (
     ANY, INT_OR_BOOL, NUM, ORDERED, canonicalize_axes, check_dtype, emit_compare, kind,
@@ -180,14 +181,49 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
         if lhs.shape[l] != rhs.shape[r]:
             raise TypeError(f"dot_general: batch dimensions differ: {lhs.str_short()} (dim {l}) "
                             f"vs {rhs.str_short()} (dim {r})")
-    if lhs.dtype != rhs.dtype and preferred_element_type is None:
-        raise TypeError(f"dot_general: operands must have the same dtype, got {lhs.str_short()} "
-                        f"and {rhs.str_short()}")
     batch = tuple(lhs.shape[d] for d in lb)
     lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc and i not in lb)
     rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc and i not in rb)
-    dt = preferred_element_type if preferred_element_type is not None else lhs.dtype
+    dt = _dot_result_dtype(lhs, rhs, preferred_element_type)
     return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _real_part_dtype(dt):
+    return np.dtype({"complex64": np.float32, "complex128": np.float64}.get(np.dtype(dt).name, dt))
+
+
+def _bit_width(dt):
+    """Bits of one element, of the real part for complex types (XLA's measure)."""
+    return 1 if dt == np.bool_ else itemsize_bits(_real_part_dtype(dt))
+
+
+def _precision_rank(dt):
+    """How XLA orders element types when a dot mixes two (its "higher precision type"):
+    complex over real, then exponent range, mantissa, bit width, signed over unsigned."""
+    real = _real_part_dtype(dt)
+    fi = finfo(real) if kind(real) == "f" else None
+    return (kind(dt) == "c", fi.maxexp if fi else -1, fi.nmant if fi else -1, _bit_width(dt),
+            kind(real) != "u")
+
+
+def _dot_result_dtype(lhs, rhs, preferred_element_type):
+    """As XLA (and JAX): operands may differ in dtype; the result has the more precise one,
+    or `preferred_element_type` (an integer one may not be narrower)."""
+    if lhs.dtype == rhs.dtype:
+        dt = lhs.dtype
+    else:
+        lrank, rrank = _precision_rank(lhs.dtype), _precision_rank(rhs.dtype)
+        if lrank == rrank:
+            raise TypeError(f"dot_general: operand dtypes {lhs.str_short()} and "
+                            f"{rhs.str_short()} have no common type")
+        dt = lhs.dtype if lrank > rrank else rhs.dtype
+    pet = preferred_element_type
+    if pet is None or pet == dt:
+        return dt
+    if kind(dt) != "f" and _bit_width(pet) < _bit_width(dt):
+        raise TypeError(f"dot_general: preferred_element_type {np.dtype(pet).name} is narrower "
+                        f"than the result type {np.dtype(dt).name}")
+    return pet
 
 
 def _np_dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding=None):
@@ -200,7 +236,7 @@ def _np_dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element
         rs[r] = ls[l]
     out = [ls[d] for d in lb] + [ls[i] for i in range(lhs.ndim) if i not in lc and i not in lb] + \
           [rs[i] for i in range(rhs.ndim) if i not in rc and i not in rb]
-    dt = preferred_element_type or np.result_type(lhs, rhs)
+    dt = _dot_result_dtype(core.get_aval(lhs), core.get_aval(rhs), preferred_element_type)
     return np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", lhs.astype(dt), rhs.astype(dt))
 
 
@@ -209,9 +245,10 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
     (lc, rc), (lb, rb) = dimension_numbers
     l_aval, r_aval = ctx.avals_in
     out = ctx.avals_out[0]
-    if l_aval.dtype != out.dtype and kind(out.dtype) != kind(l_aval.dtype):
+    if l_aval.dtype != r_aval.dtype:
+        # XLA's CPU and GPU code generators want one operand type: compute in the result's
+        # (equal operand types stay as they are, e.g. bf16 x bf16 accumulating in f32)
         lhs = ctx.convert(lhs, l_aval, out.dtype)
-    if r_aval.dtype != out.dtype and kind(out.dtype) != kind(r_aval.dtype):
         rhs = ctx.convert(rhs, r_aval, out.dtype)
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = {i64_list(lb)}, rhs_batching_dimensions = "
           f"{i64_list(rb)}, lhs_contracting_dimensions = {i64_list(lc)}, rhs_contracting_dimensions "
@@ -317,11 +354,6 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
           (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
     pet = None if preferred_element_type is None else np_dtype_param(preferred_element_type)
-    if pet is None:
-        la, ra = core.get_aval(lhs), core.get_aval(rhs)
-        if la.dtype != ra.dtype:
-            raise TypeError(f"dot_general: operands must have the same dtype, got {la.str_short()} "
-                            f"and {ra.str_short()} (pass preferred_element_type to mix them)")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=canonicalize_precision(precision),
                               preferred_element_type=pet)
 
@@ -450,9 +482,6 @@ def _dot_transpose_operand(ct, other, other_aval, x_aval, x_contract, x_batch, o
         ct_other_free = tuple(range(nb + n_xfree, nb + n_xfree + n_ofree))
     else:
         ct_other_free = tuple(range(nb, nb + n_ofree))
-    ct_dtype = core.get_aval(ct).dtype
-    if other_aval.dtype != ct_dtype:
-        other = _elt.convert_element_type(other, ct_dtype)
     dn = ((ct_other_free, tuple(o_free)), (tuple(range(nb)), tuple(o_batch)))
     out = dot_general(ct, other, dn, precision)
     # out dims: batch, ct's remaining (x free), other's remaining dims (o_contract, increasing)

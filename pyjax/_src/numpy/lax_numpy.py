@@ -91,10 +91,6 @@ def promote_types(a, b):
     return dtypes.promote_types(a, b)
 
 
-def can_cast(from_, to, casting="safe"):
-    return np.can_cast(dtypes.dtype(from_), dtypes.dtype(to), casting)
-
-
 def isscalar(element):
     if isinstance(element, (np.generic, bool, int, float, complex)):
         return True
