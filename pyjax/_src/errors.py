@@ -21,15 +21,19 @@ class InconclusiveDimensionOperation(Exception):
 
 
 class _TracerError(JAXTypeError):
-    """Base of the errors raised when a traced value is used where a concrete one is needed."""
+    """Base of the errors raised when a traced value is used where a concrete one is needed.
+
+    The first line is JAX's own wording (users and JAX's tests match on it); pyjax adds which
+    operation asked, the user's line, and the fix."""
 
     def __init__(self, tracer, what, fix):
         from pyjax._src import source_info  # small module, no cycle at call time
         where = source_info.user_frame_str()
         aval = getattr(tracer, "aval", None)
-        desc = f"traced array with shape {aval.str_short()}" if aval is not None else "a traced value"
+        desc = (f"traced array with shape {aval.str_short(short_dtypes=False)}"
+                if aval is not None else "a traced value")
         origin = getattr(tracer, "_origin", None)
-        msg = f"{what} was called on a {desc}"
+        msg = self._lead(desc) + f"\n{what} was called on a {desc}"
         if origin:
             msg += f" ({origin})"
         if where:
@@ -37,21 +41,31 @@ class _TracerError(JAXTypeError):
         msg += f"\n{fix}"
         super().__init__(msg)
 
+    @staticmethod
+    def _lead(desc):
+        return f"Abstract tracer value encountered where concrete value is expected: {desc}"
+
 
 class ConcretizationTypeError(_TracerError):
     pass
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
-    pass
+    @staticmethod
+    def _lead(desc):
+        return f"Attempted boolean conversion of {desc}."
 
 
 class TracerIntegerConversionError(_TracerError):
-    pass
+    @staticmethod
+    def _lead(desc):
+        return f"The __index__() method was called on {desc}"
 
 
 class TracerArrayConversionError(_TracerError):
-    pass
+    @staticmethod
+    def _lead(desc):
+        return f"The numpy.ndarray conversion method __array__() was called on {desc}"
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
