@@ -7,6 +7,7 @@ and stay weakly typed, so `lax.add(x_f16, 1)` is f16.
 """
 from __future__ import annotations
 
+import operator
 from functools import partial
 
 import numpy as np
@@ -37,7 +38,11 @@ def _weak_const(x, dtype) -> Array:
 
 
 def lax_operands(*xs):
-    """Give Python scalars the dtype of the other operands (weakly typed); leave arrays alone."""
+    """Give Python scalars the dtype of the other operands (weakly typed); leave arrays alone.
+
+    NB: JAX 0.10.2 gives a Python scalar its default dtype (int32, float32...) and then requires
+    equal dtypes, so `lax.add(x_f16, 1.0)` and `lax.add(x_f32, 1)` are TypeErrors there; pyjax
+    converts the scalar to the array's dtype (tests/test_bad_inputs.py lists these rows)."""
     if not any(type(x) in _PY_SCALARS for x in xs):
         return xs
     ref = next((x for x in xs if type(x) not in _PY_SCALARS), None)
@@ -554,6 +559,9 @@ def pow(x, y):
 
 def round(x, rounding_method=0):
     """Round to the nearest integer; `rounding_method` 0 rounds halves away from zero, 1 to even."""
+    if rounding_method not in (RoundingMethod.AWAY_FROM_ZERO, RoundingMethod.TO_NEAREST_EVEN):
+        raise ValueError(f"round: rounding_method must be a lax.RoundingMethod (0: AWAY_FROM_ZERO, "
+                         f"1: TO_NEAREST_EVEN), got {rounding_method!r}")
     return round_p.bind(x, rounding_method=int(rounding_method))
 
 
@@ -568,7 +576,12 @@ def conj(x):
 
 def integer_pow(x, y):
     """`x ** y` for a static Python int `y`, as repeated multiplication."""
-    return integer_pow_p.bind(x, y=int(y))
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(f"integer_pow: the exponent y must be a static integer, got {y!r} of type "
+                        f"{type(y).__name__} (use lax.pow for other exponents)") from None
+    return integer_pow_p.bind(x, y=y)
 
 
 def square(x):
@@ -581,6 +594,8 @@ def reciprocal(x):
 
 def select_n(which, *cases):
     """Pick, elementwise, `cases[which]`; a bool `which` picks between two cases."""
+    if not cases:
+        raise ValueError("select_n: at least one case is required")
     return select_n_p.bind(which, *cases)
 
 
@@ -617,7 +632,12 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
 
 
 def bitcast_convert_type(operand, new_dtype):
-    return bitcast_convert_type_p.bind(operand, new_dtype=np_dtype_param(new_dtype))
+    new_dtype = np_dtype_param(new_dtype)
+    old = core.get_aval(operand).dtype
+    if old != new_dtype and (kind(old) in "bc" or kind(new_dtype) in "bc"):
+        raise TypeError(f"bitcast_convert_type: bool and complex values can only be bitcast to "
+                        f"their own type, got {old.name} to {new_dtype.name}")
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
 
 # -- differentiation rules -----------------------------------------------------------------------

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import operator
 from functools import partial
 
 import numpy as np
@@ -12,7 +13,7 @@ from pyjax._src.core import ShapedArray
 from pyjax._src.dtypes import finfo, itemsize_bits
 from pyjax._src.interpreters.batching import out_bdim_after_removing, raw_axes
 from pyjax._src.lax.utils import (
-    ANY, INT_OR_BOOL, NUM, ORDERED, canonicalize_axes, check_dtype, emit_compare, kind,
+    ANY, INT_OR_BOOL, NUM, ORDERED, check_dtype, emit_compare, kind,
     np_dtype_param, standard_primitive)
 from pyjax._src.lowering.mlir import i64_array, i64_list
 
@@ -77,12 +78,30 @@ reduce_and_p.np_impl = lambda x, *, axes, out_sharding=None: np.bitwise_and.redu
 reduce_or_p.np_impl = lambda x, *, axes, out_sharding=None: np.bitwise_or.reduce(np.asarray(x), axis=axes)
 
 
+def _int_axes(name, axes) -> tuple:
+    try:
+        return tuple(operator.index(a) for a in axes)
+    except TypeError:
+        raise TypeError(f"{name}: axes must be a sequence of integers, got {axes!r}") from None
+
+
+def _reduce_axes(name, axes, aval) -> tuple:
+    """As JAX's lax reductions: distinct axes in [0, ndim) (no negative axes, unlike jnp)."""
+    axes = _int_axes(name, axes)
+    if any(not 0 <= a < aval.ndim for a in axes):
+        raise ValueError(f"{name}: axes {axes} are out of bounds for {aval.str_short()} of rank "
+                         f"{aval.ndim} (lax reductions take axes in [0, {aval.ndim}))")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: duplicate value in axes {axes}")
+    return tuple(sorted(axes))
+
+
 def _reducer(p):
     # as in JAX, only reduce_sum carries an out_sharding param (printed jaxprs show it)
     params = {"out_sharding": None} if p is reduce_sum_p else {}
 
     def reduce(operand, axes):
-        axes = canonicalize_axes(axes, core.get_aval(operand).ndim)
+        axes = _reduce_axes(p.name, axes, core.get_aval(operand))
         return p.bind(operand, axes=axes, **params)
     reduce.__name__ = p.name
     reduce.__doc__ = f"`lax.{p.name}(operand, axes)`: reduce over `axes`."
@@ -151,13 +170,18 @@ argmin_p.def_batch(partial(_reduce_axes_batch, argmin_p))
 
 def argmax(operand, axis, index_dtype):
     """Index of the largest element along `axis` (the first NaN, if any; ties: lowest index)."""
-    axes = canonicalize_axes((axis,), core.get_aval(operand).ndim)
-    return argmax_p.bind(operand, axes=axes, index_dtype=np_dtype_param(index_dtype))
+    return argmax_p.bind(operand, **_argminmax_params("argmax", operand, axis, index_dtype))
 
 
 def argmin(operand, axis, index_dtype):
-    axes = canonicalize_axes((axis,), core.get_aval(operand).ndim)
-    return argmin_p.bind(operand, axes=axes, index_dtype=np_dtype_param(index_dtype))
+    return argmin_p.bind(operand, **_argminmax_params("argmin", operand, axis, index_dtype))
+
+
+def _argminmax_params(name, operand, axis, index_dtype):
+    index_dtype = np_dtype_param(index_dtype)
+    if kind(index_dtype) not in "iu":
+        raise TypeError(f"{name}: index_dtype must be an integer type, got {index_dtype.name}")
+    return dict(axes=_reduce_axes(name, (axis,), core.get_aval(operand)), index_dtype=index_dtype)
 
 
 # -- dot_general -----------------------------------------------------------------------------------
@@ -351,8 +375,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """General tensor contraction: `dimension_numbers = ((lhs_contract, rhs_contract),
     (lhs_batch, rhs_batch))`; the result is batch dims, then lhs free dims, then rhs free dims."""
     (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
-          (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
+    dn = ((_int_axes("dot_general", lc), _int_axes("dot_general", rc)),
+          (_int_axes("dot_general", lb), _int_axes("dot_general", rb)))
     pet = None if preferred_element_type is None else np_dtype_param(preferred_element_type)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=canonicalize_precision(precision),
                               preferred_element_type=pet)
@@ -361,8 +385,10 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
     """Vector/matrix dot product: contracts the last axis of `lhs` with the first of `rhs`."""
     la, ra = core.get_aval(lhs), core.get_aval(rhs)
-    if la.ndim not in (1, 2) or ra.ndim not in (1, 2):
-        raise TypeError(f"dot: operands must be vectors or matrices, got {la.str_short()} and {ra.str_short()}")
+    if la.ndim not in (1, 2) or ra.ndim not in (1, 2) or la.shape[-1] != ra.shape[0]:
+        raise ValueError(f"dot: operands must be vectors or matrices with lhs.shape[-1] == "
+                         f"rhs.shape[0], got {la.str_short()} and {ra.str_short()} (use "
+                         f"lax.dot_general for other contractions)")
     return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
 
 

@@ -32,6 +32,15 @@ def _shape_param(shape, what="shape") -> tuple:
     return tuple(out)
 
 
+def _int_tuple(values, what) -> tuple:
+    """A static sequence of integers (axes, indices, strides) as a tuple of Python ints; floats
+    are refused rather than truncated."""
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError(f"{what} must be a sequence of integers, got {values!r}") from None
+
+
 def _unchanged(x):
     """What a wrapper with nothing to do returns: `x` if it is a pyjax value, else `x` as an
     Array (lax functions return Arrays for NumPy and Python inputs too, as in JAX)."""
@@ -88,10 +97,14 @@ broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     """Broadcast `operand` to `shape`, operand dim i going to result dim broadcast_dimensions[i]."""
     shape = _shape_param(shape)
-    dims = tuple(int(d) for d in broadcast_dimensions)
+    dims = _int_tuple(broadcast_dimensions, "broadcast_in_dim: broadcast_dimensions")
     aval = core.get_aval(operand)
     if aval.shape == shape and dims == tuple(range(len(shape))):
         return _unchanged(operand)
+    if len(dims) == aval.ndim and len(set(dims)) == len(dims) and list(dims) != sorted(dims):
+        # as in JAX (and StableHLO) the dimensions need not increase: that is a transpose first
+        perm = tuple(int(i) for i in np.argsort(dims))
+        operand, dims = transpose(operand, perm), tuple(sorted(dims))
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims, sharding=None)
 
 
@@ -152,7 +165,12 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
         new_sizes = (new_sizes,)
     new_sizes = _shape_param(new_sizes, "new_sizes")
     aval = core.get_aval(operand)
-    dims = None if dimensions is None or tuple(dimensions) == tuple(range(aval.ndim)) else tuple(int(d) for d in dimensions)
+    if dimensions is not None:
+        dimensions = _int_tuple(dimensions, "reshape: dimensions")
+        if sorted(dimensions) != list(range(aval.ndim)):
+            raise TypeError(f"reshape: dimensions {dimensions} must be a permutation of the axes of "
+                            f"{aval.str_short()}")
+    dims = None if dimensions is None or dimensions == tuple(range(aval.ndim)) else dimensions
     if aval.shape == new_sizes and dims is None:
         return _unchanged(operand)
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
@@ -224,14 +242,17 @@ transpose_p.def_batch(_transpose_batch)
 
 def transpose(operand, permutation):
     """Permute the axes: result axis i is operand axis permutation[i]."""
-    permutation = tuple(int(p) for p in permutation)
+    permutation = _int_tuple(permutation, "transpose: permutation")
     if permutation == tuple(range(len(permutation))) and len(permutation) == core.get_aval(operand).ndim:
         return _unchanged(operand)
     return transpose_p.bind(operand, permutation=permutation)
 
 
 def _rev_abstract_eval(x, *, dimensions):
-    canonicalize_axes(dimensions, x.ndim, "dimensions")
+    if any(not 0 <= d < x.ndim for d in dimensions):  # as JAX's lax.rev: no negative dimensions
+        raise TypeError(f"rev: dimensions {dimensions} must be in [0, {x.ndim}) for {x.str_short()}")
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev: dimensions must be unique, got {dimensions}")
     return x
 
 
@@ -244,7 +265,7 @@ rev_p.def_batch(lambda axis_size, args, dims, *, dimensions: (
 
 def rev(operand, dimensions):
     """Reverse the order of elements along `dimensions`."""
-    dims = canonicalize_axes(dimensions, core.get_aval(operand).ndim, "dimensions")
+    dims = _int_tuple(dimensions, "rev: dimensions")
     return rev_p.bind(operand, dimensions=dims) if dims else _unchanged(operand)
 
 
@@ -291,10 +312,17 @@ slice_p.def_batch(_slice_batch)
 
 def slice(operand, start_indices, limit_indices, strides=None):
     """Static slice `operand[start:limit:stride]` along every dimension."""
-    start = tuple(int(i) for i in start_indices)
-    limit = tuple(int(i) for i in limit_indices)
-    strides = None if strides is None or all(s == 1 for s in strides) else tuple(int(s) for s in strides)
+    start = _int_tuple(start_indices, "slice: start_indices")
+    limit = _int_tuple(limit_indices, "slice: limit_indices")
+    strides = None if strides is None else _int_tuple(strides, "slice: strides")
     aval = core.get_aval(operand)
+    # as JAX: mismatched lengths are a ValueError, a zero stride a ZeroDivisionError
+    if not len(start) == len(limit) == aval.ndim or (strides is not None and len(strides) != aval.ndim):
+        raise ValueError(f"slice: start_indices {start}, limit_indices {limit} and strides {strides} "
+                         f"must have one entry per dimension of {aval.str_short()}")
+    if strides is not None and 0 in strides:
+        raise ZeroDivisionError(f"slice: strides must be positive, got {strides}")
+    strides = None if strides is None or all(s == 1 for s in strides) else strides
     if start == (0,) * aval.ndim and limit == aval.shape and strides is None:
         return _unchanged(operand)
     return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
@@ -315,8 +343,11 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
     aval = core.get_aval(operand)
-    axis = canonicalize_axis(axis, aval.ndim)
-    index = index + aval.shape[axis] if index < 0 else index
+    axis = canonicalize_axis(axis, aval.ndim, "axis", "index_in_dim")
+    n = aval.shape[axis]
+    if not -n <= index < n:
+        raise IndexError(f"index_in_dim: index {index} is out of bounds for axis {axis} with size {n}")
+    index = index + n if index < 0 else index
     out = slice_in_dim(operand, index, index + 1, 1, axis)
     return out if keepdims else squeeze(out, (axis,))
 
@@ -449,6 +480,11 @@ def dynamic_slice(operand, start_indices, slice_sizes):
     """`operand[start:start+size]` with traced starts, clamped so the slice stays in bounds."""
     sizes = _shape_param(slice_sizes, "slice_sizes")
     shape = core.get_aval(operand).shape
+    start_indices = list(start_indices)
+    for what, n in (("start_indices", len(start_indices)), ("slice_sizes", len(sizes))):
+        if n != len(shape):  # ValueError, as in JAX
+            raise ValueError(f"dynamic_slice: got {n} {what} for an operand of rank {len(shape)} "
+                             f"(shape {shape})")
     return dynamic_slice_p.bind(operand, *_index_scalars(start_indices, shape), slice_sizes=sizes)
 
 
@@ -573,15 +609,18 @@ concatenate_p.def_batch(_concatenate_batch)
 def concatenate(operands, dimension):
     """Join arrays of equal rank along `dimension`."""
     operands = list(operands)
+    if not operands:
+        raise ValueError("concatenate: at least one operand is required")
+    dimension = operator.index(dimension)
     if len(operands) == 1:
         return _unchanged(operands[0])
-    return concatenate_p.bind(*operands, dimension=int(dimension))
+    return concatenate_p.bind(*operands, dimension=dimension)
 
 
 def _pad_abstract_eval(x, padding_value, *, padding_config):
     check_same_dtypes("pad", [x, padding_value])
     if padding_value.shape:
-        raise TypeError(f"pad: padding_value must be a scalar, got {padding_value.str_short()}")
+        raise ValueError(f"pad: padding_value must be a scalar, got {padding_value.str_short()}")
     if len(padding_config) != x.ndim:
         raise ValueError(f"pad: padding_config needs one (low, high, interior) triple per dimension "
                         f"of {x.str_short()}, got {padding_config}")
@@ -591,7 +630,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
             raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + n + max(n - 1, 0) * interior
         if size < 0:
-            raise TypeError(f"pad: padding_config {padding_config} gives a negative size for {x.str_short()}")
+            raise ValueError(f"pad: padding_config {padding_config} gives a negative size for {x.str_short()}")
         shape.append(size)
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
@@ -651,7 +690,7 @@ def pad(operand, padding_value, padding_config):
     """Pad with (low, high, interior) amounts per dimension; negative low/high crop."""
     from pyjax._src.lax.elementwise import lax_operands
     operand, padding_value = lax_operands(operand, padding_value)
-    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    config = tuple(_int_tuple(triple, "pad: padding_config entries") for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 
@@ -682,8 +721,11 @@ def iota(dtype, size):
 
 def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
     shape = _shape_param(shape)
-    return iota_p.bind(dtype=np_dtype_param(dtype), shape=shape,
-                       dimension=canonicalize_axis(dimension, len(shape)), sharding=None)
+    dimension = operator.index(dimension)
+    if not 0 <= dimension < len(shape):  # as JAX: no negative dimension
+        raise ValueError(f"broadcasted_iota: dimension {dimension} is out of bounds for shape {shape} "
+                         f"(it must be in [0, {len(shape)}))")
+    return iota_p.bind(dtype=np_dtype_param(dtype), shape=shape, dimension=dimension, sharding=None)
 
 
 # -- copy / stop_gradient ------------------------------------------------------------------------

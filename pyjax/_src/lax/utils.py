@@ -6,11 +6,13 @@ reference implementation, eager execution through XLA, and the lowering.
 """
 from __future__ import annotations
 
+import operator
 from functools import partial
 
 import numpy as np
+from numpy.exceptions import AxisError
 
-from pyjax._src import dtypes
+from pyjax._src import core, dtypes
 from pyjax._src.core import Primitive, ShapedArray
 from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters.batching import defbroadcasting, defvectorized
@@ -177,17 +179,34 @@ def compareop(name, np_impl, direction, accepted=ORDERED) -> Primitive:
 # -- misc helpers ----------------------------------------------------------------------------
 
 
-def canonicalize_axis(axis: int, ndim: int, name="axis") -> int:
-    axis = int(axis)
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
-        raise ValueError(f"{name} {axis} is out of bounds for an array of rank {ndim}")
-    return axis % ndim if ndim else 0
+def _where(fname, name):
+    return f"{fname}: {name}" if fname else name
 
 
-def canonicalize_axes(axes, ndim: int, name="axes") -> tuple:
-    out = tuple(sorted(canonicalize_axis(a, ndim, name) for a in axes))
+def canonicalize_axis(axis, ndim: int, name="axis", fname=None) -> int:
+    """`axis` as an index in [0, ndim). Not an integer: TypeError (floats are not truncated);
+    out of range: NumPy's AxisError, which is both the ValueError and the IndexError that JAX's
+    functions variously raise."""
+    if isinstance(axis, core.Tracer):  # a concrete tracer (under grad) is as good as its value
+        value = axis.to_concrete_value()
+        if value is None:
+            raise axis._int_error(_where(fname, name))
+        axis = value
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{_where(fname, name)} must be an integer, got {axis!r} of type "
+                        f"{type(axis).__name__}") from None
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"{_where(fname, name)} {axis} is out of bounds for an array of rank {ndim}")
+    return axis % ndim
+
+
+def canonicalize_axes(axes, ndim: int, name="axes", fname=None) -> tuple:
+    """A sequence of axes as a sorted tuple of distinct indices in [0, ndim)."""
+    out = tuple(sorted(canonicalize_axis(a, ndim, name, fname) for a in axes))
     if len(set(out)) != len(out):
-        raise ValueError(f"repeated axis in {name}: {tuple(axes)}")
+        raise ValueError(f"{_where(fname, 'repeated axis in ' + name)}: {tuple(axes)}")
     return out
 
 

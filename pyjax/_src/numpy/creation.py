@@ -10,7 +10,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
-from pyjax._src.numpy.util import asarray_value
+from pyjax._src.numpy.util import asarray_value, check_arraylike, shape_tuple
 
 
 def _user_dtype(dtype, fun_name):
@@ -39,13 +39,21 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)
     elif isinstance(object, (list, tuple)) and not _leaves_are_scalars(object) and _contains_traced(object):
-        from pyjax._src.numpy.shape import stack
-        out = stack([array(o, dt) for o in object])
+        out = _stack_elements([array(o, dt) for o in object])
     else:
         out = _from_host(object, dt)
-    if ndmin > core.get_aval(out).ndim:
+    if operator.index(ndmin) > core.get_aval(out).ndim:
         out = shape_ops.broadcast_to_rank(out, ndmin)
     return out
+
+
+def _stack_elements(elems):
+    from pyjax._src.numpy.shape import stack
+    shapes = [core.get_aval(e).shape for e in elems]
+    if len(set(shapes)) > 1:  # TypeError, as JAX's concatenation of the elements raises
+        raise TypeError(f"array: a nested sequence of arrays must have elements of one shape, got "
+                        f"shapes {', '.join(map(str, shapes))}")
+    return stack(elems)
 
 
 def _contains_traced(obj):
@@ -57,25 +65,38 @@ def _contains_traced(obj):
 
 
 def _from_host(obj, dt):
-    weak = type(obj) in (int, float, complex)
-    if isinstance(obj, (list, tuple)):
-        # JAX infers the dtype with its own promotion rules (Python scalars weak)
-        leaves = _flatten_nested(obj)
-        if leaves and dt is None:
-            dt = dtypes.result_type(*leaves) if not all(type(x) in (int, float, complex, bool) for x in leaves) \
-                else dtypes.canonicalize_dtype(np.asarray(obj).dtype)
-        obj = [np.asarray(x) if isinstance(x, Array) else x for x in obj]
-    v = np.asarray(obj)
-    if v.dtype == object:
-        raise TypeError(f"array: cannot convert {type(obj).__name__} to an array (ragged nested "
-                        f"sequences or non-numeric values)")
-    target = dt if dt is not None else dtypes.canonicalize_dtype(v.dtype)
-    if v.dtype != target:
-        v = v.astype(target)
+    """A host value as an Array. Its dtype is inferred as JAX does (Python scalars weak, lists by
+    JAX's promotion rules); NumPy's conversion to that dtype raises OverflowError for Python ints
+    out of its range and ValueError for ragged lists, as in JAX."""
+    weak = type(obj) in (int, float, complex) and dt is None
+    if isinstance(obj, (list, tuple)) or type(obj) in (bool, int, float, complex) or obj is None:
+        leaves = _flatten_nested(obj) if isinstance(obj, (list, tuple)) else [obj]
+        if any(leaf is None for leaf in leaves):
+            raise ValueError("array: None is not a valid value for jnp.array")
+        if not all(isinstance(leaf, (bool, int, float, complex, np.generic, np.ndarray)) for leaf in leaves):
+            v = np.asarray(obj)  # strings and other objects: refused below by their dtype
+            _check_numeric(obj, v)
+        if dt is None:
+            dt = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+        v = np.asarray(obj, dtype=dt)
     else:
-        v = np.array(v, copy=True) if not v.flags.owndata or v.flags.writeable else v
+        v = np.asarray(obj)
+        if dt is None or v.dtype.kind not in "US":  # as NumPy, jnp.float32("1.5") parses the string
+            _check_numeric(obj, v)
+        target = dt if dt is not None else dtypes.canonicalize_dtype(v.dtype)
+        v = v.astype(target) if v.dtype != target else v
+    _check_numeric(obj, v)
+    if (v is obj or not v.flags.owndata) and (v.flags.writeable or not v.flags.owndata):
+        v = np.array(v, copy=True)  # never alias (or freeze) a NumPy array the caller can write
     v.setflags(write=False)
-    return Array.from_host(v, weak and dt is None)
+    return Array.from_host(v, weak)
+
+
+def _check_numeric(obj, v):
+    if v.dtype.kind not in "biufc" and not dtypes.issubdtype(v.dtype, np.number):
+        raise TypeError(f"array: {obj!r:.60} of type {type(obj).__name__} has NumPy dtype {v.dtype}, "
+                        f"which is not a valid JAX dtype: only numbers, booleans and nested lists "
+                        f"of them are accepted")
 
 
 def _flatten_nested(obj):
@@ -95,38 +116,26 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     return array(a, dtype=dtype, copy=bool(copy))
 
 
-def _shape_tuple(shape, fun_name):
-    if isinstance(shape, (int, np.integer)) or isinstance(shape, core.Tracer):
-        shape = (shape,)
-    out = []
-    for d in shape:
-        if isinstance(d, core.Tracer) and not core.is_concrete(d):
-            raise d._int_error(f"{fun_name} shape")
-        try:
-            out.append(operator.index(d))
-        except TypeError:
-            raise TypeError(f"{fun_name}: shape must be a sequence of integers, got {shape!r}") from None
-        if out[-1] < 0:
-            raise ValueError(f"{fun_name}: negative dimensions are not allowed, got {tuple(shape)}")
-    return tuple(out)
-
-
 def full(shape, fill_value, dtype=None, *, device=None):
     """An array of `shape` filled with `fill_value`."""
-    shape = _shape_tuple(shape, "full")
+    shape = shape_tuple(shape, "full")
     dt = _user_dtype(dtype, "full")
     if isinstance(fill_value, (Array, core.Tracer)) or np.ndim(fill_value) > 0:
         from pyjax._src.numpy.util import broadcast_to
         fill = asarray_value(fill_value) if dt is None else lax._convert_element_type(fill_value, dt, False)
         return broadcast_to(fill, shape)
-    dt = dt if dt is not None else dtypes.result_type(fill_value)
     weak = dtype is None and type(fill_value) in (int, float, complex)
-    v = np.full(shape, fill_value, dt) if 0 in shape or len(shape) == 0 else None
-    if v is not None:
+    if dt is None:
+        fill = _from_host(fill_value, None)  # a Python int out of the default int's range: OverflowError
+    else:
+        # NB: as in JAX, an explicit dtype converts the value as a cast does, so
+        # `full(n, -1, dtype=uint32)` is all ones (jnp.array(-1, dtype=uint32) is an OverflowError)
+        fill = lax._convert_element_type(fill_value, dt, False)
+    if 0 in shape or len(shape) == 0:
+        v = np.full(shape, np.asarray(fill), core.get_aval(fill).dtype)
         v.setflags(write=False)
         return Array.from_host(v, weak)
-    scalar = Array.from_host(np.asarray(fill_value, dt), weak)
-    return shape_ops.broadcast_in_dim(scalar, shape, ())
+    return shape_ops.broadcast_in_dim(fill, shape, ())
 
 
 def zeros(shape, dtype=None, *, device=None):
@@ -141,13 +150,18 @@ def empty(shape, dtype=None, *, device=None):
     return zeros(shape, dtype)
 
 
-def _like(a, dtype, shape):
-    aval = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
+def _like(fun_name, a, dtype, shape):
+    check_arraylike(fun_name, a)
+    aval = core.get_aval(asarray_value(a))
     return (aval.shape if shape is None else shape), (aval.dtype if dtype is None else dtype), aval
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
-    shape, dt, aval = _like(a, dtype, shape)
+    return _full_like("full_like", a, fill_value, dtype, shape)
+
+
+def _full_like(fun_name, a, fill_value, dtype, shape):
+    shape, dt, aval = _like(fun_name, a, dtype, shape)
     out = full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
         out = lax._convert_element_type(out, core.get_aval(out).dtype, True)
@@ -155,15 +169,15 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
-    return full_like(a, 0, dtype, shape)
+    return _full_like("zeros_like", a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None):
-    return full_like(a, 1, dtype, shape)
+    return _full_like("ones_like", a, 1, dtype, shape)
 
 
 def empty_like(a, dtype=None, shape=None, *, device=None):
-    return zeros_like(a, dtype, shape)
+    return _full_like("empty_like", a, 0, dtype, shape)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
@@ -177,6 +191,11 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
             if isinstance(v, (core.Tracer, Array)) else v
             for name, v in (("start", start), ("stop", stop), ("step", step))]
     start, stop, step = vals
+    if start is None:
+        raise TypeError("arange: start must be a real number, got None")
+    for name, v in zip(("start", "stop", "step"), vals):
+        if v is not None and np.iscomplexobj(v):
+            raise ValueError(f"arange: complex {name}={v!r} is not supported (as in JAX 0.10)")
     dt = _user_dtype(dtype, "arange")
     if dt is None:
         dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
@@ -202,7 +221,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """
     from pyjax._src.numpy import ufuncs
     from pyjax._src.numpy.util import broadcast_to, check_arraylike
-    num = core.concrete_dim(num, "linspace num")
+    num = _static_int(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
     check_arraylike("linspace", start, stop)
@@ -246,10 +265,25 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else out.astype(dtype)
 
 
+def _static_int(value, fun_name, name):
+    """A static integer argument (a concrete tracer is read); floats are a TypeError, as in JAX."""
+    if isinstance(value, core.Tracer):
+        return core.concrete_dim(value, f"{fun_name} {name}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fun_name}: {name} must be an integer, got {value!r} of type "
+                        f"{type(value).__name__}") from None
+
+
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal."""
-    N = core.concrete_dim(N, "eye N")
-    M = N if M is None else core.concrete_dim(M, "eye M")
+    N = _static_int(N, "eye", "N")
+    M = N if M is None else _static_int(M, "eye", "M")
+    if N < 0 or M < 0:
+        raise ValueError(f"eye: negative dimensions are not allowed, got N={N} and M={M}")
+    if not hasattr(k, "__index__"):
+        raise ValueError(f"eye: k must be a scalar integer, got {k!r}")
     dt = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
     v = np.eye(N, M, int(k), dtype=dt)
     v.setflags(write=False)

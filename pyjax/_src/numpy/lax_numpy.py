@@ -2,13 +2,16 @@
 small helpers (shape, ndim, size, result_type, promote_types...)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import ufuncs
-from pyjax._src.numpy.util import asarray_value, check_arraylike
+from pyjax._src.lax.utils import canonicalize_axes, canonicalize_axis
+from pyjax._src.numpy.util import asarray_value, broadcast_shapes, check_arraylike
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -16,17 +19,14 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None and y is None:
         raise NotImplementedError("jnp.where with one argument (nonzero) needs a static size "
                                   "and gather; it is not implemented yet")
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided to jnp.where")
-    check_arraylike("where", condition, x, y)
-    return ufuncs.where_(asarray_value(condition), x, y)
+    check_arraylike("where", condition, x, y)  # one of x, y given: None is refused here, as in JAX
+    condition = asarray_value(condition)
+    broadcast_shapes(*(shape(v) for v in (condition, x, y)))  # ValueError, as JAX's jnp.where
+    return ufuncs.where_(condition, x, y)
 
 
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+def clip(arr=None, /, min=None, max=None):
     """Clip values to `[min, max]` (either bound may be None)."""
-    arr = a if arr is None else arr
-    min = a_min if min is None else min
-    max = a_max if max is None else max
     check_arraylike("clip", arr)
     out = asarray_value(arr)
     if min is not None:
@@ -40,8 +40,12 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal of `a` over (axis1, axis2), moved to the last axis."""
     from pyjax._src.numpy.shape import moveaxis
     from pyjax._src.numpy.reductions import sum
+    check_arraylike("diagonal", a)
     a = asarray_value(a)
     aval = core.get_aval(a)
+    if aval.ndim < 2:
+        raise ValueError(f"diagonal: a must have at least two dimensions, got shape {aval.shape}")
+    offset = operator.index(offset)
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = core.get_aval(a).shape[-2:]
     length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
@@ -55,23 +59,37 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     from pyjax._src.numpy.reductions import sum
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported (Arrays are immutable).")
+    check_arraylike("trace", a)
+    a = asarray_value(a)
+    if core.get_aval(a).ndim < 2:  # JAX reports axis1/axis2 out of bounds
+        canonicalize_axis(max(axis1, axis2), core.get_aval(a).ndim, "axis", "trace")
     return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
-def tril(m, k=0):
+def _triangle(fun_name, m, k):
+    check_arraylike(fun_name, m)
     m = asarray_value(m)
+    if core.get_aval(m).ndim < 2:
+        raise ValueError(f"{fun_name}: m must be at least 2D, got shape {core.get_aval(m).shape}")
     n, mm = core.get_aval(m).shape[-2:]
-    return where(np.tri(n, mm, k, dtype=bool), m, np.zeros((), core.get_aval(m).dtype))
+    return m, np.tri(n, mm, operator.index(k), dtype=bool), np.zeros((), core.get_aval(m).dtype)
+
+
+def tril(m, k=0):
+    m, lower, zero = _triangle("tril", m, k)
+    return where(lower, m, zero)
 
 
 def triu(m, k=0):
-    m = asarray_value(m)
-    n, mm = core.get_aval(m).shape[-2:]
-    return where(np.tri(n, mm, k - 1, dtype=bool), np.zeros((), core.get_aval(m).dtype), m)
+    m, below, zero = _triangle("triu", m, operator.index(k) - 1)
+    return where(below, zero, m)
 
 
 def shape(a):
-    return core.get_aval(asarray_value(a)).shape if not hasattr(a, "shape") else tuple(a.shape)
+    """The shape of an array (or of a NumPy array-like, which JAX accepts with a warning)."""
+    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
 
 
 def ndim(a):
@@ -80,7 +98,10 @@ def ndim(a):
 
 def size(a, axis=None):
     s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return int(np.prod([s[i] for i in canonicalize_axes(axes, len(s), "axis", "size")], dtype=np.int64))
 
 
 def result_type(*args):
@@ -126,7 +147,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2, equal_nan=False):
+    from pyjax._src.numpy.creation import asarray
     from pyjax._src.numpy.reductions import all
+    a1, a2 = asarray(a1), asarray(a2)  # as JAX: lists are accepted here
     if shape(a1) != shape(a2):
         return asarray_value(False)
     eq = ufuncs.equal(a1, a2)

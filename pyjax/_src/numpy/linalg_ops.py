@@ -2,6 +2,8 @@
 opt_einsum)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import opt_einsum
 
@@ -10,7 +12,7 @@ from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops as lax
 from pyjax._src.lax.utils import canonicalize_axis
 from pyjax._src.numpy import ufuncs
-from pyjax._src.numpy.util import check_arraylike, promote_dtypes
+from pyjax._src.numpy.util import asarray_value, check_arraylike, promote_dtypes
 
 
 def _aval(x):
@@ -51,7 +53,11 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         raise TypeError(f"matmul: input operand 1 has a mismatch in its core dimension 0, with "
                         f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {ba.shape[-2]} is different "
                         f"from {aa.shape[-1]}); shapes {aa.shape} and {ba.shape}")
-    batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+    try:
+        batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions {aa.shape[:-2]} and {ba.shape[:-2]} of operands "
+                         f"{aa.str_short()} and {ba.str_short()} do not broadcast") from None
     nb = len(batch)
 
     def prep(x, av):
@@ -82,6 +88,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating `a`."""
+    check_arraylike("vdot", a, b)
     a, b = promote_dtypes(a, b)
     a = ufuncs.conjugate(a)
     return dot(lax.reshape(a, (_aval(a).size,)), lax.reshape(b, (_aval(b).size,)),
@@ -90,11 +97,18 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     from pyjax._src.numpy.reductions import sum
+    check_arraylike("vecdot", x1, x2)
+    s1, s2 = _aval(asarray_value(x1)).shape, _aval(asarray_value(x2)).shape
+    n1 = s1[canonicalize_axis(axis, len(s1), "axis", "vecdot")]
+    n2 = s2[canonicalize_axis(axis, len(s2), "axis", "vecdot")]
+    if n1 != n2:
+        raise ValueError(f"vecdot: axes must match; got shapes {s1} and {s2} with axis={axis}")
     prod = ufuncs.multiply(ufuncs.conjugate(x1), x2)
     return sum(prod, axis=axis, dtype=_aval(prod).dtype)  # no integer promotion, as JAX
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
+    check_arraylike("inner", a, b)
     a, b = promote_dtypes(a, b)
     aa, ba = _aval(a), _aval(b)
     if aa.ndim == 0 or ba.ndim == 0:
@@ -104,6 +118,9 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 
 def outer(a, b, out=None):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.outer is not supported (Arrays are immutable).")
+    check_arraylike("outer", a, b)
     a, b = promote_dtypes(a, b)
     a = lax.reshape(a, (_aval(a).size, 1))
     b = lax.reshape(b, (1, _aval(b).size))
@@ -117,25 +134,32 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     aa, ba = _aval(a), _aval(b)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
-        if n > min(aa.ndim, ba.ndim) or n < 0:
+        if n > min(aa.ndim, ba.ndim):
             raise TypeError(f"tensordot: axes={n} exceeds the ranks of {aa.shape} and {ba.shape}")
-        ax_a, ax_b = tuple(range(aa.ndim - n, aa.ndim)), tuple(range(n))
+        # NB: as in JAX, a negative count contracts nothing (an outer product)
+        ax_a, ax_b = tuple(range(aa.ndim - n, aa.ndim)), tuple(range(max(n, 0)))
+    elif not (isinstance(axes, (tuple, list)) and len(axes) == 2):
+        raise TypeError(f"tensordot: axes must be an int, a pair of ints, or a pair of sequences of "
+                        f"ints, got {axes!r}")
     else:
         ax_a, ax_b = axes
         ax_a = (ax_a,) if isinstance(ax_a, int) else tuple(ax_a)
         ax_b = (ax_b,) if isinstance(ax_b, int) else tuple(ax_b)
         if len(ax_a) != len(ax_b):
             raise TypeError(f"tensordot: axes lists must have equal length, got {axes}")
-        ax_a = tuple(canonicalize_axis(x, aa.ndim) for x in ax_a)
-        ax_b = tuple(canonicalize_axis(x, ba.ndim) for x in ax_b)
+        ax_a = tuple(canonicalize_axis(x, aa.ndim, "axes", "tensordot") for x in ax_a)
+        ax_b = tuple(canonicalize_axis(x, ba.ndim, "axes", "tensordot") for x in ax_b)
     return lax_red.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type)
 
 
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None):
-    """Einstein summation; pairwise contraction order from opt_einsum."""
+    """Einstein summation; pairwise contraction order from opt_einsum. The subscripts are a string
+    (`einsum("ij,jk->ik", a, b)`) or interleaved with the operands (`einsum(a, [0, 1], b, [1, 2])`)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported (Arrays are immutable).")
     if not isinstance(subscripts, str):
-        raise TypeError("einsum: only the string form of subscripts is supported")
+        subscripts, operands = _interleaved_subscripts((subscripts,) + operands)
     check_arraylike("einsum", *operands)
     operands = promote_dtypes(*operands)
     shapes = [_aval(x).shape for x in operands]
@@ -160,6 +184,23 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         ops.append((result, x))
     (s, x), = ops
     return _einsum_unary(x, s, output_str)
+
+
+def _interleaved_subscripts(args):
+    """`(op0, sublist0, op1, sublist1, ..., [output_sublist])` as a subscripts string and the
+    operands (NumPy's second form of einsum); sublists hold ints (or Ellipsis)."""
+    operands, sublists = list(args[0::2]), list(args[1::2])
+    output = operands.pop() if len(operands) > len(sublists) else None
+    # letters in the order of the integer labels, so the implicit output order (sorted) agrees
+    labels = sorted({operator.index(i) for sub in sublists + [output or []] for i in sub if i is not Ellipsis})
+    letters = {i: opt_einsum.get_symbol(k) for k, i in enumerate(labels)}
+
+    def letter(i):
+        return "..." if i is Ellipsis else letters[operator.index(i)]
+    ins = ",".join("".join(letter(i) for i in sub) for sub in sublists)
+    if output is None:
+        return ins, tuple(operands)
+    return ins + "->" + "".join(letter(i) for i in output), tuple(operands)
 
 
 def _einsum_unary(x, s, result):

@@ -9,12 +9,13 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import parallel as lax_par
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow import cumulative as lax_cf
 from pyjax._src.lax.utils import canonicalize_axis, kind
 from pyjax._src.numpy import ufuncs
-from pyjax._src.numpy.util import asarray_value, broadcast_to, canonicalize_axis_arg, check_arraylike
+from pyjax._src.numpy.util import asarray_value, broadcast_to, check_arraylike, reduction_axes
 
 
 def _aval(x):
@@ -37,7 +38,8 @@ def _reduction(name, a, axis, dtype, keepdims, initial, where, lax_reduce, ident
     check_arraylike(name, a)
     a = asarray_value(a)
     aval = _aval(a)
-    axes = canonicalize_axis_arg(axis, aval.ndim)
+    axes, named = reduction_axes(axis, aval.ndim, name)
+    where = _check_where(name, where)
     if dtype is not None:
         dt = dtypes.check_and_canonicalize_user_dtype(dtype, name)
     elif upcast and kind(aval.dtype) in "bi" and aval.dtype.itemsize < dtypes.default_int_dtype().itemsize:
@@ -53,17 +55,41 @@ def _reduction(name, a, axis, dtype, keepdims, initial, where, lax_reduce, ident
     if dt != aval.dtype:
         a = lax._convert_element_type(a, dt, aval.weak_type)
     if where is not None:
-        where = broadcast_to(asarray_value(where), aval.shape)
+        where = broadcast_to(where, aval.shape)
         a = ufuncs.where_(where, a, _identity(ident, dt))
     if aval.ndim and builtins.any(aval.shape[ax] == 0 for ax in axes) and ident in ("max", "min") and initial is None:
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     if dt == np.bool_ and ident in ("sum", "prod"):  # as JAX: a bool sum is `any`, a product `all`
         lax_reduce = lax_red.reduce_or if ident == "sum" else lax_red.reduce_and
     out = lax_reduce(a, axes)
+    if named:
+        out = _named_reduce(name, ident, out, named)
     if initial is not None:
         combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[ident]
-        out = combine(out, lax._convert_element_type(initial, dt, False))
+        initial = lax._convert_element_type(initial, dt, False)
+        if _aval(initial).shape:
+            raise ValueError(f"{name}: initial must be a scalar, got an array of shape {_aval(initial).shape}")
+        out = combine(out, initial)
     return _finish(out, aval.shape, axes, keepdims)
+
+
+def _check_where(name, where):
+    if where is None:
+        return None
+    check_arraylike(name, where)
+    where = asarray_value(where)
+    if _aval(where).dtype != np.bool_:
+        raise ValueError(f"{name}: where must be None or a boolean array, got {_aval(where).str_short()}")
+    return where
+
+
+def _named_reduce(name, ident, x, names):
+    """Reduce over vmap axes named in `axis` (`jnp.sum(x, axis="i")` is `lax.psum(x, "i")`)."""
+    collective = {"sum": lax_par.psum, "max": lax_par.pmax, "min": lax_par.pmin}.get(ident)
+    if collective is None:
+        raise NotImplementedError(f"{name}: reducing over the named axes {names} is not supported "
+                                  f"(sum, max, min and mean support named axes, as in JAX)")
+    return collective(x, names)
 
 
 def _identity(ident, dt):
@@ -119,10 +145,10 @@ def _no_out(out, name):
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported (Arrays are immutable).")
 
 
-def _count(aval, axes, where):
-    if where is None:
-        return int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
-    return None
+def _count(aval, axes, named):
+    """How many elements a reduction over `axes` (and the named vmap axes) combines."""
+    n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+    return lax.mul(n, lax_par.axis_size(named)) if named else n
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -131,16 +157,15 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     check_arraylike("mean", a)
     a = asarray_value(a)
     aval = _aval(a)
-    axes = canonicalize_axis_arg(axis, aval.ndim)
+    axes, named = reduction_axes(axis, aval.ndim, "mean")
     if dtype is None:
         dt = dtypes.to_inexact_dtype(aval.dtype)
     else:
         dt = dtypes.check_and_canonicalize_user_dtype(dtype, "mean")
     total = sum(a, axis, dtype=dt, keepdims=keepdims, where=where)
-    n = _count(aval, axes, where)
-    if n is None:
-        n = sum(broadcast_to(asarray_value(where), aval.shape), axis, dtype=dt, keepdims=keepdims)
-        return ufuncs.true_divide(total, n)
+    if where is None:
+        return ufuncs.true_divide(total, _count(aval, axes, named))
+    n = sum(broadcast_to(_check_where("mean", where), aval.shape), axis, dtype=dt, keepdims=keepdims)
     return ufuncs.true_divide(total, n)
 
 
@@ -148,20 +173,23 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """Variance over `axis`, with `ddof` (or `correction`) degrees of freedom removed."""
     _no_out(out, "var")
     if correction is not None:
+        if ddof != 0:
+            raise ValueError(f"var: ddof and correction can't both be given (got ddof={ddof!r}, "
+                             f"correction={correction!r}); they mean the same thing")
         ddof = correction
     check_arraylike("var", a)
     a = asarray_value(a)
     aval = _aval(a)
-    axes = canonicalize_axis_arg(axis, aval.ndim)
+    axes, named = reduction_axes(axis, aval.ndim, "var")
     dt = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else dtypes.check_and_canonicalize_user_dtype(dtype, "var")
     a = lax._convert_element_type(a, dt, aval.weak_type) if aval.dtype != dt else a
     centered = ufuncs.subtract(a, mean(a, axis, keepdims=True, where=where))
     sq = ufuncs.real(ufuncs.multiply(centered, ufuncs.conjugate(centered))) if kind(dt) == "c" else ufuncs.multiply(centered, centered)
     total = sum(sq, axis, keepdims=keepdims, where=where)
     if where is None:
-        n = int(np.prod([aval.shape[ax] for ax in axes], dtype=np.int64))
-        return ufuncs.true_divide(total, builtins.max(n - ddof, 0))
-    n = sum(broadcast_to(asarray_value(where), aval.shape), axis, dtype=dt, keepdims=keepdims)
+        n = _count(aval, axes, named)
+        return ufuncs.true_divide(total, builtins.max(n - ddof, 0) if not named else ufuncs.subtract(n, ddof))
+    n = sum(broadcast_to(_check_where("var", where), aval.shape), axis, dtype=dt, keepdims=keepdims)
     return ufuncs.true_divide(total, ufuncs.subtract(n, ddof))
 
 
@@ -171,10 +199,12 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum (over the flattened array when `axis` is None)."""
+    _no_out(out, "argmax")
     return _arg("argmax", lax_red.argmax, a, axis, keepdims)
 
 
 def argmin(a, axis=None, out=None, keepdims=None):
+    _no_out(out, "argmin")
     return _arg("argmin", lax_red.argmin, a, axis, keepdims)
 
 
@@ -188,7 +218,7 @@ def _arg(name, lax_fn, a, axis, keepdims):
             raise ValueError(f"attempt to get {name} of an empty sequence")
         out = lax_fn(flat, 0, dtypes.default_int_dtype())
         return shape_ops.reshape(out, (1,) * aval.ndim) if keepdims else out
-    ax = canonicalize_axis(axis, aval.ndim)
+    ax = canonicalize_axis(axis, aval.ndim, "axis", name)
     if aval.shape[ax] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
     out = lax_fn(a, ax, dtypes.default_int_dtype())
@@ -204,7 +234,7 @@ def _cumulative(name, lax_fn, a, axis, dtype):
         a = shape_ops.reshape(a, (_aval(a).size,))
         axis = 0
     aval = _aval(a)
-    axis = canonicalize_axis(axis, aval.ndim)
+    axis = canonicalize_axis(axis, aval.ndim, "axis", name)
     if dtype is not None:
         a = lax._convert_element_type(a, dtypes.check_and_canonicalize_user_dtype(dtype, name), False)
     elif aval.dtype == np.bool_:  # only bools promote (JAX keeps int8 cumsums int8)
@@ -213,10 +243,12 @@ def _cumulative(name, lax_fn, a, axis, dtype):
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
+    _no_out(out, "cumsum")
     return _cumulative("cumsum", lax_cf.cumsum, a, axis, dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
+    _no_out(out, "cumprod")
     return _cumulative("cumprod", lax_cf.cumprod, a, axis, dtype)
 
 
@@ -229,4 +261,5 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
+    _no_out(out, "ptp")
     return ufuncs.subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))

@@ -18,7 +18,7 @@ class _ScalarMeta(type):
     def __ne__(cls, other):
         return not cls == other
 
-    def __call__(cls, x=0):
+    def __call__(cls, x):
         from pyjax._src.numpy.creation import array
         return array(x, dtype=cls.dtype)
 

@@ -19,6 +19,33 @@ def _aval(x):
     return core.get_aval(x)
 
 
+def _arraylike(fname, a):
+    """`a` as an array, after JAX's check that it is not a list or tuple."""
+    check_arraylike(fname, a)
+    return asarray_value(a)
+
+
+def _axis_items(axis, fname, name="axis"):
+    """An int-or-sequence axis argument as a tuple of its (unchecked) entries."""
+    if hasattr(axis, "__index__"):
+        return (axis,)
+    if isinstance(axis, (tuple, list, np.ndarray)):
+        return tuple(axis)
+    raise TypeError(f"{fname}: {name} must be an integer or a sequence of integers, got "
+                    f"{axis!r} of type {type(axis).__name__}")
+
+
+def _int_arg(fname, name, value):
+    """A static integer argument; floats are refused rather than truncated."""
+    if isinstance(value, core.Tracer):
+        return core.concrete_dim(value, f"{fname} {name}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fname}: {name} must be an integer, got {value!r} of type "
+                        f"{type(value).__name__}") from None
+
+
 def _compute_newshape(size, newshape):
     newshape = [operator.index(d) if not isinstance(d, core.Tracer) else core.concrete_dim(d, "reshape")
                 for d in newshape]
@@ -38,7 +65,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """Reshape `a`; one dimension may be -1 (inferred)."""
     if shape is None:
         shape = newshape
-    a = asarray_value(a)
+    a = _arraylike("reshape", a)
     if isinstance(shape, (int, np.integer)) or isinstance(shape, core.Tracer):
         shape = (shape,)
     aval = _aval(a)
@@ -46,21 +73,21 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if order == "F":
         return transpose(lax.reshape(transpose(a), new[::-1]))
     if order not in ("C", "A"):
-        raise ValueError(f"reshape: unknown order {order!r}")
+        raise ValueError(f"reshape: order must be 'C', 'F' or 'A', got {order!r}")
     return lax.reshape(a, new)
 
 
 def ravel(a, order="C"):
-    a = asarray_value(a)
+    a = _arraylike("ravel", a)
     return reshape(a, (_aval(a).size,), order)
 
 
 def transpose(a, axes=None):
-    a = asarray_value(a)
+    a = _arraylike("transpose", a)
     nd = _aval(a).ndim
     if axes is None:
         axes = tuple(range(nd - 1, -1, -1))
-    axes = tuple(canonicalize_axis(x, nd) for x in axes)
+    axes = tuple(canonicalize_axis(x, nd, "axes", "transpose") for x in _axis_items(axes, "transpose", "axes"))
     if sorted(axes) != list(range(nd)):
         raise TypeError(f"transpose: axes {axes} are not a permutation of the axes of an array of rank {nd}")
     return lax.transpose(a, axes)
@@ -71,27 +98,39 @@ def permute_dims(a, axes):
 
 
 def matrix_transpose(x):
+    x = _arraylike("matrix_transpose", x)
+    if _aval(x).ndim < 2:
+        raise ValueError(f"matrix_transpose: x must be at least two-dimensional, got shape {_aval(x).shape}")
     return swapaxes(x, -1, -2)
 
 
 def swapaxes(a, axis1, axis2):
-    a = asarray_value(a)
+    a = _arraylike("swapaxes", a)
     nd = _aval(a).ndim
     perm = list(range(nd))
-    i, j = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
+    i, j = (_swap_axis(ax, nd, name) for ax, name in ((axis1, "axis1"), (axis2, "axis2")))
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
 
 
+def _swap_axis(axis, nd, name):
+    # as in JAX, whose swapaxes indexes a list of axes: a bad axis is an IndexError
+    try:
+        return canonicalize_axis(axis, nd, name, "swapaxes")
+    except TypeError as e:
+        raise IndexError(str(e)) from None
+
+
 def moveaxis(a, source, destination):
-    a = asarray_value(a)
+    a = _arraylike("moveaxis", a)
     nd = _aval(a).ndim
-    src = (source,) if isinstance(source, int) else tuple(source)
-    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    src = _axis_items(source, "moveaxis", "source")
+    dst = _axis_items(destination, "moveaxis", "destination")
     if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of elements")
-    src = [canonicalize_axis(s, nd) for s in src]
-    dst = [canonicalize_axis(d, nd) for d in dst]
+        raise ValueError(f"moveaxis: source and destination must have the same number of elements, "
+                         f"got {source} and {destination}")
+    src = [canonicalize_axis(s, nd, "source", "moveaxis") for s in src]
+    dst = [canonicalize_axis(d, nd, "destination", "moveaxis") for d in dst]
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
@@ -99,12 +138,12 @@ def moveaxis(a, source, destination):
 
 
 def squeeze(a, axis=None):
-    a = asarray_value(a)
+    a = _arraylike("squeeze", a)
     aval = _aval(a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
     else:
-        axes = canonicalize_axes((axis,) if isinstance(axis, int) else axis, aval.ndim)
+        axes = canonicalize_axes(_axis_items(axis, "squeeze"), aval.ndim, "axis", "squeeze")
         for ax in axes:
             if aval.shape[ax] != 1:
                 raise ValueError(f"squeeze: cannot select an axis to squeeze out which has size "
@@ -113,22 +152,24 @@ def squeeze(a, axis=None):
 
 
 def expand_dims(a, axis):
-    a = asarray_value(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return lax.expand_dims(a, axes)
+    a = _arraylike("expand_dims", a)
+    return lax.expand_dims(a, _axis_items(axis, "expand_dims"))
 
 
 def broadcast_arrays(*args):
+    check_arraylike("broadcast_arrays", *args)
     shape = broadcast_shapes(*(_aval(asarray_value(a)).shape for a in args))
     return [broadcast_to(a, shape) for a in args]
 
 
 def atleast_1d(*arys):
+    check_arraylike("atleast_1d", *arys)
     out = [reshape(a, (1,)) if _aval(asarray_value(a)).ndim == 0 else asarray_value(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
 def atleast_2d(*arys):
+    check_arraylike("atleast_2d", *arys)
     out = []
     for a in arys:
         a = asarray_value(a)
@@ -138,6 +179,7 @@ def atleast_2d(*arys):
 
 
 def atleast_3d(*arys):
+    check_arraylike("atleast_3d", *arys)
     out = []
     for a in arys:
         a = asarray_value(a)
@@ -174,7 +216,7 @@ def concatenate(arrays, axis=0, dtype=None):
     if any(a.ndim != nd for a in avals):
         raise TypeError(f"concatenate: all the input arrays must have the same number of "
                         f"dimensions, got shapes {[a.shape for a in avals]}")
-    return lax.concatenate(arrays, canonicalize_axis(axis, nd))
+    return lax.concatenate(arrays, canonicalize_axis(axis, nd, "axis", "concatenate"))
 
 
 def Array_types():
@@ -188,26 +230,31 @@ def concat(arrays, /, *, axis=0):
 
 def stack(arrays, axis=0, out=None, dtype=None):
     """Join arrays of the same shape along a new axis."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported (Arrays are immutable).")
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
     if isinstance(arrays, Array_types()):
         arrays = [arrays[i] for i in range(_aval(arrays).shape[0])]
+    check_arraylike("stack", *arrays)
     arrays = [asarray_value(a) for a in arrays]
     shapes = {_aval(a).shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError(f"stack: all input arrays must have the same shape, got {[_aval(a).shape for a in arrays]}")
     nd = _aval(arrays[0]).ndim + 1
-    axis = canonicalize_axis(axis, nd)
+    axis = canonicalize_axis(axis, nd, "axis", "stack")
     return concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis, dtype)
 
 
 def hstack(tup, dtype=None):
+    check_arraylike("hstack", *tup)
     arrs = atleast_1d(*tup)
     arrs = [arrs] if not isinstance(arrs, list) else arrs
     return concatenate(arrs, 0 if _aval(arrs[0]).ndim == 1 else 1, dtype)
 
 
 def vstack(tup, dtype=None):
+    check_arraylike("vstack", *tup)
     arrs = atleast_2d(*tup)
     arrs = [arrs] if not isinstance(arrs, list) else arrs
     return concatenate(arrs, 0, dtype)
@@ -217,12 +264,14 @@ row_stack = vstack
 
 
 def dstack(tup, dtype=None):
+    check_arraylike("dstack", *tup)
     arrs = atleast_3d(*tup)
     arrs = [arrs] if not isinstance(arrs, list) else arrs
     return concatenate(arrs, 2, dtype)
 
 
 def column_stack(tup):
+    check_arraylike("column_stack", *tup)
     arrs = [reshape(a, (-1, 1)) if _aval(asarray_value(a)).ndim < 2 else asarray_value(a) for a in tup]
     return concatenate(arrs, 1)
 
@@ -237,22 +286,26 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def _split(name, ary, indices_or_sections, axis):
-    ary = asarray_value(ary)
+    ary = _arraylike(name, ary)
     aval = _aval(ary)
-    axis = canonicalize_axis(axis, aval.ndim)
+    axis = canonicalize_axis(axis, aval.ndim, "axis", name)
     n = aval.shape[axis]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        sections = int(indices_or_sections)
-        if sections <= 0:
-            raise ValueError(f"{name}: number of sections must be larger than 0")
+    if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) > 0:
+        idx = [_int_arg(name, "indices", i) for i in indices_or_sections]
+        bounds = [0] + [builtins.min(builtins.max(i if i >= 0 else i + n, 0), n) for i in idx] + [n]
+    else:
+        # as JAX: any value int() accepts is a number of sections (3.0 is 3)
+        sections = int(core.concrete_or_error(indices_or_sections, f"jnp.{name} number of sections"))
+        if sections == 0:  # ZeroDivisionError, as in JAX
+            raise ZeroDivisionError(f"{name}: cannot split an axis of size {n} into 0 sections")
+        if sections < 0:
+            raise ValueError(f"{name}: number of sections must be positive, got {sections}")
         if name == "split" and n % sections:
-            raise ValueError(f"array split does not result in an equal division: {n} into {sections}")
+            raise ValueError(f"array split does not result in an equal division: axis {axis} of "
+                             f"size {n} into {sections} sections")
         q, r = divmod(n, sections)
         sizes = [q + 1] * r + [q] * (sections - r)
         bounds = np.cumsum([0] + sizes)
-    else:
-        idx = [core.concrete_dim(i, f"{name} indices") for i in indices_or_sections]
-        bounds = [0] + [builtins.min(builtins.max(i if i >= 0 else i + n, 0), n) for i in idx] + [n]
     return [lax.slice_in_dim(ary, int(lo), builtins.max(int(lo), int(hi)), 1, axis)
             for lo, hi in zip(bounds[:-1], bounds[1:])]
 
@@ -272,8 +325,9 @@ def dsplit(ary, indices_or_sections):
 # -- repetition, flipping, padding ----------------------------------------------------------------
 
 def tile(A, reps):
-    A = asarray_value(A)
-    reps = (reps,) if isinstance(reps, int) else tuple(core.concrete_dim(r, "tile reps") for r in reps)
+    A = _arraylike("tile", A)
+    reps = tuple(reps) if isinstance(reps, (tuple, list, np.ndarray)) else (reps,)
+    reps = tuple(_int_arg("tile", "reps", r) for r in reps)
     aval = _aval(A)
     nd = builtins.max(len(reps), aval.ndim)
     reps = (1,) * (nd - len(reps)) + reps
@@ -287,15 +341,17 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat elements; `repeats` must be static (an int or a sequence of ints)."""
-    a = asarray_value(a)
+    a = _arraylike("repeat", a)
     if axis is None:
         a = ravel(a)
         axis = 0
     aval = _aval(a)
-    axis = canonicalize_axis(axis, aval.ndim)
+    axis = canonicalize_axis(axis, aval.ndim, "axis", "repeat")
     if isinstance(repeats, core.Tracer):
         core.concrete_or_error(repeats, "jnp.repeat 'repeats' (pass total_repeat_length too)")
     reps = np.asarray(repeats)
+    if reps.dtype.kind not in "iub":
+        raise TypeError(f"repeat: repeats must be integers, got {repeats!r}")
     if reps.ndim == 0:
         r = int(reps)
         n = aval.shape[axis]
@@ -316,10 +372,12 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
 
 
 def flip(m, axis=None):
-    m = asarray_value(m)
+    m = _arraylike("flip", m)
     nd = _aval(m).ndim
-    axes = tuple(range(nd)) if axis is None else canonicalize_axes((axis,) if isinstance(axis, int) else axis, nd)
-    return lax.rev(m, axes)
+    if axis is None:
+        return lax.rev(m, tuple(range(nd)))
+    # duplicates are left to lax.rev, which refuses them with JAX's TypeError
+    return lax.rev(m, tuple(canonicalize_axis(ax, nd, "axis", "flip") for ax in _axis_items(axis, "flip")))
 
 
 def fliplr(m):
@@ -331,55 +389,80 @@ def flipud(m):
 
 
 def rot90(m, k=1, axes=(0, 1)):
-    m = asarray_value(m)
-    k %= 4
+    m = _arraylike("rot90", m)
+    nd = _aval(m).ndim
+    if nd < 2:
+        raise ValueError(f"rot90: m must have at least two dimensions, got shape {_aval(m).shape}")
     a0, a1 = axes
+    a0, a1 = canonicalize_axis(a0, nd, "axes", "rot90"), canonicalize_axis(a1, nd, "axes", "rot90")
+    if a0 == a1:
+        raise ValueError(f"rot90: axes must be different, got {tuple(axes)}")
+    k %= 4
     if k == 0:
         return m
     if k == 2:
         return flip(flip(m, a0), a1)
-    perm = list(range(_aval(m).ndim))
+    perm = list(range(nd))
     perm[a0], perm[a1] = perm[a1], perm[a0]
     return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
 
 
+_PAD_KWARGS = {"constant": {"constant_values"}, "edge": set(), "wrap": set()}
+
+
+def _pad_width(pad_width, ndim):
+    """`pad_width` as an (ndim, 2) array of non-negative ints (NumPy's broadcasting forms)."""
+    pw = np.asarray(core.concrete_or_error(pad_width, "jnp.pad pad_width"))
+    if pw.size and pw.dtype.kind not in "iu":
+        raise TypeError(f"pad: pad_width must be integers, got {pad_width!r}")
+    if pw.shape not in ((ndim, 2), (1, 2), (2,), (1,), ()):
+        raise ValueError(f"pad: pad_width of shape {pw.shape} does not fit an array of rank {ndim}; "
+                         f"valid shapes are {(ndim, 2)}, (1, 2), (2,), (1,) and ()")
+    if np.any(pw < 0):
+        raise ValueError(f"pad: index can't contain negative values, got pad_width={pad_width}")
+    return np.broadcast_to(pw.astype(np.int64).reshape(-1, 2) if pw.ndim == 2 else pw.astype(np.int64), (ndim, 2))
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     """Pad an array; `mode="constant"` (with `constant_values`), "edge" and "wrap" are supported."""
-    array = asarray_value(array)
+    array = _arraylike("pad", array)
     aval = _aval(array)
-    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
-                         np.asarray([[pad_width, pad_width]]), (aval.ndim, 2)) if aval.ndim else np.zeros((0, 2), np.int64)
-    if np.any(pw < 0):
-        raise ValueError(f"pad: index can't contain negative values, got {pad_width}")
+    pw = _pad_width(pad_width, aval.ndim)
+    if mode not in _PAD_KWARGS:
+        raise NotImplementedError(f"pad: mode {mode!r} is not implemented yet")
+    unsupported = set(kwargs) - _PAD_KWARGS[mode]
+    if unsupported:
+        raise ValueError(f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unsupported)}")
     if mode == "constant":
-        from pyjax._src.lax.elementwise import _convert_element_type
-        cv = kwargs.get("constant_values", 0)
-        if isinstance(cv, Array_types()) or np.ndim(cv) == 0:
-            value = _convert_element_type(cv, aval.dtype, False)
-            return lax.pad(array, value, [(int(lo), int(hi), 0) for lo, hi in pw])
-        cvs = np.broadcast_to(np.asarray(cv), (aval.ndim, 2))
-        out = array
-        for ax in range(aval.ndim):
-            for side in (0, 1):
-                cfg = [(0, 0, 0)] * aval.ndim
-                cfg[ax] = (int(pw[ax, 0]), 0, 0) if side == 0 else (0, int(pw[ax, 1]), 0)
-                out = lax.pad(out, _convert_element_type(cvs[ax, side], aval.dtype, False), cfg)
-        return out
-    if mode in ("edge", "wrap"):
-        out = array
-        for ax in range(aval.ndim):
-            lo, hi = int(pw[ax, 0]), int(pw[ax, 1])
-            n = _aval(out).shape[ax]
-            if mode == "edge":
-                parts = [repeat(lax.slice_in_dim(out, 0, 1, 1, ax), lo, ax)] if lo else []
-                parts.append(out)
-                if hi:
-                    parts.append(repeat(lax.slice_in_dim(out, n - 1, n, 1, ax), hi, ax))
-            else:
-                reps = (lo + hi) // n + 2
-                tiled = concatenate([out] * reps, ax)
-                start = (-lo) % n
-                parts = [lax.slice_in_dim(tiled, start, start + n + lo + hi, 1, ax)]
-            out = concatenate(parts, ax) if len(parts) > 1 else parts[0]
-        return out
-    raise NotImplementedError(f"pad: mode {mode!r} is not implemented yet")
+        return _pad_constant(array, aval, pw, kwargs.get("constant_values", 0))
+    out = array
+    for ax in range(aval.ndim):
+        lo, hi = int(pw[ax, 0]), int(pw[ax, 1])
+        n = _aval(out).shape[ax]
+        if mode == "edge":
+            parts = [repeat(lax.slice_in_dim(out, 0, 1, 1, ax), lo, ax)] if lo else []
+            parts.append(out)
+            if hi:
+                parts.append(repeat(lax.slice_in_dim(out, n - 1, n, 1, ax), hi, ax))
+        else:
+            reps = (lo + hi) // n + 2
+            tiled = concatenate([out] * reps, ax)
+            start = (-lo) % n
+            parts = [lax.slice_in_dim(tiled, start, start + n + lo + hi, 1, ax)]
+        out = concatenate(parts, ax) if len(parts) > 1 else parts[0]
+    return out
+
+
+def _pad_constant(array, aval, pw, cv):
+    from pyjax._src.lax.elementwise import _convert_element_type
+    cv = _convert_element_type(cv, aval.dtype, False)
+    if not _aval(cv).shape:
+        return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in pw])
+    cvs = broadcast_to(cv, (aval.ndim, 2))  # per (axis, side) values, broadcast as NumPy does
+    out = array
+    for ax in range(aval.ndim):
+        for side in (0, 1):
+            cfg = [(0, 0, 0)] * aval.ndim
+            cfg[ax] = (int(pw[ax, 0]), 0, 0) if side == 0 else (0, int(pw[ax, 1]), 0)
+            out = lax.pad(out, lax.reshape(lax.slice(cvs, (ax, side), (ax + 1, side + 1)), ()), cfg)
+    return out

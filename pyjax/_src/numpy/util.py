@@ -2,6 +2,8 @@
 promotion of operands, conversion of array-likes."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from pyjax._src import core, dtypes
@@ -89,12 +91,13 @@ def promote_shapes(fun_name: str, *args):
     if config.jax_numpy_rank_promotion == "raise":
         raise ValueError(f"{fun_name}: operands of different ranks {[a.shape for a in avals]} "
                          f"need rank promotion, which jax_numpy_rank_promotion='raise' forbids")
-    _check_broadcastable(fun_name, avals)
+    broadcast_shapes(*(a.shape for a in avals))  # as JAX: a ValueError once ranks differ
     return [a if av.ndim in (0, nd) else lax_shape.broadcast_in_dim(
         a, (1,) * (nd - av.ndim) + av.shape, tuple(range(nd - av.ndim, nd))) for a, av in zip(args, avals)]
 
 
 def _check_broadcastable(fun_name, avals):
+    """Operands of equal rank go to lax as they are, so a mismatch is lax's TypeError."""
     try:
         np.broadcast_shapes(*[a.shape for a in avals])
     except ValueError:
@@ -117,17 +120,46 @@ def promote_args_numeric(fun_name: str, *args):
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
+def shape_tuple(shape, fun_name):
+    """A static shape argument (an int or a sequence of ints) as a tuple of ints. As in JAX,
+    anything else is a TypeError, and so is a negative size."""
+    if isinstance(shape, (core.Tracer, Array, np.ndarray, np.generic)):
+        shape = (shape,) if np.ndim(shape) == 0 else list(shape)  # an array of sizes is a shape
+    elif hasattr(shape, "__index__"):
+        shape = (shape,)
+    try:
+        dims = list(shape)
+    except TypeError:
+        raise TypeError(f"{fun_name}: shape must be an int or a sequence of ints, got {shape!r}") from None
+    out = []
+    for d in dims:
+        if isinstance(d, core.Tracer):  # a concrete tracer (under grad) is as good as its value
+            value = d.to_concrete_value()
+            if value is None:
+                raise d._int_error(f"{fun_name} shape")
+            d = value
+        try:
+            out.append(operator.index(d))
+        except TypeError:
+            raise TypeError(f"{fun_name}: shape must be a sequence of integers, got {tuple(dims)!r}") from None
+    if any(d < 0 for d in out):
+        raise TypeError(f"{fun_name}: shape must have non-negative sizes, got {tuple(out)}")
+    return tuple(out)
+
+
 def broadcast_shapes(*shapes):
+    shapes = [shape_tuple(s, "broadcast_shapes") for s in shapes]
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: {shapes}") from None
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
 
 
 def broadcast_to(x, shape):
+    check_arraylike("broadcast_to", x)
     x = asarray_value(x)
     aval = core.get_aval(x)
-    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = shape_tuple(shape, "broadcast_to")
     if aval.shape == shape:
         return x
     if len(shape) < aval.ndim or any(a not in (1, b) for a, b in zip(aval.shape[::-1], shape[::-1])):
@@ -139,11 +171,27 @@ def broadcast_to(x, shape):
     return lax_shape.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
 
 
-def canonicalize_axis_arg(axis, ndim):
-    """None → all axes; int or tuple → sorted tuple of non-negative axes."""
+def reduction_axes(axis, ndim, fname):
+    """The `axis` argument of a reduction as (positional axes, named axes): None means every
+    positional axis; an int, a str (a vmap axis name, as in JAX) or a sequence of them. Positional
+    axes come back sorted and non-negative; a repeated axis is a ValueError."""
+    from pyjax._src.lax.utils import canonicalize_axis
+    if axis is None:
+        return tuple(range(ndim)), ()
+    items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    # NB: a str names one axis; JAX iterates over its characters (`axis="ij"` is "i" and "j")
+    named = tuple(a for a in items if isinstance(a, str))
+    pos = [canonicalize_axis(a, ndim, "axis", fname) for a in items if not isinstance(a, str)]
+    if len(set(pos)) != len(pos) or len(set(named)) != len(named):
+        raise ValueError(f"{fname}: repeated axis (duplicate value in 'axis'): {axis}")
+    return tuple(sorted(pos)), named
+
+
+def canonicalize_axis_arg(axis, ndim, fname=None):
+    """None → all axes; int or sequence → sorted tuple of distinct non-negative axes."""
     from pyjax._src.lax.utils import canonicalize_axes
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
-        return canonicalize_axes(axis, ndim)
-    return canonicalize_axes((axis,), ndim)
+        return canonicalize_axes(axis, ndim, "axis", fname)
+    return canonicalize_axes((axis,), ndim, "axis", fname)
