@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import operator
 import weakref
 
 import numpy as np
@@ -194,11 +195,58 @@ class _Entry:
 
 
 def _normalize_argnums(argnums, nargs_hint=None):
+    """An int or a sequence of ints (NumPy ints too) as a tuple; anything else is a TypeError."""
     if argnums is None:
         return ()
-    if isinstance(argnums, int):
-        return (argnums,)
-    return tuple(argnums)
+    if hasattr(argnums, "__index__"):
+        return (operator.index(argnums),)
+    return tuple(operator.index(a) for a in argnums)
+
+
+def _normalize_argnames(argnames, what):
+    if argnames is None:
+        return ()
+    names = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+    for n in names:
+        if not isinstance(n, str):
+            raise TypeError(f"jit: {what} must be strings, got {argnames!r}")
+    return names
+
+
+def _check_callable(fun):
+    if isinstance(fun, staticmethod):
+        raise TypeError(f"jit: staticmethod objects are not supported, got {fun}; apply jit to the "
+                        f"function before making it a staticmethod")
+    if not callable(fun):
+        raise TypeError(f"jit: expected a callable value, got {fun!r}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"jit: expected a function, got a generator function {fun!r}")
+
+
+def _check_argnums(sig, argnums, what):
+    """As JAX: argnums must name positional parameters unless the function takes *args."""
+    params = sig.parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params) or not argnums:
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if -min(argnums) > n or max(argnums) >= n:
+        raise ValueError(f"jit: {what}={argnums} does not fit the function, which accepts only {n} "
+                         f"positional arguments")
+
+
+def _check_argnames(sig, argnames, what):
+    """As JAX: argnames must name parameters that can be passed by keyword (any, with **kwargs)."""
+    params = sig.parameters.values()
+    positional_only = {p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)}
+    if positional_only & set(argnames):
+        raise ValueError(f"jit: {what} {sorted(positional_only & set(argnames))} are positional-only "
+                         f"parameters, which cannot be passed by name")
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    valid = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if set(argnames) - valid:
+        raise ValueError(f"jit: {what} {sorted(set(argnames) - valid)} are not parameters of the "
+                         f"function (it takes {sorted(valid)})")
 
 
 class JitWrapped:
@@ -206,8 +254,7 @@ class JitWrapped:
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
                  donate_argnames=None, keep_unused=False, inline=False, name=None):
-        if not callable(fun):
-            raise TypeError(f"jit: expected a callable, got {fun!r}")
+        _check_callable(fun)
         self.fun = fun
         functools.update_wrapper(self, fun, updated=())
         self.name = name or getattr(fun, "__name__", "fun")
@@ -216,9 +263,10 @@ class JitWrapped:
         except (TypeError, ValueError):
             self._sig = None
         static_argnums = _normalize_argnums(static_argnums)
-        static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        static_argnames = _normalize_argnames(static_argnames, "static_argnames")
         donate_argnums = _normalize_argnums(donate_argnums)
-        donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames or ())
+        donate_argnames = _normalize_argnames(donate_argnames, "donate_argnames")
+        self._check_static_and_donated(static_argnums, static_argnames, donate_argnums, donate_argnames)
         self.static_argnums, self.static_argnames = self._infer_static(static_argnums, static_argnames)
         self.donate_argnums = donate_argnums + self._argnums_of(donate_argnames)
         self.inline = inline
@@ -227,6 +275,24 @@ class JitWrapped:
         self._fast_cache: dict = {}   # all-Array positional signatures -> compiled entry
         self._misses = 0
         self._last_sig = None
+
+    def _check_static_and_donated(self, static_argnums, static_argnames, donate_argnums, donate_argnames):
+        """JAX's checks of the argnums/argnames against the signature (when there is one)."""
+        if self._sig is None:
+            if donate_argnames:
+                raise ValueError(f"jit: the signature of {self.fun!r} is unknown; pass "
+                                 f"donate_argnums instead of donate_argnames")
+            return
+        _check_argnums(self._sig, static_argnums, "static_argnums")
+        _check_argnames(self._sig, static_argnames, "static_argnames")
+        _check_argnums(self._sig, donate_argnums, "donate_argnums")
+        _check_argnames(self._sig, donate_argnames, "donate_argnames")
+        params = [p.name for p in self._params()]
+        static = set(static_argnames) | {params[n] for n in static_argnums if -len(params) <= n < len(params)}
+        donated = set(donate_argnames) | {params[n] for n in donate_argnums if -len(params) <= n < len(params)}
+        if static & donated:
+            raise ValueError(f"jit: arguments {sorted(static & donated)} are both static and donated; "
+                             f"static arguments are not arrays, so they cannot be donated")
 
     def _params(self):
         if self._sig is None:
