@@ -287,3 +287,80 @@ def test_python_if_on_tracer_suggests_structured_control_flow():
     assert "test_control_flow_cond_while.py" in msg
     with pytest.raises(errors.TracerBoolConversionError, match="lax.cond"):
         pyjax.vmap(f)(jnp.ones(3))
+
+
+# -- recorded from JAX 0.10.2 (tests/data/record_control_flow.py) --------------------------------
+
+import json  # noqa: E402
+import pathlib  # noqa: E402
+
+_CF = json.loads((pathlib.Path(__file__).parent / "data" / "control_flow.json").read_text())
+
+
+def _check_encoded(got, expected):
+    if "none" in expected:
+        assert got is None
+    elif "dict" in expected:
+        assert sorted(got) == sorted(expected["dict"])
+        for k, e in expected["dict"].items():
+            _check_encoded(got[k], e)
+    elif "tuple" in expected:
+        assert len(got) == len(expected["tuple"])
+        for g, e in zip(got, expected["tuple"]):
+            _check_encoded(g, e)
+    else:
+        assert type(got).__name__ == expected["type"], type(got)
+        a = np.asarray(got)
+        assert (a.dtype.name, list(a.shape), bool(got.weak_type)) == (
+            expected["dtype"], expected["shape"], expected["weak_type"])
+        np.testing.assert_array_equal(a, np.asarray(expected["value"], a.dtype))
+
+
+@pytest.mark.parametrize("expr", list(_CF["cases"]))
+def test_cond_switch_output_types_as_recorded_from_jax(expr):
+    # Python-scalar branch outputs are Arrays with the first branch's weak types, also eagerly
+    expected = _CF["cases"][expr]
+    env = dict(jax=pyjax, jnp=jnp, np=np, lax=lax)
+    if "error" in expected:
+        with pytest.raises(Exception) as info:
+            eval(expr, env)
+        assert expected["error"] in [c.__name__ for c in type(info.value).__mro__]
+    else:
+        _check_encoded(eval(expr, env), expected["result"])
+
+
+class _Counter(dict):
+    def __missing__(self, key):
+        return 0
+
+
+def run_trace_scenario(name):
+    """Run a recorded scenario with pyjax; return its trace counters and JAX's."""
+    scenario = _CF["traces"][name]
+    n = _Counter()
+    exec(scenario["code"], dict(jax=pyjax, jnp=jnp, np=np, lax=lax, n=n))
+    return dict(n), scenario["counts"]
+
+
+@pytest.mark.parametrize("name", ["while_loop", "cond_switch"])
+def test_eager_control_flow_traces_each_function_once_per_signature(name):
+    got, expected = run_trace_scenario(name)
+    assert got == expected
+
+
+def test_eager_cond_trace_cache_is_not_used_under_transformations():
+    calls = []
+
+    def branch(x):
+        calls.append(1)
+        return x * 2.0
+    f = pyjax.jit(lambda p, x: lax.cond(p, branch, branch, x))
+    f(True, 1.0)
+    f(False, 2.0)
+    assert len(calls) == 2  # both branches traced once, by the one jit trace
+    lax.cond(True, branch, branch, 1.0)
+    lax.cond(True, branch, branch, 1.0)
+    assert len(calls) == 3  # eagerly traced once (not reusing the jit trace's: it may hold tracers)
+    pyjax.grad(lambda x: lax.cond(True, branch, branch, x))(1.0)
+    pyjax.grad(lambda x: lax.cond(True, branch, branch, x))(1.0)
+    assert len(calls) == 7  # under grad: traced every time

@@ -274,3 +274,27 @@ def test_jnp_cumulative_uses_lax():
     np.testing.assert_array_equal(jnp.cumsum(x, axis=1), np.cumsum(x, 1))
     np.testing.assert_array_equal(jnp.cumprod(x), np.cumprod(x))
     assert jnp.cumsum(np.array([True, True])).dtype == np.int32
+
+
+# -- eager trace caching, as recorded from JAX 0.10.2 (tests/data/record_control_flow.py) ------
+
+class _Counter(dict):
+    def __missing__(self, key):
+        return 0
+
+
+@pytest.mark.parametrize("name", ["scan", "scan_keeps_closed_over_values", "fori_loop", "clear_caches"])
+def test_eager_loops_trace_each_body_once_per_signature(name):
+    import json
+    import pathlib
+    data = json.loads((pathlib.Path(__file__).parent / "data" / "control_flow.json").read_text())
+    scenario, n = data["traces"][name], _Counter()
+    exec(scenario["code"], dict(jax=pyjax, jnp=jnp, np=np, lax=lax, n=n))
+    assert dict(n) == scenario["counts"]
+
+
+def test_fori_loop_with_traced_bounds_carries_the_bound_as_jax_does():
+    jaxpr = pyjax.make_jaxpr(lambda n, x: lax.fori_loop(0, n, lambda i, c: c + i, x))(3, 1.0)
+    (eqn,) = jaxpr.jaxpr.eqns  # no conversion of the already int32 bound
+    assert eqn.primitive.name == "while" and len(eqn.outvars) == 3
+    assert float(pyjax.jit(lambda n, x: lax.fori_loop(0, n, lambda i, c: c + i, x))(4, 1.0)) == 7.0

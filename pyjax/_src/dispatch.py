@@ -117,6 +117,26 @@ def compile_primitive(prim, avals, params) -> Compiled:
     return compile_jaxpr(core.ClosedJaxpr(jaxpr, []), prim.name)
 
 
+# -- the in-memory cache registry ------------------------------------------------------------
+#
+# Every in-memory cache in pyjax (jit signatures, traced and transformed jaxprs, compiled
+# executables, eager control-flow traces) registers how to empty itself, so `clear_caches` reaches
+# all of them without this module importing the ones above it.
+
+_cache_clearers: list = []
+
+
+def register_cache(clear):
+    """Register `clear()`, which empties one cache; returns `clear` (usable as a decorator)."""
+    _cache_clearers.append(clear)
+    return clear
+
+
 def clear_caches():
-    _primitive_cache.clear()
-    xla.clear_caches()
+    """Empty every registered in-memory cache (the on-disk compilation cache is kept)."""
+    for clear in _cache_clearers:
+        clear()
+
+
+register_cache(_primitive_cache.clear)
+register_cache(xla.clear_caches)

@@ -11,11 +11,13 @@ path, and transform jaxprs (jvp, batching) into new const-free jaxprs plus const
 """
 from __future__ import annotations
 
+import weakref
 from functools import partial
 
 import numpy as np
 
-from pyjax._src import core, tree_util
+from pyjax._src import core, dispatch, tree_util
+from pyjax._src.config import config
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.shape_ops import broadcast_in_dim
@@ -30,6 +32,49 @@ def trace_flat(fun, in_avals):
     """`trace_jaxpr` for a flat function (list of values in, list out): `(jaxpr, consts)`."""
     closed, _ = pe.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals))
     return as_const_free(closed)
+
+
+# -- the eager trace cache ------------------------------------------------------------------------
+#
+# As in JAX, control flow called eagerly traces a user function once per signature: a Python loop
+# calling `lax.scan(f, c, xs)` traces `f` on the first call only. Keyed by the function itself
+# (held weakly, so its traces go with it), the construct and the avals; like jit, a trace keeps
+# the values `fun` closed over when it was traced. Under a transformation (jit, grad, vmap) the
+# trace may close over that transformation's tracers, so it is never cached; the enclosing jit
+# cache covers that case.
+
+_eager_traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+dispatch.register_cache(_eager_traces.clear)
+
+# the settings that change what tracing produces
+_TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
+                "jax_default_matmul_precision")
+
+
+def cached_trace(fun, key, trace):
+    """`trace()` (which traces `fun`), remembered per `(fun, key)` when called eagerly.
+
+    `key` must hold everything else the trace depends on: the construct's name, the pytree
+    structures and avals of the arguments, static parameters the traced wrapper uses."""
+    if type(core.current_trace()) is not core.EvalTrace:
+        return trace()
+    try:
+        per_fun = _eager_traces.get(fun)
+        if per_fun is None:
+            per_fun = _eager_traces[fun] = {}
+        key = (key, tuple(config._values.get(name) for name in _TRACE_FLAGS))
+        hit = per_fun.get(key)
+    except TypeError:  # not weakly referenceable, or an unhashable key: trace every time
+        return trace()
+    if hit is None:
+        hit = per_fun[key] = trace()
+    return hit
+
+
+def trace_jaxpr_cached(what, fun, in_tree, in_avals):
+    """`trace_jaxpr(fun, in_tree, in_avals)` through the eager cache (`what` names the use)."""
+    return cached_trace(fun, (what, in_tree, tuple(in_avals)),
+                        lambda: trace_jaxpr(fun, in_tree, in_avals))
 
 
 def join_consts(jaxprs_and_consts) -> tuple[list[core.ClosedJaxpr], list]:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core, tree_util
+from pyjax._src.array import Array
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.control_flow import common
-from pyjax._src.lax.shape_ops import broadcast_in_dim
+from pyjax._src.lax.shape_ops import _unchanged, broadcast_in_dim
 from pyjax._src.lax.utils import kind
 
 cond_p = Primitive("cond", multiple_results=True)
@@ -48,11 +49,14 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
             return cond(pred, lambda ops: true_f(ops[0]), lambda ops: false_f(ops[1]), (true_op, false_op))
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     pred = _check_index_operand("cond", "Pred", pred)
-    if kind(core.get_aval(pred).dtype) != "b":
-        pred = lax_elem.ne(pred, lax_elem._convert_element_type(0, core.get_aval(pred).dtype))
     if config._values["jax_disable_jit"] and core.is_concrete(pred):
         return true_fun(*operands) if bool(pred) else false_fun(*operands)
-    index = lax_elem.convert_element_type(pred, np.int32)
+    if isinstance(pred, (Array, core.Tracer)):
+        if kind(core.get_aval(pred).dtype) != "b":
+            pred = lax_elem.ne(pred, lax_elem._convert_element_type(0, core.get_aval(pred).dtype))
+        index = lax_elem.convert_element_type(pred, np.int32)
+    else:  # a Python or NumPy scalar: the index is a constant (as JAX, which folds it)
+        index = np.int32(np.asarray(pred) != 0)
     # (type errors name true_fun first, as JAX)
     return _bind_branches("cond branches", ["false_fun", "true_fun"], index, [false_fun, true_fun],
                           operands, check_order=(1, 0))
@@ -78,9 +82,12 @@ def switch(index, branches, *operands, operand=_no_operand):
     dt = core.get_aval(index).dtype
     if kind(dt) not in "iu":
         raise TypeError(f"Index type must be an integer, got {index} as {dt.name}")
-    index = lax_elem.convert_element_type(index, np.int32)
     if len(branches) == 1:
         return branches[0](*operands)
+    if isinstance(index, (Array, core.Tracer)):
+        index = lax_elem.convert_element_type(index, np.int32)
+    else:  # a Python or NumPy integer: a constant (as JAX, which folds the conversion)
+        index = np.int32(index)
     index = lax_elem.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     if config._values["jax_disable_jit"] and core.is_concrete(index):
         return branches[int(index)](*operands)
@@ -101,16 +108,40 @@ def _check_index_operand(fname, what, x):
 
 
 def _bind_branches(what, names, index, funs, operands, check_order=None):
+    """Trace the branches (once per signature when eager), check their outputs agree, and bind
+    `cond`. As in JAX, an output every branch passes through from the same operand is not an
+    output of the `cond`: the operand itself (as an Array) is returned in its place."""
     leaves, in_tree = tree_util.tree_flatten(operands)
     in_avals = [core.get_aval(x) for x in leaves]
-    traced = [common.trace_jaxpr(f, in_tree, in_avals) for f in funs]
+    tag = what.split()[0]  # as JAX: a function traced for cond is traced again for switch
+    traced = [common.trace_jaxpr_cached(tag, f, in_tree, in_avals) for f in funs]
     out_trees = [t for _, _, t in traced]
     order = check_order or range(len(funs))
     common.check_outputs_agree(what, [names[i] for i in order], [out_trees[i] for i in order],
                                [traced[i][0].out_avals for i in order])
     jaxprs, consts = common.join_consts([(j, c) for j, c, _ in traced])
-    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs))
-    return tree_util.tree_unflatten(out_trees[0], outs)
+    forwarded = _forwarded_inputs(jaxprs)
+    if any(f is not None for f in forwarded):
+        jaxprs = [_drop_outputs(j, forwarded) for j in jaxprs]
+    outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs)))
+    inputs = [*consts, *leaves]
+    flat = [next(outs) if f is None else _unchanged(inputs[f]) for f in forwarded]
+    return tree_util.tree_unflatten(out_trees[0], flat)
+
+
+def _forwarded_inputs(jaxprs):
+    """Per output: the input position every branch returns unchanged there, else None."""
+    def positions(j):
+        where = {id(v): i for i, v in enumerate(j.jaxpr.invars)}
+        return [where.get(id(v)) if isinstance(v, core.Var) else None for v in j.jaxpr.outvars]
+    per_branch = [positions(j) for j in jaxprs]
+    return [ps[0] if len(set(ps)) == 1 else None for ps in zip(*per_branch)]
+
+
+def _drop_outputs(closed, forwarded):
+    j = closed.jaxpr
+    outvars = [v for v, f in zip(j.outvars, forwarded, strict=True) if f is None]
+    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, outvars, j.eqns, j.effects), closed.consts)
 
 
 @cond_p.def_abstract_eval
@@ -121,14 +152,22 @@ def _cond_abstract_eval(index, *avals, branches):
         if [(a.shape, a.dtype) for a in b.in_avals] != [(a.shape, a.dtype) for a in avals]:
             raise TypeError(f"cond: branch inputs {[a.str_short() for a in b.in_avals]} do not "
                             f"match the operands {[a.str_short() for a in avals]}")
-    return common.join_weak([b.out_avals for b in branches])
+    return list(branches[0].out_avals)  # as JAX: the first branch's weak types
 
 
 @cond_p.def_impl
 def _cond_impl(index, *args, branches):
     # Eagerly only the taken branch runs, op by op (both were traced when the cond was built).
+    # Its outputs take the cond's types: a Python scalar a branch returns becomes an Array.
     i = min(max(int(index), 0), len(branches) - 1)
-    return core.eval_jaxpr(branches[i].jaxpr, [], *args)
+    outs = core.eval_jaxpr(branches[i].jaxpr, [], *args)
+    return [_as_output(v, a) for v, a in zip(outs, branches[0].out_avals, strict=True)]
+
+
+def _as_output(v, aval):
+    if type(v) is Array:
+        return v if v.aval.weak_type == aval.weak_type else Array(aval, v._buf, v._npy)
+    return lax_elem._convert_element_type(v, aval.dtype, aval.weak_type)
 
 
 @cond_p.def_jvp

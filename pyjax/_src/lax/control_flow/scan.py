@@ -48,6 +48,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         >>> lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.arange(4.0))
         (Array(6., dtype=float32), Array([0., 0., 2., 9.], dtype=float32))
     """
+    return _scan(f, init, xs, length, reverse, unroll, (f, "scan"))
+
+
+def _scan(f, init, xs, length, reverse, unroll, cache_as):
+    """`scan`, with `f`'s traces cached eagerly under `cache_as = (fun, tag)` (`common.cached_trace`):
+    `fun` is the user's function `f` stands for (fori_loop wraps its body in a new `f` each call)."""
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     xs_avals = [core.get_aval(x) for x in xs_flat]
     length = _scan_length(xs_avals, length)
@@ -57,14 +63,14 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return _scan_python(f, init, xs_flat, xs_tree, length, reverse)
     x_avals = [a.update(shape=a.shape[1:]) for a in xs_avals]
     init_avals = [core.get_aval(c) for c in init_flat]
-    jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals)
+    jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as)
     nk = len(init_flat)
     promoted = _promote_weak(init_avals, jaxpr.out_avals[:nk])
     if promoted != init_avals:  # as JAX: a weakly typed init takes the type the body gives it
         init_flat = [c if a == p else lax_elem._convert_element_type(c, p.dtype, p.weak_type)
                      for c, a, p in zip(init_flat, init_avals, promoted)]
         init_avals = promoted
-        jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals)
+        jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as)
     common.check_carry_agrees("scan body function", init_tree, init_avals, carry_tree,
                               jaxpr.out_avals[:nk])
     outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=jaxpr, num_consts=len(consts),
@@ -100,7 +106,13 @@ def _canonical_unroll(unroll, length):
     return max(unroll, 1)
 
 
-def _trace_body(f, init_tree, init_avals, xs_tree, x_avals):
+def _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as):
+    fun, tag = cache_as
+    key = (tag, init_tree, tuple(init_avals), xs_tree, tuple(x_avals))
+    return common.cached_trace(fun, key, lambda: _trace_body_now(f, init_tree, init_avals, xs_tree, x_avals))
+
+
+def _trace_body_now(f, init_tree, init_avals, xs_tree, x_avals):
     nk = len(init_avals)
     box = []
 
@@ -517,33 +529,43 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if not isinstance(lower, core.Tracer) and not isinstance(upper, core.Tracer):
         lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
         i0 = lower if isinstance(lower, (int, np.integer)) else _common_index(lower, upper)[0]
-
-        def scan_body(carry, _):
-            i, x = carry
-            return (lax_elem.add(i, 1), body_fun(i, x)), None
-        (_, out), _ = scan(scan_body, (i0, init_val), None, length=max(hi - lo, 0),
-                           unroll=1 if unroll is None else unroll)
+        (_, out), _ = _scan(_fori_scan_body(body_fun), (i0, init_val), None, max(hi - lo, 0), False,
+                            1 if unroll is None else unroll, (body_fun, "fori_loop"))
         return out
     if unroll not in (None, 1, False):
         raise ValueError("fori_loop: unroll requires static (concrete) loop bounds")
-    from pyjax._src.lax.control_flow.while_loop import while_loop
+    from pyjax._src.lax.control_flow.while_loop import _while_loop
     lower, upper = _common_index(lower, upper)
+    # as JAX: the bound rides in the carry, so the wrappers close over nothing but body_fun
+    return _while_loop(_fori_cond, _fori_while_body(body_fun), (lower, upper, init_val),
+                       (body_fun, "fori_loop"))[2]
 
-    def cond(carry):
-        return lax_elem.lt(carry[0], upper)
 
-    def body(carry):
+def _fori_scan_body(body_fun):
+    def scan_body(carry, _):
         i, x = carry
-        return lax_elem.add(i, 1), body_fun(i, x)
-    return while_loop(cond, body, (lower, init_val))[1]
+        return (lax_elem.add(i, 1), body_fun(i, x)), None
+    return scan_body
+
+
+def _fori_cond(carry):
+    return lax_elem.lt(carry[0], carry[1])
+
+
+def _fori_while_body(body_fun):
+    def body(carry):
+        i, upper, x = carry
+        return lax_elem.add(i, 1), upper, body_fun(i, x)
+    return body
 
 
 def _common_index(lower, upper):
     dt = dtypes.result_type(lower, upper)
     if not dtypes.issubdtype(dt, np.integer):
         raise TypeError(f"fori_loop: lower and upper must be integers, got {np.dtype(dt).name}")
-    return (lax_elem._convert_element_type(lower, dt, False),
-            lax_elem._convert_element_type(upper, dt, False))
+    # as JAX, a bound already of that dtype is left alone (a weak one stays weak)
+    return tuple(x if core.get_aval(x).dtype == dt else lax_elem._convert_element_type(x, dt, False)
+                 for x in (lower, upper))
 
 
 def map(f, xs, *, batch_size=None):

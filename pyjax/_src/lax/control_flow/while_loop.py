@@ -39,6 +39,12 @@ def while_loop(cond_fun, body_fun, init_val):
     Example:
         >>> lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
     """
+    return _while_loop(cond_fun, body_fun, init_val, (body_fun, "while_loop"))
+
+
+def _while_loop(cond_fun, body_fun, init_val, cache_as):
+    """`while_loop`, with the body's traces cached eagerly under `cache_as = (fun, tag)`
+    (`common.cached_trace`): `fun` is the user's function `body_fun` stands for."""
     if config._values["jax_disable_jit"]:
         val = init_val
         while cond_fun(val):
@@ -46,7 +52,7 @@ def while_loop(cond_fun, body_fun, init_val):
         return val
     leaves, in_tree = tree_util.tree_flatten(init_val)
     avals = [core.get_aval(x) for x in leaves]
-    body, body_consts, out_tree = common.trace_jaxpr(body_fun, tree_util.treedef_tuple([in_tree]), avals)
+    body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
     if out_tree != in_tree:
         common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, [])
     promoted = _promote_weak(avals, body.out_avals)
@@ -54,9 +60,9 @@ def while_loop(cond_fun, body_fun, init_val):
         leaves = [x if a == p else lax_elem._convert_element_type(x, p.dtype, p.weak_type)
                   for x, a, p in zip(leaves, avals, promoted)]
         avals = promoted
-        body, body_consts, out_tree = common.trace_jaxpr(body_fun, tree_util.treedef_tuple([in_tree]), avals)
+        body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
     common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, body.out_avals)
-    cond, cond_consts, cond_tree = common.trace_jaxpr(cond_fun, tree_util.treedef_tuple([in_tree]), avals)
+    cond, cond_consts, cond_tree = _trace((cond_fun, "while_loop cond"), cond_fun, in_tree, avals)
     if cond_tree.num_leaves != 1 or not tree_util.treedef_is_leaf(cond_tree):
         raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
     out = cond.out_avals[0]
@@ -65,6 +71,12 @@ def while_loop(cond_fun, body_fun, init_val):
     outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond, body_jaxpr=body,
                         cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
     return tree_util.tree_unflatten(in_tree, outs)
+
+
+def _trace(cache_as, fun, in_tree, avals):
+    fun_key, tag = cache_as
+    return common.cached_trace(fun_key, (tag, in_tree, tuple(avals)), lambda: common.trace_jaxpr(
+        fun, tree_util.treedef_tuple([in_tree]), avals))
 
 
 def _promote_weak(in_avals, out_avals):
