@@ -309,3 +309,44 @@ def test_version():
     assert jax.__version__ == "0.10.2"
     assert jax.__version_info__ == (0, 10, 2)
     assert isinstance(jax.pyjax_version, str) and jax.pyjax_version != jax.__version__
+
+
+# --- clear_caches ------------------------------------------------------------------------------
+
+
+class _Counter(dict):
+    def __missing__(self, key):
+        return 0
+
+
+def test_clear_caches_retraces_as_jax_does():
+    # trace counts of jit, vmap-of-jit and grad-of-jit around clear_caches, recorded from JAX
+    import json
+    import pathlib
+    data = json.loads((pathlib.Path(__file__).parent / "data" / "control_flow.json").read_text())
+    scenario, n = data["traces"]["jit_clear_caches"], _Counter()
+    exec(scenario["code"], dict(jax=jax, jnp=jnp, np=np, lax=jax.lax, n=n))
+    assert dict(n) == scenario["counts"]
+
+
+def test_clear_caches_empties_every_registered_cache():
+    from pyjax._src import dispatch, pjit
+    from pyjax._src.backend import xla
+    from pyjax._src.interpreters import batching
+    from pyjax._src.lax.control_flow import common, scan, while_loop
+    f = jax.jit(lambda x: jnp.sin(x) * 2)
+    body, cond, step = (lambda c, x: (c + x, c)), (lambda c: c < 3), (lambda c: c + 1)  # kept alive:
+    f(1.0)                                                  # their traces are cached weakly
+    jax.vmap(f)(jnp.ones(3))
+    jax.grad(f)(1.0)
+    jax.lax.scan(body, 0.0, jnp.arange(3.0))
+    jax.lax.while_loop(cond, step, 0)
+    jnp.cos(jnp.ones(2))
+    caches = {"jit wrapper": f._cache, "primitives": dispatch._primitive_cache,
+              "executables": xla._executables, "scan": scan._compiled, "while": while_loop._compiled,
+              "eager control flow": common._eager_traces, "batched jaxprs": batching._batched_jaxprs,
+              "jit traces": pjit._traces}
+    assert all(len(c) for c in caches.values()), {k: len(c) for k, c in caches.items()}
+    jax.clear_caches()
+    assert not any(len(c) for c in caches.values()), {k: len(c) for k, c in caches.items()}
+    assert float(f(1.0)) == pytest.approx(2 * np.sin(1.0))  # and everything works after it

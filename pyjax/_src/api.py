@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from pyjax._src import core, dtypes, pjit, tree_util
+from pyjax._src import core, dispatch, dtypes, pjit, tree_util
 from pyjax._src.array import Array, canonical_host_value
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
@@ -144,8 +144,9 @@ def process_count(backend=None):
 
 
 def clear_caches():
-    """Drop every in-memory compilation cache (the on-disk cache is kept)."""
-    from pyjax._src import dispatch
+    """Drop every in-memory cache: jit signatures and traces, transformed jaxprs, compiled
+    executables, eager control-flow traces (each registered with `dispatch.register_cache`).
+    The on-disk compilation cache is kept, so recompiling is quick."""
     dispatch.clear_caches()
 
 

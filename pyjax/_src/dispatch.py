@@ -13,6 +13,7 @@ import time
 from pyjax._src import core
 from pyjax._src.array import (Array, buffer_to_donate, deleted_error, forget_donated,
                               mark_shared, to_buffer)
+from pyjax._src.array import _scalar_buffers
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
@@ -140,3 +141,4 @@ def clear_caches():
 
 register_cache(_primitive_cache.clear)
 register_cache(xla.clear_caches)
+register_cache(_scalar_buffers.clear)

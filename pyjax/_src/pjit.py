@@ -20,7 +20,7 @@ from pyjax._src import core, dtypes, tree_util
 from pyjax._src.array import Array
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
-from pyjax._src.dispatch import Compiled, compile_jaxpr, lower_for_compile
+from pyjax._src.dispatch import Compiled, compile_jaxpr, lower_for_compile, register_cache
 from pyjax._src.interpreters import partial_eval as pe
 
 logger = logging.getLogger("pyjax")
@@ -275,6 +275,7 @@ class JitWrapped:
         self._fast_cache: dict = {}   # all-Array positional signatures -> compiled entry
         self._misses = 0
         self._last_sig = None
+        _live_wrappers.add(self)
 
     def _check_static_and_donated(self, static_argnums, static_argnames, donate_argnums, donate_argnames):
         """JAX's checks of the argnums/argnames against the signature (when there is one)."""
@@ -516,6 +517,20 @@ def _as_const_free(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
 _const_free_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
+# every live jit wrapper, so `clear_caches` can empty their per-signature caches
+_live_wrappers: "weakref.WeakSet[JitWrapped]" = weakref.WeakSet()
+
+
+@register_cache
+def _clear_jit_caches():
+    for wrapped in list(_live_wrappers):
+        wrapped._cache.clear()
+        wrapped._fast_cache.clear()
+        wrapped._misses, wrapped._last_sig = 0, None  # a recompile after clearing is not a miss
+    for cache in (_traces, _compiled_jaxprs, _jvp_jaxprs, _split_jaxprs, _transpose_jaxprs,
+                  _const_free_cache, batching._batched_jaxprs):
+        cache.clear()
+
 
 class _Static:
     __slots__ = ("value", "_hash")
@@ -538,9 +553,9 @@ def _hashable_static(value, where):
     try:
         return _Static(value, hash(value))
     except TypeError:
-        raise ValueError(f"Non-hashable static argument {where} of type {type(value).__name__}: "
-                         f"{value!r:.80}. Static arguments must be hashable (use a tuple instead "
-                         f"of a list, or make the argument non-static).") from None
+        raise ValueError(f"Non-hashable static arguments are not supported: static argument "
+                         f"{where} of type {type(value).__name__} ({value!r:.80}) cannot be hashed. "
+                         f"Use a tuple instead of a list, or make the argument non-static.") from None
 
 
 def _leaf_aval_checked(x):

@@ -135,6 +135,31 @@ lax.scan(f, 0.0, xs)
 jax.clear_caches()
 lax.scan(f, 0.0, xs)
 """,
+    "jit_clear_caches": """
+@jax.jit
+def f(x):
+    n['f'] += 1
+    return jnp.sin(x) * 2
+f(1.0)
+f(2.0)
+n['jit'] = n['f']
+jax.clear_caches()
+f(3.0)
+n['jit_after_clear'] = n['f']
+g = jax.vmap(f)
+g(jnp.ones(3))
+g(jnp.ones(3))
+n['vmap'] = n['f']
+jax.clear_caches()
+g(jnp.ones(3))
+n['vmap_after_clear'] = n['f']
+jax.grad(f)(1.0)
+jax.grad(f)(1.0)
+n['grad'] = n['f']
+jax.clear_caches()
+jax.grad(f)(1.0)
+n['grad_after_clear'] = n['f']
+""",
 }
 
 

@@ -170,6 +170,7 @@ def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, u
 
 
 _compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+dispatch.register_cache(_compiled.clear)
 
 
 @scan_p.def_impl

@@ -97,6 +97,7 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 
 _compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+dispatch.register_cache(_compiled.clear)
 
 
 @while_p.def_impl
