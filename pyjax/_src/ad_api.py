@@ -227,14 +227,26 @@ def _cast_ct(c, aval):
 
 
 def _check_argnums(argnums, nargs, fname):
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for a in nums:
-        if not isinstance(a, int):
-            raise TypeError(f"{fname}: argnums must be ints, got {argnums!r}")
-        if not -nargs <= a < nargs:
-            raise TypeError(f"{fname}: differentiating with respect to argnums={argnums} requires at "
-                            f"least {max(a + 1, -a)} positional arguments, but only {nargs} were given")
-    return tuple(a % nargs for a in nums)
+    """`argnums` (an int or a sequence of ints) as non-negative positions, checked as JAX 0.10.2
+    does: not integers or repeated: TypeError; empty: ValueError; out of range: TypeError from
+    grad/value_and_grad for a position past the arguments, ValueError otherwise."""
+    nums = (argnums,) if hasattr(argnums, "__index__") else tuple(argnums)
+    if not all(hasattr(a, "__index__") for a in nums):  # NumPy ints are ints, floats are not
+        raise TypeError(f"{fname}: argnums must be an int or a sequence of ints, got {argnums!r}")
+    nums = tuple(a.__index__() for a in nums)
+    if not nums:
+        raise ValueError(f"{fname}: argnums={argnums!r} is empty; name at least one argument to "
+                         f"differentiate with respect to")
+    if fname == "grad" and max(nums) >= nargs:
+        raise TypeError(f"{fname}: differentiating with respect to argnums={argnums} requires at "
+                        f"least {max(nums) + 1} positional arguments, but only {nargs} were given")
+    if any(not -nargs <= a < nargs for a in nums):
+        raise ValueError(f"{fname}: argnums={argnums} must be in [-{nargs}, {nargs}) for the {nargs} "
+                         f"positional arguments given")
+    out = tuple(a % nargs for a in nums)
+    if len(set(out)) != len(out):
+        raise TypeError(f"{fname}: argnums={argnums} names an argument more than once")
+    return out
 
 
 def _fix_args(fun, args, kwargs, nums):
