@@ -10,7 +10,8 @@ from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import ufuncs as jnp
 from pyjax._src.numpy.lax_numpy import where
-from pyjax._src.numpy.util import asarray_value, promote_args_inexact
+from pyjax._src.numpy.lax_numpy import where as _where  # (`where` is also a parameter name)
+from pyjax._src.numpy.util import asarray_value, check_arraylike, promote_args_inexact
 
 
 @custom_jvp
@@ -104,16 +105,42 @@ def _squeeze_axes(x, axis, ndim):
 
 
 def log_softmax(x, axis=-1, where=None):
-    """x - logsumexp(x) along `axis`."""
-    (x,) = promote_args_inexact("log_softmax", x)
-    shifted = jnp.subtract(x, shape_ops.stop_gradient(jred.max(x, axis=axis, keepdims=True)))
-    return jnp.subtract(shifted, jnp.log(jred.sum(jnp.exp(shifted), axis=axis, keepdims=True)))
+    """`x - logsumexp(x)` along `axis` (an int, a tuple of ints or None for all axes).
+
+    Only the elements where `where` is True take part; the others come out as -inf.
+
+    Example:
+        >>> nn.log_softmax(jnp.array([1.0, 2.0, 3.0]), where=jnp.array([True, False, True]))
+        Array([-2.126928  ,       -inf, -0.12692805], dtype=float32)
+    """
+    check_arraylike("log_softmax", x)
+    x = asarray_value(x)
+    # as JAX: the max over no element is -inf (`initial`), masked elements read as -inf
+    x_max = jred.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else _where(where, x, -np.inf)
+    shifted = jnp.subtract(x_safe, shape_ops.stop_gradient(x_max))
+    result = jnp.subtract(shifted, jnp.log(jred.sum(jnp.exp(shifted), axis, where=where, keepdims=True)))
+    return result if where is None else _where(where, result, -np.inf)
 
 
 def softmax(x, axis=-1, where=None):
-    (x,) = promote_args_inexact("softmax", x)
-    unnormalized = jnp.exp(jnp.subtract(x, shape_ops.stop_gradient(jred.max(x, axis=axis, keepdims=True))))
-    return jnp.true_divide(unnormalized, jred.sum(unnormalized, axis=axis, keepdims=True))
+    """`exp(x) / sum(exp(x))` along `axis` (an int, a tuple of ints or None for all axes).
+
+    Only the elements where `where` is True take part; the others come out as 0.
+
+    Example:
+        >>> nn.softmax(jnp.array([1.0, 2.0, 3.0]), where=jnp.array([True, False, True]))
+        Array([0.11920291, 0.        , 0.880797  ], dtype=float32)
+    """
+    # JAX 0.10.2's default softmax (jax_softmax_custom_jvp=False): the max is a stop_gradient
+    # shift and the derivative comes from autodiff of the formula.
+    check_arraylike("softmax", x)
+    x = asarray_value(x)
+    x_max = jred.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else _where(where, x, -np.inf)
+    unnormalized = jnp.exp(jnp.subtract(x_safe, shape_ops.stop_gradient(x_max)))
+    result = jnp.true_divide(unnormalized, jred.sum(unnormalized, axis, where=where, keepdims=True))
+    return result if where is None else _where(where, result, 0)
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
