@@ -6,10 +6,15 @@ central difference; reverse mode compares `<t, vjp(ct)>` with `<jvp_fd(t), ct>` 
 conjugations, so complex functions check their transpose, not their adjoint); order n
 differentiates the jvp/vjp function itself, in both its primal and tangent (or cotangent) inputs.
 
+Tolerances are JAX's: `atol`/`rtol` are a number or a dict {dtype: tolerance} merged over
+JAX's per-dtype defaults (`default_gradient_tolerance`); an array is compared with the larger
+of the tolerances of its two dtypes, scaled by its size, as JAX's `check_close` does.
+
 NB: JAX takes the difference in the inputs' dtype with `eps=1e-4`. Here `eps` defaults per dtype
-(1e-3 for 32-bit, 1e-6 for 64-bit) and the difference of the outputs is taken in 64-bit, which is
-less noisy for float32 functions. Integer and bool arguments are allowed: they get float0
-tangents and are never perturbed.
+(1e-2 for 32-bit, 3e-2 for 16-bit, 1e-6 for 64-bit: near the optimal central-difference step for
+each precision) and the difference of the outputs is taken in 64-bit, which is far less noisy for
+float32 functions. `eps` may also be a dict {dtype: step}. Integer and bool
+arguments are allowed: they get float0 tangents and are never perturbed.
 """
 from __future__ import annotations
 
@@ -18,10 +23,51 @@ import numpy as np
 from pyjax._src import dtypes, tree_util
 from pyjax._src import ad_api
 
-_EPS = {np.dtype(np.float16): 3e-2, np.dtype(dtypes.bfloat16): 3e-2, np.dtype(np.float32): 1e-3,
-        np.dtype(np.float64): 1e-6, np.dtype(np.complex64): 1e-3, np.dtype(np.complex128): 1e-6}
-_TOL = {np.dtype(np.float16): 1e-1, np.dtype(dtypes.bfloat16): 1e-1, np.dtype(np.float32): 2e-2,
-        np.dtype(np.float64): 1e-5, np.dtype(np.complex64): 2e-2, np.dtype(np.complex128): 1e-5}
+_EPS = {np.dtype(np.float16): 3e-2, np.dtype(dtypes.bfloat16): 3e-2, np.dtype(np.float32): 1e-2,
+        np.dtype(np.float64): 1e-6, np.dtype(np.complex64): 1e-2, np.dtype(np.complex128): 1e-6}
+
+# JAX's defaults (jax._src.public_test_util): for values, and for derivatives.
+default_tolerance = {
+    dtypes.float0: 0, np.dtype(np.bool_): 0,
+    **{d: 0 for d in dtypes.int_types | dtypes.uint_types},
+    np.dtype(dtypes.float4_e2m1fn): 1e0, np.dtype(dtypes.float8_e8m0fnu): 1e0,
+    **{np.dtype(t): 1e-1 for t in (dtypes.float8_e3m4, dtypes.float8_e4m3,
+                                   dtypes.float8_e4m3b11fnuz, dtypes.float8_e4m3fn,
+                                   dtypes.float8_e4m3fnuz, dtypes.float8_e5m2,
+                                   dtypes.float8_e5m2fnuz)},
+    np.dtype(dtypes.bfloat16): 1e-2, np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-6,
+    np.dtype(np.float64): 1e-15, np.dtype(np.complex64): 1e-6, np.dtype(np.complex128): 1e-15,
+}
+default_gradient_tolerance = {
+    np.dtype(dtypes.float4_e2m1fn): 1e0, np.dtype(dtypes.float8_e8m0fnu): 1e0,
+    **{np.dtype(t): 1e-1 for t in (dtypes.float8_e3m4, dtypes.float8_e4m3,
+                                   dtypes.float8_e4m3b11fnuz, dtypes.float8_e4m3fn,
+                                   dtypes.float8_e4m3fnuz, dtypes.float8_e5m2,
+                                   dtypes.float8_e5m2fnuz)},
+    np.dtype(dtypes.bfloat16): 1e-1, np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-3,
+    np.dtype(np.float64): 1e-5, np.dtype(np.complex64): 1e-3, np.dtype(np.complex128): 1e-5,
+}
+
+
+def _merge_tolerance(tol, default):
+    """A number stays a number; a dict {dtype-like: tol} overrides entries of `default`."""
+    if tol is None:
+        return default
+    if not isinstance(tol, dict):
+        return tol
+    return {**default, **{np.dtype(k): v for k, v in tol.items()}}
+
+
+def tolerance(dtype, tol=None):
+    """The tolerance for values of `dtype`: `tol` itself if a number, else its (or JAX's
+    default) entry for the canonical dtype."""
+    if tol is None:
+        tol = {}
+    if not isinstance(tol, dict):
+        return tol
+    tol = {np.dtype(k): v for k, v in tol.items()}
+    dt = dtypes.canonicalize_dtype(np.dtype(dtype))
+    return tol.get(dt, default_tolerance.get(dt, 0))
 
 
 def _np(x):
@@ -71,11 +117,40 @@ def _safe_sub(a, b):
         return np.where(a == b, 0, a - b)
 
 
-def numerical_jvp(f, primals, tangents, eps):
-    hi = f(*_perturb(primals, tangents, eps / 2))
-    lo = f(*_perturb(primals, tangents, -eps / 2))
-    return tree_util.tree_map(lambda a, b: _safe_sub(a, b) / eps if _inexact(a) else _safe_sub(a, b),
+def _central_difference(f, primals, tangents, h):
+    hi = f(*_perturb(primals, tangents, h / 2))
+    lo = f(*_perturb(primals, tangents, -h / 2))
+    return tree_util.tree_map(lambda a, b: _safe_sub(a, b) / h if _inexact(a) else _safe_sub(a, b),
                               hi, lo)
+
+
+def _richardson(d1, d2):
+    """(4 d(h) - d(2h)) / 3: the h^2 error terms of the two central differences cancel."""
+    return tree_util.tree_map(lambda a, b: (4 * a - b) / 3 if _inexact(a) else a, d1, d2)
+
+
+def numerical_jvp(f, primals, tangents, eps):
+    """The derivative of f along `tangents` by central differences with steps eps and 2 eps,
+    Richardson-extrapolated: accurate to O(eps^4), so eps can be large enough that rounding
+    of float32 outputs stays small."""
+    return _richardson(_central_difference(f, primals, tangents, eps),
+                       _central_difference(f, primals, tangents, 2 * eps))
+
+
+def _exact_direction(primals, tangents, eps):
+    """The direction the finite differences really take: `x ± h/2 t` rounds to the inputs'
+    dtype, so a step is (hi - lo), not h t. Checking autodiff along the steps actually taken
+    (combined as `numerical_jvp` combines them) removes that rounding from the comparison."""
+    def step(x, t, h):
+        hi = _np(x) + (h / 2) * _np(t)
+        lo = _np(x) - (h / 2) * _np(t)
+        return (_wide(hi.astype(_np(x).dtype)) - _wide(lo.astype(_np(x).dtype))) / h
+
+    def exact(x, t):
+        if not _inexact(x):
+            return t
+        return (4 * step(x, t, eps) - step(x, t, 2 * eps)) / 3
+    return tree_util.tree_map(exact, primals, tangents)
 
 
 def _inner(xs, ys):
@@ -98,7 +173,16 @@ def _check_close(got, want, atol, rtol, err_msg):
     for g, w in zip(got_l, want_l):
         if not (_inexact(g) and _inexact(w)):
             continue
-        np.testing.assert_allclose(_wide(g), _wide(w), atol=atol, rtol=rtol, err_msg=err_msg)
+        _assert_close(_np(g), _np(w), atol, rtol, err_msg)
+
+
+def _assert_close(g, w, atol, rtol, err_msg, dtype=None):
+    """As JAX's check_close: the larger tolerance of the two dtypes, times the array's size."""
+    dts = (dtype,) if dtype is not None else (g.dtype, w.dtype)
+    size = max(np.size(g), 1)
+    a = max(tolerance(d, atol) for d in dts) * size
+    r = max(tolerance(d, rtol) for d in dts) * size
+    np.testing.assert_allclose(_wide(g), _wide(w), atol=a, rtol=r, err_msg=err_msg)
 
 
 def _check_tangent_dtypes(primals, tangents, err_msg):
@@ -113,8 +197,10 @@ def _check_tangent_dtypes(primals, tangents, err_msg):
 
 def _defaults(args, atol, rtol, eps):
     dt = _widest_dtype(args)
-    return (_TOL.get(dt, 2e-2) if atol is None else atol, _TOL.get(dt, 2e-2) if rtol is None else rtol,
-            _EPS.get(dt, 1e-3) if eps is None else eps)
+    if eps is None or isinstance(eps, dict):
+        eps = {**_EPS, **{np.dtype(k): v for k, v in (eps or {}).items()}}.get(dt, 1e-3)
+    return (_merge_tolerance(atol, default_gradient_tolerance),
+            _merge_tolerance(rtol, default_gradient_tolerance), eps)
 
 
 def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=None, err_msg=""):
@@ -123,11 +209,18 @@ def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=None, err_msg=""):
     atol, rtol, eps = _defaults(args, atol, rtol, eps)
     err_msg = err_msg or "JVP"
     tangent = tree_util.tree_map(lambda x: _rand_like(np.random.default_rng(0), x), args)
-    v_out, t_out = f_jvp(args, tangent)
+    t_exact = _exact_direction(args, tangent, eps)
+    v_out, t_out = f_jvp(args, _like(t_exact, tangent))
     _check_tangent_dtypes(v_out, t_out, f"{err_msg} tangent dtype")
     _check_close(v_out, f(*args), atol, rtol, f"{err_msg} primal")
     t_expected = numerical_jvp(f, args, tangent, eps)
     _check_close(t_out, t_expected, atol, rtol, f"{err_msg} tangent vs finite differences")
+
+
+def _like(xs, refs):
+    """`xs` (64-bit) in the dtypes of `refs`."""
+    return tree_util.tree_map(lambda x, r: _np(x).astype(_np(r).dtype) if _inexact(r) else r,
+                              xs, refs)
 
 
 def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=None, err_msg=""):
@@ -143,10 +236,11 @@ def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=None, err_msg=""):
     cotangent = tree_util.tree_map(lambda x: _rand_like(rng, x), v_out)
     cotangent_out = _conj(vjp_fun(_conj(cotangent)))
     _check_tangent_dtypes(args, cotangent_out, f"{err_msg} cotangent dtype")
-    ip, ip_expected = _inner(tangent, cotangent_out), _inner(tangent_out, cotangent)
-    scale = max(1.0, abs(ip_expected))
-    np.testing.assert_allclose(ip / scale, ip_expected / scale, atol=atol, rtol=rtol,
-                               err_msg=f"{err_msg} cotangent projection vs finite differences")
+    t_exact = _exact_direction(args, tangent, eps)
+    ip, ip_expected = _inner(t_exact, cotangent_out), _inner(tangent_out, cotangent)
+    # the inner products are float64 here; JAX computes them in the arguments' dtype
+    _assert_close(np.float64(ip), np.float64(ip_expected), atol, rtol,
+                  f"{err_msg} cotangent projection vs finite differences", _widest_dtype(args))
 
 
 def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
