@@ -40,9 +40,6 @@ DIFFERENCES = {
 # one fails loudly once it is fixed.
 KNOWN_GAPS = {
     "where_one_arg": "jnp.where(c) / jnp.nonzero need gather (NotImplementedError for now)",
-    "grad_argnums_npint_ok": "grad returns a tuple for a NumPy-int argnums: ad_api.py tests "
-                             "isinstance(argnums, int) (the lead owns that file)",
-    "grad_not_callable": "grad does not check its function until called (ad_api.py, lead)",
 }
 
 

@@ -170,6 +170,7 @@ def linearize_flat(flat, primals) -> _Linearized:
 def linearize(fun, *primals, has_aux=False):
     """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linear map cheaply
     (the primal computation is done once, here)."""
+    _check_callable(fun)
     p_flat, in_tree = tree_util.tree_flatten(primals)
     box = []
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
@@ -194,6 +195,7 @@ def vjp(fun, *primals, has_aux=False):
         >>> y, f_vjp = vjp(jnp.sin, 0.5)
         >>> f_vjp(1.0)   # (cos(0.5),)
     """
+    _check_callable(fun)
     p_flat, in_tree = tree_util.tree_flatten(primals)
     box = []
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
@@ -224,6 +226,16 @@ def _cast_ct(c, aval):
 
 
 # -- grad ---------------------------------------------------------------------------------------
+
+
+def _is_single(argnums) -> bool:
+    """`argnums=1` (also a NumPy integer) differentiates one argument; a sequence gives a tuple."""
+    return isinstance(argnums, (int, np.integer))
+
+
+def _check_callable(fun):
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
 
 
 def _check_argnums(argnums, nargs, fname):
@@ -294,6 +306,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         >>> value_and_grad(lambda x: (x ** 2).sum())(jnp.arange(3.0))
         (Array(5., dtype=float32), Array([0., 2., 4.], dtype=float32))
     """
+    _check_callable(fun)
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "grad")
@@ -309,7 +322,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         _check_scalar_output(ans, "Gradient", holomorphic)
         ct = _ones_like(ans)
         grads = f_vjp(ct)
-        g = grads[0] if isinstance(argnums, int) else tuple(grads)
+        g = grads[0] if _is_single(argnums) else tuple(grads)
         return ((ans, aux), g) if has_aux else (ans, g)
     return value_and_grad_f
 
@@ -326,6 +339,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
         >>> grad(jnp.sin)(0.0)
         Array(1., dtype=float32, weak_type=True)
     """
+    _check_callable(fun)
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
@@ -362,6 +376,7 @@ def _std_basis(flat_avals):
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: one JVP per input element, batched with vmap."""
+    _check_callable(fun)
     @functools.wraps(fun)
     def jac_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacfwd")
@@ -393,11 +408,12 @@ def _split_last(j, avals, d_tree, nums, argnums):
         pieces.append(reshape(blk, lead + a.shape))
         start += a.size
     tree = tree_util.tree_unflatten(d_tree, pieces)
-    return tree[0] if isinstance(argnums, int) else tree
+    return tree[0] if _is_single(argnums) else tree
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Jacobian by reverse mode: one VJP per output element, batched with vmap."""
+    _check_callable(fun)
     @functools.wraps(fun)
     def jac_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacrev")
@@ -435,7 +451,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
                 blk = slice_in_dim(c, start, start + ya.size, 1, 0)
                 return reshape(blk, ya.shape + ca.shape[1:])
             part = tree_util.tree_map(take, cts)
-            out_per_y.append(part[0] if isinstance(argnums, int) else part)
+            out_per_y.append(part[0] if _is_single(argnums) else part)
         jac = tree_util.tree_unflatten(y_tree, out_per_y)
         return (jac, aux) if has_aux else jac
     return jac_f
@@ -446,6 +462,7 @@ jacobian = jacrev
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Second derivatives: forward-over-reverse (`jacfwd(jacrev(fun))`)."""
+    _check_callable(fun)
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
