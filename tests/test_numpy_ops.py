@@ -74,6 +74,7 @@ JNP_TESTED_ELSEWHERE = {
     "empty_like", "arange", "linspace", "logspace", "eye", "identity", "result_type",
     "promote_types", "isdtype", "isscalar", "iscomplexobj", "isrealobj", "shape", "ndim", "size",
     "allclose", "array_equal", "broadcast_shapes", "finfo", "iinfo", "issubdtype",
+    "frompyfunc",  # tests/test_ufunc_objects.py
 }
 # Public functions that raise NotImplementedError today (test_not_implemented checks they do).
 JNP_NOT_IMPLEMENTED = {"frexp", "gcd", "nonzero"}
@@ -81,7 +82,7 @@ JNP_NOT_IMPLEMENTED = {"frexp", "gcd", "nonzero"}
 
 def _public_functions():
     return {n: f for n in dir(jnp) if not n.startswith("_")
-            for f in [getattr(jnp, n)] if inspect.isfunction(f)}
+            for f in [getattr(jnp, n)] if inspect.isfunction(f) or isinstance(f, jnp.ufunc)}
 
 
 def test_every_public_jnp_function_is_tested():
