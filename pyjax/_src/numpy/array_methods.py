@@ -9,7 +9,7 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.array import Array
-from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy import indexing, ufuncs
 
 
 def _defer(binary):
@@ -43,7 +43,6 @@ def _lazy(module_attr):
 
 _R = "pyjax._src.numpy.reductions."
 _S = "pyjax._src.numpy.shape."
-_I = "pyjax._src.numpy.indexing."
 _L = "pyjax._src.numpy.linalg_ops."
 
 _OPERATORS = {
@@ -66,7 +65,7 @@ _OPERATORS = {
     "__gt__": _defer(ufuncs.greater), "__ge__": _defer(ufuncs.greater_equal),
     "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
     "__invert__": ufuncs.invert,
-    "__getitem__": _lazy(_I + "getitem"),
+    "__getitem__": indexing.getitem,
     "__round__": lambda self, ndigits=None: _round(self, ndigits),
 }
 
@@ -122,7 +121,7 @@ _METHODS = {
     "cumsum": _lazy(_R + "cumsum"), "cumprod": _lazy(_R + "cumprod"),
     "view": lambda self, dtype=None: self if dtype is None else _lazy("pyjax._src.lax.elementwise.bitcast_convert_type")(self, dtype),
     "nonzero": lambda self, **kw: _lazy("pyjax._src.numpy.lax_numpy.nonzero")(self, **kw),
-    "at": property(lambda self: _lazy(_I + "_IndexUpdateHelper")(self)),
+    "at": property(indexing._IndexUpdateHelper),
 }
 
 
