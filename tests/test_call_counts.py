@@ -15,12 +15,7 @@ RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "jax_call_counts
                       .read_text())["counts"]
 
 
-# eager (un-jitted) control flow caching its traced bodies is in progress
-PENDING = {"scan_twice", "cond_twice"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason="pending"))
-                                  if n in PENDING else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_body_runs_as_often_as_in_jax(name):
     ns = {"jax": pyjax, "jnp": jnp, "lax": lax}
     exec(PRELUDE, ns)
