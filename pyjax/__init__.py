@@ -9,7 +9,39 @@ __version_info__ = (0, 10, 2)
 pyjax_version = "0.1.0"
 
 from pyjax._src.config import config as config
-from pyjax._src.config import enable_x64 as enable_x64, disable_jit as disable_jit
+from pyjax._src.config import (  # flags as context managers / decorators, as JAX's
+    allow_f16_reductions as allow_f16_reductions,
+    array_garbage_collection_guard as array_garbage_collection_guard,
+    auto_pcast as auto_pcast,
+    check_tracer_leaks as check_tracer_leaks,
+    checking_leaks as checking_leaks,
+    debug_infs as debug_infs,
+    debug_key_reuse as debug_key_reuse,
+    debug_nans as debug_nans,
+    default_device as default_device,
+    default_matmul_precision as default_matmul_precision,
+    default_prng_impl as default_prng_impl,
+    disable_jit as disable_jit,
+    enable_checks as enable_checks,
+    enable_custom_prng as enable_custom_prng,
+    enable_x64 as enable_x64,
+    explain_cache_misses as explain_cache_misses,
+    jax2tf_associative_scan_reductions as jax2tf_associative_scan_reductions,
+    legacy_prng_key as legacy_prng_key,
+    log_compiles as log_compiles,
+    no_execution as no_execution,
+    no_tracing as no_tracing,
+    numpy_dtype_promotion as numpy_dtype_promotion,
+    numpy_rank_promotion as numpy_rank_promotion,
+    remove_size_one_mesh_axis_from_type as remove_size_one_mesh_axis_from_type,
+    softmax_custom_jvp as softmax_custom_jvp,
+    thread_guard as thread_guard,
+    threefry_partitionable as threefry_partitionable,
+    transfer_guard as transfer_guard,
+    transfer_guard_device_to_device as transfer_guard_device_to_device,
+    transfer_guard_device_to_host as transfer_guard_device_to_host,
+    transfer_guard_host_to_device as transfer_guard_host_to_device,
+)
 from pyjax._src.array import Array as Array
 from pyjax._src.backend.xla import Device as Device
 from pyjax._src.dtypes import float0 as float0

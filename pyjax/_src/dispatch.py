@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 import time
 
-from pyjax._src import core
+import numpy as np
+
+from pyjax._src import core, dtypes
 from pyjax._src.array import (Array, buffer_to_donate, deleted_error, forget_donated,
                               mark_shared, to_buffer)
 from pyjax._src.array import _scalar_buffers
@@ -27,15 +29,16 @@ class Compiled:
     `donated` holds one bool per argument (empty: none donated); see `_call_donating`.
     """
 
-    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated")
+    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated", "jaxpr")
 
-    def __init__(self, exe, out_avals, const_bufs, text, name, donated=()):
+    def __init__(self, exe, out_avals, const_bufs, text, name, donated=(), jaxpr=None):
         self.exe = exe
         self.out_avals = out_avals
         self.const_bufs = const_bufs
         self.text = text
         self.name = name
         self.donated = tuple(donated) if any(donated) else ()
+        self.jaxpr = jaxpr  # the ClosedJaxpr compiled (debug_nans re-runs it op by op)
 
     def __call__(self, args) -> list[Array]:
         if self.donated:
@@ -65,6 +68,55 @@ class Compiled:
             raise
         return [Array(a, b) for a, b in zip(self.out_avals, out_bufs)]
 
+    def _run_checking_floats(self, bufs, args):
+        """`_run` while jax_debug_nans / jax_debug_infs is on (swapped in by `_float_checks`,
+        so the usual path pays nothing): a NaN (inf) output raises FloatingPointError."""
+        outs = Compiled._run_unchecked(self, bufs, args)
+        bad = _first_invalid(outs)
+        if bad is not None:
+            self._explain_invalid(bad, args)
+        return outs
+
+    def _explain_invalid(self, bad, args):
+        eqns = self.jaxpr.jaxpr.eqns if self.jaxpr is not None else ()
+        if len(eqns) == 1 and eqns[0].primitive.name == self.name:  # an eager primitive
+            raise FloatingPointError(f"invalid value ({bad}) encountered in {self.name}")
+        # A jitted function: run it again one primitive at a time (each checks its outputs),
+        # so the error names the primitive that made the value, as JAX does.
+        if not self.donated and self.jaxpr is not None:
+            core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *args)
+        raise FloatingPointError(
+            f"invalid value ({bad}) encountered in the output of {self.name}; running it again "
+            f"one primitive at a time produced none (an input holds the value, or its arguments "
+            f"were donated), so it cannot be traced to a primitive")
+
+
+Compiled._run_unchecked = Compiled._run
+
+
+def _first_invalid(outs):
+    """'nan' or 'inf' if an output holds one that the debug flags ask about, else None."""
+    nans, infs = config._values["jax_debug_nans"], config._values["jax_debug_infs"]
+    for out in outs:
+        if not dtypes.issubdtype(out.dtype, np.inexact):
+            continue
+        v = np.asarray(out._value, np.complex128 if out.dtype.kind == "c" else np.float64)
+        if nans and np.isnan(v).any():
+            return "nan"
+        if infs and np.isinf(v).any():
+            return "inf"
+    return None
+
+
+def _float_checks(_=None):
+    on = config._values["jax_debug_nans"] or config._values["jax_debug_infs"]
+    Compiled._run = Compiled._run_checking_floats if on else Compiled._run_unchecked
+
+
+config.on_change("jax_debug_nans", _float_checks)
+config.on_change("jax_debug_infs", _float_checks)
+_float_checks()
+
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None) -> Compiled:
     """Lower (unless `lowered`, a (text, module context) pair, is given) and compile a closed
@@ -73,6 +125,8 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None)
     if lowered is None:
         lowered = lower_for_compile(closed, name, donated)
     text, module = lowered
+    if config._values["jax_enable_checks"]:
+        core.check_jaxpr(closed.jaxpr)
     t1 = time.perf_counter()
     exe = xla.compile(text, xla.devices()[:1], out_avals=closed.out_avals,
                       host_callbacks=module.host_callbacks)
@@ -80,7 +134,7 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None)
         logger.warning(f"lowered {name} in {(t1 - t0) * 1e3:.1f} ms; compile {(time.perf_counter() - t1) * 1e3:.1f} ms")
     # the executable holds its constants' buffers: shared with whoever else holds them
     const_bufs = [mark_shared(to_buffer(c)) for c in closed.consts]
-    return Compiled(exe, closed.out_avals, const_bufs, text, name, donated)
+    return Compiled(exe, closed.out_avals, const_bufs, text, name, donated, closed)
 
 
 def lower_for_compile(closed: core.ClosedJaxpr, name: str, donated=()):

@@ -239,14 +239,31 @@ def check_and_canonicalize_user_dtype(dtype, fun_name: str | None = None) -> np.
                          "use dtype=arr.dtype instead of dtype=arr.")
     if isinstance(dtype, type) and dtype in python_scalar_dtypes:
         return canonicalize_dtype(dtype)
-    d = _from_dtype_like(dtype)
-    out = canonicalize_dtype(d)
-    if out != d:
-        where = f" requested in {fun_name}" if fun_name else ""
-        warnings.warn(f"Explicitly requested dtype {d}{where} is not available, and will be "
-                      f"truncated to dtype {out}. Enable 64-bit types with the jax_enable_x64 "
-                      "configuration option or the JAX_ENABLE_X64 environment variable.",
-                      stacklevel=3)
+    return maybe_canonicalize_explicit_dtype(_from_dtype_like(dtype), fun_name, stacklevel=4)
+
+
+def maybe_canonicalize_explicit_dtype(d, fun_name: str | None = None, stacklevel: int = 3):
+    """A dtype the user asked for by name while 64-bit types are off: as JAX's
+    jax_explicit_x64_dtypes says, 'warn' (the default) warns and gives the 32-bit type, 'error'
+    raises ValueError, 'allow' gives the 64-bit type anyway (Arrays of it then stay 64-bit)."""
+    if _cfg["jax_enable_x64"] or not isinstance(d, np.dtype):
+        return d
+    out = _to_32bit.get(d, d)
+    if out == d:
+        return d
+    mode = _cfg["jax_explicit_x64_dtypes"]
+    if mode == _config.ExplicitX64Mode.ALLOW:
+        return d
+    where = f" requested in {fun_name}" if fun_name else ""
+    # JAX's phrase "Explicitly requested dtype float64 ... is not available" is kept (tests match)
+    if mode == _config.ExplicitX64Mode.ERROR:
+        raise ValueError(f"Explicitly requested dtype {d}{where} is not available. Enable 64-bit "
+                         f"types with jax_enable_x64, or allow explicit ones with "
+                         f"jax_explicit_x64_dtypes='allow'.")
+    warnings.warn(f"Explicitly requested dtype {d}{where} is not available, and will be "
+                  f"truncated to dtype {out}. Enable 64-bit types with the jax_enable_x64 "
+                  "configuration option or the JAX_ENABLE_X64 environment variable.",
+                  stacklevel=stacklevel)
     return out
 
 
@@ -459,10 +476,15 @@ def _dtype_and_weak_type(x, x64: bool):
         weak = getattr(x, "weak_type", None)
         if weak is None:
             weak = getattr(getattr(x, "aval", None), "weak_type", False)
-        return _canon(d, x64), bool(weak)
+        c = _canon(d, x64)
+        if c is not d and hasattr(x, "aval"):
+            c = d  # as JAX: an Array (or tracer) that is 64-bit stays so, whatever x64 says
+        return c, bool(weak)
     if isinstance(x, type) and x in _weak_node_of_pytype:
         return _canon(python_scalar_dtypes[x], x64), True    # result_type(float) is weak
-    return _canon(dtype(x), x64), is_python_scalar(x) and not isinstance(x, bool)
+    if is_python_scalar(x):
+        return _canon(dtype(x), x64), not isinstance(x, bool)
+    return maybe_canonicalize_explicit_dtype(dtype(x), "dtype", stacklevel=5), False
 
 
 def lattice_result_type(*args) -> tuple[np.dtype, bool]:

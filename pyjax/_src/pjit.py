@@ -18,7 +18,7 @@ import optree
 
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.array import Array
-from pyjax._src.config import config
+from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import Compiled, compile_jaxpr, lower_for_compile, register_cache
 from pyjax._src.interpreters import partial_eval as pe
@@ -28,8 +28,7 @@ _config_values = config._values
 
 # The settings that change what tracing produces: part of every trace-cache key. Kept as one
 # tuple, refreshed when a flag changes, so the jit hot path reads a single value.
-_TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-                "jax_default_matmul_precision")
+_TRACE_FLAGS = TRACE_FLAGS
 _trace_context = [None]
 
 

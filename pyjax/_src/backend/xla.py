@@ -162,12 +162,12 @@ def _make_client(platform):
 
 
 def _cpu_device_count():
-    """N from XLA_FLAGS=--xla_force_host_platform_device_count=N (or JAX_NUM_CPU_DEVICES)."""
+    """N from XLA_FLAGS=--xla_force_host_platform_device_count=N (or jax_num_cpu_devices)."""
     m = re.search(r"--xla_force_host_platform_device_count=(\d+)", os.environ.get("XLA_FLAGS", ""))
     if m:
         return int(m.group(1))
-    n = os.environ.get("JAX_NUM_CPU_DEVICES")
-    return int(n) if n and n.strip().isdigit() and int(n) > 0 else None
+    n = config.jax_num_cpu_devices  # set from $JAX_NUM_CPU_DEVICES, or before the first use
+    return n if isinstance(n, int) and n > 0 else None
 
 
 def devices(backend=None):
@@ -557,6 +557,21 @@ def set_cache_dir(path, max_bytes=None):
     max_bytes = _cache.default_max_bytes() if max_bytes is None else max_bytes
     _disk = _cache.DiskCache(path, max_bytes) if path else None
     _disk_resolved = True
+
+
+def _cache_dir_from_config(path):
+    """jax_compilation_cache_dir: a path moves the persistent cache there; None goes back to
+    pyjax's default ($PYJAX_CACHE_DIR or the user cache directory).
+
+    NB: in JAX, None means no persistent cache; pyjax keeps one by default."""
+    global _disk_resolved
+    if path:
+        set_cache_dir(str(path))
+    else:
+        _disk_resolved = False
+
+
+config.on_change("jax_compilation_cache_dir", _cache_dir_from_config)
 
 
 def cache_dir():

@@ -17,7 +17,7 @@ from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import kind
 from pyjax._src.numpy.util import (
     asarray_value, check_arraylike, promote_args, promote_args_inexact, promote_args_numeric,
-    promote_dtypes_inexact)
+    promote_dtypes, promote_dtypes_inexact)
 
 
 def _dtype(x):
@@ -596,7 +596,8 @@ def _full_bool(x, value):
 def where_(cond, x, y):
     """Three-argument where on already promoted operands, with NumPy broadcasting."""
     from pyjax._src.numpy.util import broadcast_to, broadcast_shapes
-    x, y = promote_args("where", x, y)
+    check_arraylike("where", x, y)
+    x, y = promote_dtypes(x, y)  # as JAX: where broadcasts freely, whatever rank promotion says
     shape = broadcast_shapes(*(core.get_aval(v).shape for v in (cond, x, y)))
     cond = broadcast_to(cond, shape) if core.get_aval(cond).shape != shape else cond
     x = broadcast_to(x, shape) if core.get_aval(x).shape != shape else x

@@ -3,6 +3,7 @@ promotion of operands, conversion of array-likes."""
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -88,12 +89,27 @@ def promote_shapes(fun_name: str, *args):
     if all(a.ndim in (0, nd) for a in avals):
         _check_broadcastable(fun_name, avals)
         return list(args)
-    if config.jax_numpy_rank_promotion == "raise":
-        raise ValueError(f"{fun_name}: operands of different ranks {[a.shape for a in avals]} "
-                         f"need rank promotion, which jax_numpy_rank_promotion='raise' forbids")
+    if config._values["jax_numpy_rank_promotion"] != "allow":
+        _rank_promotion_warning_or_error(fun_name, [a.shape for a in avals])
     broadcast_shapes(*(a.shape for a in avals))  # as JAX: a ValueError once ranks differ
     return [a if av.ndim in (0, nd) else lax_shape.broadcast_in_dim(
         a, (1,) * (nd - av.ndim) + av.shape, tuple(range(nd - av.ndim, nd))) for a, av in zip(args, avals)]
+
+
+def _rank_promotion_warning_or_error(fun_name, shapes):
+    # JAX's phrases ("Following NumPy automatic rank promotion for add on shapes (2,) (1, 2)",
+    # "Operands could not be broadcast together") are kept: JAX's tests match on them.
+    shapes = " ".join(map(str, shapes))
+    if config._values["jax_numpy_rank_promotion"] == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+                      f"{shapes}. Set jax_numpy_rank_promotion to 'allow' to silence this "
+                      f"warning, or make the ranks equal explicitly (x[None], reshape).",
+                      stacklevel=4)
+    else:
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes "
+                         f"{shapes} and with the config option jax_numpy_rank_promotion='raise'. "
+                         f"Make the ranks equal explicitly (x[None], reshape) or set the option "
+                         f"to 'allow'.")
 
 
 def _check_broadcastable(fun_name, avals):

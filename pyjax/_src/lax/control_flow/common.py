@@ -17,7 +17,7 @@ from functools import partial
 import numpy as np
 
 from pyjax._src import core, dispatch, tree_util
-from pyjax._src.config import config
+from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.shape_ops import broadcast_in_dim
@@ -47,8 +47,7 @@ _eager_traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 dispatch.register_cache(_eager_traces.clear)
 
 # the settings that change what tracing produces
-_TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-                "jax_default_matmul_precision")
+_TRACE_FLAGS = TRACE_FLAGS
 
 
 def cached_trace(fun, key, trace):

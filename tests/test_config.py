@@ -1,0 +1,201 @@
+"""The configuration surface of JAX 0.10.2: every `jax.config` flag with JAX's default and value
+checks, the top-level flag context managers, and the behaviour of the flags pyjax acts on
+(dtype and rank promotion, explicit 64-bit dtypes, default matmul precision, debug_nans/infs,
+enable_checks).
+
+JAX's answers are recorded by tests/data/record_config.py (run with a real JAX) into
+tests/data/jax_config.json; the same probes and sources are replayed here with pyjax.
+"""
+import importlib.util
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src import config as config_lib
+
+_HERE = os.path.join(os.path.dirname(__file__), "data")
+with open(os.path.join(_HERE, "jax_config.json")) as _f:
+    DATA = json.load(_f)
+_spec = importlib.util.spec_from_file_location("record_config",
+                                               os.path.join(_HERE, "record_config.py"))
+record = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(record)  # the probes and sources; imports jax only when run as a script
+
+FLAGS = DATA["flags"]
+DECLARED = {name: default for name, default, _ in config_lib._FLAGS}
+
+# Behaviours where pyjax deliberately differs from JAX 0.10.2: id -> why.
+DIFFERENCES = {
+    "infs_eager": "pyjax checks the output of every eager operation; JAX 0.10.2 misses an inf "
+                  "made by dividing a 1-d array by a Python 0.0 (it does catch the 0-d case)",
+}
+
+
+def test_every_jax_flag_exists_with_jax_default():
+    assert set(FLAGS) == set(jax.config.values)
+    wrong = {n: (FLAGS[n]["default"], record.encode(DECLARED[n])) for n in FLAGS
+             if record.encode(DECLARED[n]) != FLAGS[n]["default"]}
+    assert not wrong
+
+
+def test_defaults_are_the_current_values_unless_set_in_the_environment():
+    for name, default in DECLARED.items():
+        if name.upper() not in os.environ and name != "jax_log_compiles":
+            assert jax.config.values[name] == default, name
+
+
+@pytest.mark.parametrize("name", sorted(n for n in FLAGS if "probes" in FLAGS[n]))
+def test_update_checks_values_as_jax(name):
+    want = FLAGS[name]["probes"]
+    default = jax.config.values[name]
+    got = {p: record.probe(jax.config, name, value, default) for p, value in record.PROBES.items()}
+    assert got == want
+    assert jax.config.values[name] == default  # probe restores it
+
+
+def test_unknown_names():
+    assert DATA["errors"] == {"update_unknown": "AttributeError", "getattr_unknown": "AttributeError"}
+    with pytest.raises(AttributeError, match="Unrecognized config option: jax_bogus_flag"):
+        jax.config.update("jax_bogus_flag", 1)
+    with pytest.raises(AttributeError):
+        jax.config.jax_bogus_flag
+
+
+def test_reading_flags():
+    assert jax.config.jax_enable_x64 is False or os.environ.get("JAX_ENABLE_X64")
+    assert jax.config.read("jax_numpy_rank_promotion") == jax.config.jax_numpy_rank_promotion
+    assert jax.config._read("jax_debug_nans") is False
+    assert jax.config.values["jax_default_prng_impl"] == "threefry2x32"
+    assert jax.config.jax_numpy_dtype_promotion == "standard"   # a str enum, as in JAX
+    jax.config.parse_flags_with_absl()  # JAX's test files call it
+
+
+def test_every_flag_is_acted_on_or_a_documented_no_op():
+    assert config_lib.ACTED_ON | config_lib.NO_OPS == set(FLAGS)
+    assert not config_lib.ACTED_ON & config_lib.NO_OPS
+    assert set(config_lib.TRACE_FLAGS) <= config_lib.ACTED_ON
+
+
+@pytest.mark.parametrize("name,flag", sorted(DATA["context_managers"].items()))
+def test_top_level_context_managers(name, flag):
+    state = getattr(jax, name)
+    assert state.name == flag
+    assert state.value == jax.config.values[flag]
+
+
+def test_context_manager_and_decorator_restore_the_value():
+    @jax.numpy_rank_promotion("raise")
+    def strict_add(a, b):
+        return a + b
+
+    with pytest.raises(ValueError):
+        strict_add(jnp.ones(2), jnp.ones((3, 2)))
+    assert jax.config.jax_numpy_rank_promotion == "allow"
+    with pytest.raises(KeyError):
+        with jax.debug_nans(True):
+            assert jax.config.jax_debug_nans
+            raise KeyError
+    assert jax.config.jax_debug_nans is False
+    with jax.enable_x64():  # a boolean flag's context manager turns it on
+        assert jnp.zeros(1).dtype == np.float64
+    assert jnp.zeros(1).dtype == np.float32
+    with jax.checking_leaks():
+        assert jax.config.jax_check_tracer_leaks
+    with jax.transfer_guard("disallow"):
+        assert jax.config.jax_transfer_guard_host_to_device == "disallow"
+    assert jax.config.jax_transfer_guard_host_to_device is None
+
+
+@pytest.mark.parametrize("bid,settings,src", record.BEHAVIOURS, ids=[b[0] for b in record.BEHAVIOURS])
+def test_behaviour_matches_jax(bid, settings, src):
+    want = DATA["behaviours"][bid]
+    got = record.run_behaviour(jax, jnp, lax, np, settings, src)
+    if bid in DIFFERENCES:
+        assert got != want, f"{bid} now matches JAX: remove it from DIFFERENCES"
+        return
+    assert got == want
+
+
+def test_rank_promotion_messages_keep_jax_phrases():
+    with jax.numpy_rank_promotion("warn"):
+        with pytest.warns(UserWarning, match=r"Following NumPy automatic rank promotion for add "
+                                             r"on shapes \(2,\) \(1, 2\)"):
+            jnp.ones(2) + jnp.ones((1, 2))
+    with jax.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError, match="Operands could not be broadcast together"):
+            jnp.ones(2) * jnp.ones((3, 2))
+
+
+def test_rank_promotion_flag_is_part_of_the_jit_cache_key():
+    f = jax.jit(lambda a, b: a + b)
+    assert f(jnp.ones(2), jnp.ones((1, 2))).shape == (1, 2)
+    with jax.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError):
+            f(jnp.ones(2), jnp.ones((1, 2)))
+
+
+def test_strict_promotion_error_names_the_dtypes():
+    with jax.numpy_dtype_promotion("strict"):
+        with pytest.raises(jax.dtypes.TypePromotionError, match="float32.*int32|int32.*float32"):
+            jnp.ones(2, jnp.float32) + jnp.ones(2, jnp.int32)
+        assert (jnp.ones(2, jnp.float32) * 2).dtype == np.float32   # weak scalars still promote
+
+
+def test_explicit_x64_allow_keeps_64_bit_arrays_64_bit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 'allow' never warns
+        with _flag("jax_explicit_x64_dtypes", "allow"):
+            x = jnp.arange(3, dtype=jnp.float64)
+            y = jax.jit(lambda v: jnp.sin(v) * 2 + 1)(x)
+            assert x.dtype == y.dtype == np.float64
+            np.testing.assert_allclose(np.asarray(y), np.sin(np.arange(3.0)) * 2 + 1, rtol=1e-15)
+
+
+def test_default_matmul_precision_is_a_trace_setting():
+    f = jax.jit(lambda a, b: a @ b)
+    m = jnp.ones((2, 2))
+    f(m, m)
+    with jax.default_matmul_precision("highest"):
+        text = str(jax.make_jaxpr(f)(m, m))
+    assert "Precision.HIGHEST" in text
+    assert "Precision.HIGHEST" not in str(jax.make_jaxpr(f)(m, m))
+
+
+def test_debug_nans_names_the_primitive_inside_jit():
+    with jax.debug_nans(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in log"):
+            jax.jit(lambda x: jnp.log(x) + 1)(jnp.full(3, -1.0))
+    assert np.isnan(np.asarray(jax.jit(lambda x: jnp.log(x) + 1)(jnp.full(3, -1.0)))).all()
+
+
+def test_enable_checks_checks_jaxprs_before_compiling(monkeypatch):
+    seen = []
+    from pyjax._src import core
+    real = core.check_jaxpr
+    monkeypatch.setattr(core, "check_jaxpr", lambda j: (seen.append(j), real(j))[1])
+    with jax.enable_checks(True):
+        jax.jit(lambda x: x * 3 - 1)(jnp.ones(4))
+    assert seen
+    seen.clear()
+    jax.jit(lambda x: x * 5 - 1)(jnp.ones(4))
+    assert not seen
+
+
+class _flag:
+    """Set a flag for a block (any flag, not only those with a top-level context manager)."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __enter__(self):
+        self.prev = jax.config.values[self.name]
+        jax.config.update(self.name, self.value)
+
+    def __exit__(self, *exc):
+        jax.config.update(self.name, self.prev)
