@@ -130,12 +130,50 @@ class MissingRuleError(NotImplementedError):
     pass
 
 
+class Effect:
+    """A side effect of a primitive (printing, IO, ...): one instance per kind of effect.
+    Jaxprs carry the set of effects of their equations; dead-code elimination keeps effectful
+    equations; an *ordered* effect also threads a token through lowering, so its operations
+    run in program order."""
+
+    __slots__ = ("name", "ordered")
+
+    def __init__(self, name: str, ordered: bool = False):
+        self.name = name
+        self.ordered = ordered
+
+    def __repr__(self):
+        return self.name
+
+
+no_effects: frozenset = frozenset()
+
+
+# The kinds of rule a primitive may have, and how a missing one is named in errors.
+RULE_KINDS = {
+    "impl": "evaluation", "abstract_eval": "abstract evaluation", "jvp": "differentiation",
+    "transpose": "transpose", "batch": "batching", "partial_eval": "partial evaluation",
+    "dce": "dead-code elimination", "lowering": "lowering", "effects": "effects",
+}
+
+
 class Primitive:
     """An operation, with every rule the interpreters need attached to it.
 
-    Rules: `impl(*args, **params)` (eager), `abstract_eval(*avals, **params)`,
-    `jvp(primals, tangents, **params)`, `transpose(cts, *args, **params)` for linear primitives,
-    `batch(axis_size, args, dims, **params)`, `lowering(ctx, *args, **params)`.
+    Rules (each set by its `def_*` method, None when the primitive has none):
+    - `impl(*args, **params)`: eager evaluation;
+    - `abstract_eval(*avals, **params) -> aval(s)`;
+    - `jvp(primals, tangents, **params) -> (outs, out_tangents)`;
+    - `transpose(cts, *args, **params) -> cts_in` for primitives linear in some arguments;
+    - `batch(axis_size, args, dims, **params) -> (outs, out_dims)`;
+    - `partial_eval(eqn, in_unknown) -> (known_eqns, unknown_eqns, out_unknown)`: higher-order
+      primitives split themselves when some inputs are known (reverse mode, checkpoint);
+    - `dce(used_outputs, eqn) -> (used_inputs, new_eqn or None)`: prune unused outputs;
+    - `lowering(ctx, *operands, **params)`, per platform (`def_lowering(rule, platform="cuda")`;
+      the rule for platform None applies to every platform without its own);
+    - `effects(**params) -> frozenset[Effect]`: the primitive's own effects (the effects of
+      jaxprs in its params are added automatically).
+    `np_impl` is the NumPy reference implementation, the tests' oracle.
     """
 
     def __init__(self, name: str, multiple_results: bool = False):
@@ -146,12 +184,11 @@ class Primitive:
         self.jvp = None
         self.transpose = None
         self.batch = None
-        self.lowering = None
-        self.np_impl = None        # NumPy reference implementation (test oracle)
-        # Higher-order primitives split an equation into known and unknown parts themselves:
-        # `partial_eval(eqn, in_unknown) -> (known_eqns, unknown_eqns, out_unknown)`.
         self.partial_eval = None
-        self.is_effectful = False
+        self.dce = None
+        self.lowerings: dict = {}
+        self.effects = None
+        self.np_impl = None
 
     def __repr__(self):
         return self.name
@@ -159,7 +196,12 @@ class Primitive:
     def bind(self, *args, **params):
         return _trace_state.trace.process_primitive(self, args, params)
 
-    # decorators/setters, each returning the rule so they stack as decorators
+    @property
+    def lowering(self):
+        """The platform-independent lowering rule (None if there is none)."""
+        return self.lowerings.get(None)
+
+    # setters, each returning the rule so they stack as decorators
     def def_impl(self, f):
         self.impl = f
         return f
@@ -180,23 +222,46 @@ class Primitive:
         self.batch = f
         return f
 
-    def def_lowering(self, f):
-        self.lowering = f
-        return f
-
     def def_partial_eval(self, f):
         self.partial_eval = f
         return f
 
-    def rule(self, kind: str):
+    def def_dce(self, f):
+        self.dce = f
+        return f
+
+    def def_lowering(self, f, platform=None):
+        self.lowerings[platform] = f
+        return f
+
+    def def_effects(self, f):
+        self.effects = f
+        return f
+
+    def rule(self, kind: str, platform=None):
         """The named rule, or a uniform, clear error when it is missing."""
-        r = getattr(self, kind)
+        if kind == "lowering":
+            r = self.lowerings.get(platform) or self.lowerings.get(None)
+        else:
+            r = getattr(self, kind)
         if r is None:
-            what = {"jvp": "differentiation", "transpose": "transpose", "batch": "batching",
-                    "lowering": "lowering", "abstract_eval": "abstract evaluation",
-                    "impl": "evaluation"}.get(kind, kind)
+            what = RULE_KINDS.get(kind, kind) + (f" (platform {platform})" if platform else "")
             raise MissingRuleError(f"{what} rule for '{self.name}' is not implemented")
         return r
+
+
+def primitive_effects(prim: Primitive, params) -> frozenset:
+    """The effects of one application: the primitive's own, plus those of any jaxpr it carries
+    (the bodies of jit, cond, while, scan, checkpoint, custom rules...)."""
+    effects = prim.effects(**params) if prim.effects is not None else no_effects
+    for v in params.values():
+        if type(v) in (ClosedJaxpr, Jaxpr):
+            effects = effects | v.effects
+        elif type(v) in (tuple, list):
+            for b in v:
+                if type(b) in (ClosedJaxpr, Jaxpr):
+                    effects = effects | b.effects
+    return effects
 
 
 class CustomCallPrimitive(Primitive):
@@ -261,17 +326,33 @@ class JaxprEqn(NamedTuple):
     params: dict
     source_info: Any = None
 
+    @property
+    def effects(self) -> frozenset:
+        return primitive_effects(self.primitive, self.params)
+
 
 class Jaxpr:
-    __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info")
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects", "debug_info")
 
-    def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(), debug_info=None):
+    def __init__(self, constvars, invars, outvars, eqns, effects=None, debug_info=None):
         self.constvars = list(constvars)
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.eqns = list(eqns)
-        self.effects = effects
+        self._effects = effects   # computed from the equations when first asked
         self.debug_info = debug_info
+
+    @property
+    def effects(self) -> frozenset:
+        """The union of the equations' effects."""
+        if self._effects is None:
+            effects = no_effects
+            for eqn in self.eqns:
+                e = eqn.effects
+                if e:
+                    effects = effects | e
+            self._effects = effects
+        return self._effects
 
     @property
     def in_avals(self):

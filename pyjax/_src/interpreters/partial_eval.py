@@ -210,13 +210,22 @@ def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
 
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
-    """Drop equations whose results are not needed (effectful equations are kept)."""
+    """Drop equations whose results are not needed; effectful equations are kept. A primitive
+    with a `dce` rule may instead shrink its equation to the outputs that are used."""
     outvars = jaxpr.outvars if used_outputs is None else [v for v, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
     live = {v for v in outvars if isinstance(v, Var)}
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
-        if eqn.primitive.is_effectful or any(v in live for v in eqn.outvars):
-            new_eqns.append(eqn)
-            live.update(v for v in eqn.invars if isinstance(v, Var))
+        used = [v in live for v in eqn.outvars]
+        if eqn.effects:
+            pass
+        elif not any(used):
+            continue
+        elif eqn.primitive.dce is not None and not all(used):
+            _, eqn = eqn.primitive.dce(used, eqn)
+            if eqn is None:
+                continue
+        new_eqns.append(eqn)
+        live.update(v for v in eqn.invars if isinstance(v, Var))
     new_eqns.reverse()
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns, jaxpr.effects)
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns)

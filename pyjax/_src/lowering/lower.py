@@ -21,6 +21,7 @@ class ModuleContext:
         self.platform = platform
         self.host_callbacks = []
         self.axis_env = axis_env   # named axes of pmap/shard_map (later issues)
+        self.tokens = {}           # ordered effect -> the SSA name of its current token
 
 
 class LoweringRuleContext:
@@ -43,6 +44,17 @@ class LoweringRuleContext:
 
     def const(self, value, dtype, shape=()) -> str:
         return self.fb.constant(value, dtype, shape)
+
+    def token(self, effect) -> str:
+        """The current token of an ordered effect: a rule with that effect takes it as an
+        operand and hands back its successor (`set_token`), so XLA keeps the order."""
+        tok = self.module.tokens.get(effect)
+        if tok is None:
+            tok = self.module.tokens[effect] = self.fb.op("stablehlo.after_all", [], ["!stablehlo.token"])[0]
+        return tok
+
+    def set_token(self, effect, token: str):
+        self.module.tokens[effect] = token
 
     def region(self, arg_avals, body_fn):
         """A region for reductions/control flow: `body_fn(*names) -> list of names`."""
@@ -98,7 +110,7 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
     for v, n in zip(jaxpr.invars, args, strict=True):
         env[v] = n
     for eqn in jaxpr.eqns:
-        rule = eqn.primitive.rule("lowering")
+        rule = eqn.primitive.rule("lowering", module.platform)
         ctx = LoweringRuleContext(fb, module, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
         out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
         if eqn.primitive.multiple_results:

@@ -331,7 +331,7 @@ def _loop_invariant(jaxpr, const_invars) -> set:
     """Variables of a scan body computed from its consts (and literals) only."""
     inv = set(const_invars)
     for e in jaxpr.eqns:
-        if not e.primitive.is_effectful and all(type(v) is core.Literal or v in inv for v in e.invars):
+        if not e.effects and all(type(v) is core.Literal or v in inv for v in e.invars):
             inv.update(e.outvars)
     return inv
 
