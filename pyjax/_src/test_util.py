@@ -10,10 +10,11 @@ Tolerances are JAX's: `atol`/`rtol` are a number or a dict {dtype: tolerance} me
 JAX's per-dtype defaults (`default_gradient_tolerance`); an array is compared with the larger
 of the tolerances of its two dtypes, scaled by its size, as JAX's `check_close` does.
 
-NB: JAX takes the difference in the inputs' dtype with `eps=1e-4`. Here `eps` defaults per dtype
-(1e-2 for 32-bit, 3e-2 for 16-bit, 1e-6 for 64-bit: near the optimal central-difference step for
-each precision) and the difference of the outputs is taken in 64-bit, which is far less noisy for
-float32 functions. `eps` may also be a dict {dtype: step}. Integer and bool
+NB: JAX takes the difference in the inputs' dtype with `eps=1e-4` (steps of ±eps). Here `eps`
+(also steps of ±eps) defaults per dtype (5e-3 for 32-bit, 1.5e-2 for 16-bit, 5e-7 for 64-bit:
+near the optimal central-difference step for each precision), the differences at eps and 2 eps
+are Richardson-extrapolated, and the difference of the outputs is taken in 64-bit, which is far
+less noisy for float32 functions. `eps` may also be a dict {dtype: step}. Integer and bool
 arguments are allowed: they get float0 tangents and are never perturbed.
 """
 from __future__ import annotations
@@ -23,8 +24,8 @@ import numpy as np
 from pyjax._src import dtypes, tree_util
 from pyjax._src import ad_api
 
-_EPS = {np.dtype(np.float16): 3e-2, np.dtype(dtypes.bfloat16): 3e-2, np.dtype(np.float32): 1e-2,
-        np.dtype(np.float64): 1e-6, np.dtype(np.complex64): 1e-2, np.dtype(np.complex128): 1e-6}
+_EPS = {np.dtype(np.float16): 1.5e-2, np.dtype(dtypes.bfloat16): 1.5e-2, np.dtype(np.float32): 5e-3,
+        np.dtype(np.float64): 5e-7, np.dtype(np.complex64): 5e-3, np.dtype(np.complex128): 5e-7}
 
 # JAX's defaults (jax._src.public_test_util): for values, and for derivatives.
 default_tolerance = {
@@ -118,10 +119,11 @@ def _safe_sub(a, b):
 
 
 def _central_difference(f, primals, tangents, h):
-    hi = f(*_perturb(primals, tangents, h / 2))
-    lo = f(*_perturb(primals, tangents, -h / 2))
-    return tree_util.tree_map(lambda a, b: _safe_sub(a, b) / h if _inexact(a) else _safe_sub(a, b),
-                              hi, lo)
+    """(f(x + h t) - f(x - h t)) / 2h: steps of ±h, as JAX's numerical_jvp takes them."""
+    hi = f(*_perturb(primals, tangents, h))
+    lo = f(*_perturb(primals, tangents, -h))
+    return tree_util.tree_map(
+        lambda a, b: _safe_sub(a, b) / (2 * h) if _inexact(a) else _safe_sub(a, b), hi, lo)
 
 
 def _richardson(d1, d2):
@@ -142,9 +144,9 @@ def _exact_direction(primals, tangents, eps):
     dtype, so a step is (hi - lo), not h t. Checking autodiff along the steps actually taken
     (combined as `numerical_jvp` combines them) removes that rounding from the comparison."""
     def step(x, t, h):
-        hi = _np(x) + (h / 2) * _np(t)
-        lo = _np(x) - (h / 2) * _np(t)
-        return (_wide(hi.astype(_np(x).dtype)) - _wide(lo.astype(_np(x).dtype))) / h
+        hi = _np(x) + h * _np(t)
+        lo = _np(x) - h * _np(t)
+        return (_wide(hi.astype(_np(x).dtype)) - _wide(lo.astype(_np(x).dtype))) / (2 * h)
 
     def exact(x, t):
         if not _inexact(x):
