@@ -27,24 +27,20 @@ from pyjax._src import ad_api
 _EPS = {np.dtype(np.float16): 1.5e-2, np.dtype(dtypes.bfloat16): 1.5e-2, np.dtype(np.float32): 5e-3,
         np.dtype(np.float64): 5e-7, np.dtype(np.complex64): 5e-3, np.dtype(np.complex128): 5e-7}
 
-# JAX's defaults (jax._src.public_test_util): for values, and for derivatives.
+# JAX's defaults (jax._src.public_test_util): for values, and for derivatives. The tiny floats
+# are the same in both: 1 for float4_e2m1fn and float8_e8m0fnu, 0.1 for the other float8 types.
+_TINY_FLOATS = {np.dtype(t): 1e0 if t in (dtypes.float4_e2m1fn, dtypes.float8_e8m0fnu) else 1e-1
+                for t in (dtypes.float4_e2m1fn, dtypes.float8_e8m0fnu, dtypes.float8_e3m4,
+                          dtypes.float8_e4m3, dtypes.float8_e4m3b11fnuz, dtypes.float8_e4m3fn,
+                          dtypes.float8_e4m3fnuz, dtypes.float8_e5m2, dtypes.float8_e5m2fnuz)}
 default_tolerance = {
     dtypes.float0: 0, np.dtype(np.bool_): 0,
-    **{d: 0 for d in dtypes.int_types | dtypes.uint_types},
-    np.dtype(dtypes.float4_e2m1fn): 1e0, np.dtype(dtypes.float8_e8m0fnu): 1e0,
-    **{np.dtype(t): 1e-1 for t in (dtypes.float8_e3m4, dtypes.float8_e4m3,
-                                   dtypes.float8_e4m3b11fnuz, dtypes.float8_e4m3fn,
-                                   dtypes.float8_e4m3fnuz, dtypes.float8_e5m2,
-                                   dtypes.float8_e5m2fnuz)},
+    **{d: 0 for d in dtypes.int_types | dtypes.uint_types}, **_TINY_FLOATS,
     np.dtype(dtypes.bfloat16): 1e-2, np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-6,
     np.dtype(np.float64): 1e-15, np.dtype(np.complex64): 1e-6, np.dtype(np.complex128): 1e-15,
 }
 default_gradient_tolerance = {
-    np.dtype(dtypes.float4_e2m1fn): 1e0, np.dtype(dtypes.float8_e8m0fnu): 1e0,
-    **{np.dtype(t): 1e-1 for t in (dtypes.float8_e3m4, dtypes.float8_e4m3,
-                                   dtypes.float8_e4m3b11fnuz, dtypes.float8_e4m3fn,
-                                   dtypes.float8_e4m3fnuz, dtypes.float8_e5m2,
-                                   dtypes.float8_e5m2fnuz)},
+    **_TINY_FLOATS,
     np.dtype(dtypes.bfloat16): 1e-1, np.dtype(np.float16): 1e-2, np.dtype(np.float32): 2e-3,
     np.dtype(np.float64): 1e-5, np.dtype(np.complex64): 1e-3, np.dtype(np.complex128): 1e-5,
 }
