@@ -9,9 +9,14 @@ import operator
 import numpy as np
 
 from pyjax._src import core, dtypes, tree_util
+from pyjax._src.api_vmap import vmap
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.ad import Zero, tangent_aval
+from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills ad's lax_ops slots)
+from pyjax._src.lax.elementwise import _convert_element_type
+from pyjax._src.lax.shape_ops import reshape, slice_in_dim
+from pyjax._src.numpy.creation import eye, ones_like
 
 
 def _is_float(aval):
@@ -141,7 +146,6 @@ class _Linearized:
 
 def _match_weak_type(ct, aval):
     """A cotangent is weakly typed exactly when its primal is (as JAX: `grad(f)(1.0)` is weak)."""
-    from pyjax._src.lax.elementwise import _convert_element_type
     if core.get_aval(ct).weak_type == aval.weak_type:
         return ct
     return _convert_element_type(ct, aval.dtype, aval.weak_type)
@@ -320,16 +324,11 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         else:
             ans, f_vjp = vjp(f_partial, *dyn)
         _check_scalar_output(ans, "Gradient", holomorphic)
-        ct = _ones_like(ans)
+        ct = ones_like(ans)
         grads = f_vjp(ct)
         g = grads[0] if _is_single(argnums) else tuple(grads)
         return ((ans, aux), g) if has_aux else (ans, g)
     return value_and_grad_f
-
-
-def _ones_like(x):
-    from pyjax._src.numpy.creation import ones_like
-    return ones_like(x)
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
@@ -354,19 +353,12 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 # -- Jacobians ------------------------------------------------------------------------------------
 
 
-def _vmap():
-    from pyjax._src.api_vmap import vmap  # the batching API (vmap issue)
-    return vmap
-
-
 def _std_basis(flat_avals):
     """The standard basis of the flattened inputs, as a stacked identity, one block per leaf."""
-    from pyjax._src.numpy.creation import eye
     total = sum(a.size for a in flat_avals)
     dt = dtypes.result_type(*[a.dtype for a in flat_avals]) if flat_avals else np.float32
     basis = eye(total, dtype=dt)
     out, start = [], 0
-    from pyjax._src.lax.shape_ops import slice_in_dim, reshape
     for a in flat_avals:
         block = slice_in_dim(basis, start, start + a.size, 1, 1)
         out.append(reshape(block, (total,) + a.shape).astype(a.dtype))
@@ -391,7 +383,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         def push(*t_flat):  # the primal output and aux do not depend on the basis vector
             out = jvp(f_partial, dyn, tree_util.tree_unflatten(d_tree, list(t_flat)), has_aux=has_aux)
             return out[0], out[1], out[2] if has_aux else None
-        y, jac_t, aux = _vmap()(push, out_axes=(None, -1, None))(*basis)
+        y, jac_t, aux = vmap(push, out_axes=(None, -1, None))(*basis)
         jac = tree_util.tree_map(lambda j, yy: _split_last(j, avals, d_tree, nums, argnums), jac_t, y)
         return (jac, aux) if has_aux else jac
     return jac_f
@@ -399,7 +391,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def _split_last(j, avals, d_tree, nums, argnums):
     """Split the last (stacked-basis) axis of `j` back into the input pytree's shapes."""
-    from pyjax._src.lax.shape_ops import slice_in_dim, reshape
     ja = core.get_aval(j)
     lead = ja.shape[:-1]
     pieces, start = [], 0
@@ -435,7 +426,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         def pullback(*b):  # the float0 cotangents of integer inputs stay out of vmap
             cts = tree_util.tree_leaves(f_vjp(tree_util.tree_unflatten(y_tree, list(b))))
             return [c for c, f in zip(cts, is_float) if f]
-        it = iter(_vmap()(pullback)(*basis))
+        it = iter(vmap(pullback)(*basis))
         # integer inputs (allow_int): zeros of their own dtype, as JAX
         cts = tree_util.tree_unflatten(dyn_tree, [
             next(it) if f else np.zeros((n,) + np.shape(x), core.get_aval(x).dtype)
@@ -446,7 +437,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             start = sum(a.size for a in y_avals[:yi])
 
             def take(c, ya=ya, start=start):
-                from pyjax._src.lax.shape_ops import slice_in_dim, reshape
                 ca = core.get_aval(c)
                 blk = slice_in_dim(c, start, start + ya.size, 1, 0)
                 return reshape(blk, ya.shape + ca.shape[1:])

@@ -13,6 +13,7 @@ import inspect
 import itertools
 
 from pyjax._src import core, dtypes, source_info, tree_util
+from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
@@ -177,8 +178,6 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
 
 
 def _checkpoint_batch(axis_size, args, dims, *, jaxpr, **params):
-    from pyjax._src.interpreters import batching
-    from pyjax import vmap
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
     closed, _ = pe.trace_to_jaxpr(vmap(core.jaxpr_as_fun(jaxpr)), [core.get_aval(a) for a in args])
     free, consts = pe.as_const_free(closed)

@@ -12,6 +12,7 @@ import inspect
 from pyjax._src import core, tree_util
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import AxisData, not_mapped
+from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills batching's lax_ops slots)
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):

@@ -15,6 +15,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.sharding import SingleDeviceSharding
 
 
 class _ArrayMeta(type):
@@ -67,7 +68,6 @@ class Array(metaclass=_ArrayMeta):
 
     @property
     def sharding(self):
-        from pyjax._src.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self.device)
 
     @property

@@ -13,9 +13,11 @@ import inspect
 import numpy as np
 
 from pyjax._src import core, dtypes, tree_util
+from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters import ad
+from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lax.elementwise import _convert_element_type
 
 
 def _resolve_args(fun, args, kwargs):
@@ -74,8 +76,6 @@ def _lower_call(ctx, *args, call_jaxpr, **_):
 
 def _batch_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, **params):
     """Batch the call and the user's rules alike: everything mapped along axis 0."""
-    from pyjax._src.interpreters import batching
-    from pyjax import vmap
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
     consts, dyn = args[:num_consts], args[num_consts:]
     fun = vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, [], *xs))
@@ -89,7 +89,6 @@ def _batch_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, **params
 
 
 def _vmapped_rule(rule):
-    from pyjax import vmap
     return functools.wraps(rule)(lambda *xs: vmap(rule)(*xs))
 
 
@@ -204,7 +203,6 @@ def _check_tangent(t, aval, name):
         raise ValueError(f"custom_jvp rule for {name}: tangent output of shape {ta.shape} for a "
                          f"primal output of shape {aval.shape}")
     if ta.dtype != expected.dtype:
-        from pyjax._src.lax.elementwise import _convert_element_type
         t = _convert_element_type(t, expected.dtype, False)
     return t
 
@@ -359,7 +357,6 @@ def _cast_ct(c, aval):
         return None
     ca = core.get_aval(c)
     if ca.dtype != aval.dtype:
-        from pyjax._src.lax.elementwise import _convert_element_type
         c = _convert_element_type(c, aval.dtype, False)
     return c
 

@@ -1,4 +1,5 @@
 """The exception classes of `jax.errors`, with messages that point at the user's line and the fix."""
+from pyjax._src import source_info
 
 
 class JAXTypeError(TypeError):
@@ -27,7 +28,6 @@ class _TracerError(JAXTypeError):
     operation asked, the user's line, and the fix."""
 
     def __init__(self, tracer, what, fix):
-        from pyjax._src import source_info  # small module, no cycle at call time
         where = source_info.user_frame_str()
         aval = getattr(tracer, "aval", None)
         desc = (f"traced array with shape {aval.str_short(short_dtypes=False)}"

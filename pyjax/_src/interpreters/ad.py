@@ -14,6 +14,8 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.core import Literal, Primitive, ShapedArray, Tracer, Var
 from pyjax._src.interpreters import batching
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.interpreters.array_ops import lax_ops
 
 
 # -- symbolic zeros and tangent types ---------------------------------------------------------
@@ -40,12 +42,9 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 def zeros_like_aval(aval):
-    from pyjax._src.lax.shape_ops import broadcast_in_dim
-    from pyjax._src.array import Array
     if dtypes.is_float0(aval.dtype):
         return np.zeros(aval.shape, dtypes.float0)
-    z = Array.from_host(np.zeros((), aval.dtype), aval.weak_type)
-    return broadcast_in_dim(z, aval.shape, ()) if aval.shape else z
+    return lax_ops.zeros(aval)
 
 
 def instantiate(t):
@@ -66,12 +65,7 @@ add_any_p.def_abstract_eval(lambda x, y: x)
 add_any_p.np_impl = np.add
 
 
-def _add_any_impl(x, y):
-    from pyjax._src.lax.elementwise import add_p
-    return add_p.bind(x, y)
-
-
-add_any_p.def_impl(_add_any_impl)
+add_any_p.def_impl(lambda x, y: lax_ops.add(x, y))
 add_any_p.def_lowering(lambda ctx, x, y: ctx.op("stablehlo.add", x, y))
 add_any_p.def_jvp(lambda primals, tangents: (add_any_p.bind(*primals), add_tangents(*tangents)))
 add_any_p.def_transpose(lambda ct, x, y: [ct, ct])
@@ -213,7 +207,6 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros) -> core.ClosedJaxpr:
     output tangents (zeros instantiated), except float0 ones, which are never jaxpr values
     (`merge_float0_tangents` puts them back as Zeros). Higher-order primitives build their JVP
     with this."""
-    from pyjax._src.interpreters import partial_eval as pe
     n = len(closed.in_avals)
     t_avals = [tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz]
 
@@ -344,15 +337,14 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out):
 
 def unbroadcast_ct(ct, x_aval):
     """Sum a cotangent over the dimensions that were broadcast (rank-0 or size-1 operands of
-    elementwise primitives)."""
-    from pyjax._src.lax.reductions import reduce_sum
-    from pyjax._src.lax.shape_ops import reshape
+    elementwise primitives). Lives here, built from `lax_ops`, because lax's elementwise rules
+    use it and load before `reduce_sum` is defined."""
     if type(ct) is Zero:
         return ct
     ct_aval = core.get_aval(ct)
     if ct_aval.shape == x_aval.shape:
         return ct
     if not x_aval.shape:
-        return reduce_sum(ct, tuple(range(ct_aval.ndim)))
+        return lax_ops.reduce_sum(ct, tuple(range(ct_aval.ndim)))
     axes = tuple(i for i, (a, b) in enumerate(zip(x_aval.shape, ct_aval.shape)) if a == 1 and b != 1)
-    return reshape(reduce_sum(ct, axes), x_aval.shape)
+    return lax_ops.reshape(lax_ops.reduce_sum(ct, axes), x_aval.shape)

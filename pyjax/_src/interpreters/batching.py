@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from pyjax._src import core
 from pyjax._src.core import Tracer
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.interpreters.array_ops import lax_ops
 
 not_mapped = None
 
@@ -149,13 +150,9 @@ def axis_data_of(name) -> AxisData:
 
 
 # -- helpers for rules -------------------------------------------------------------------------
-# NB: these use lax, which sits above the interpreters in the import order (STYLE rule 9); rules
-# only run once lax is loaded, so it is imported when first needed.
-
-
-def _shape_ops():
-    from pyjax._src.lax import shape_ops
-    return shape_ops
+# These build lax ops through the `lax_ops` slots (interpreters/array_ops.py): lax sits above the
+# interpreters in the import order (STYLE rule 9), and its factories attach these rules while
+# lax's own shape ops are still being defined.
 
 
 def moveaxis(x, src: int, dst: int):
@@ -166,7 +163,7 @@ def moveaxis(x, src: int, dst: int):
         return x
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
-    return _shape_ops().transpose(x, perm)
+    return lax_ops.transpose(x, perm)
 
 
 def broadcast(x, size: int, axis: int):
@@ -175,7 +172,7 @@ def broadcast(x, size: int, axis: int):
     shape = list(aval.shape)
     shape.insert(axis, size)
     dims = [i for i in range(aval.ndim + 1) if i != axis]
-    return _shape_ops().broadcast_in_dim(x, tuple(shape), tuple(dims))
+    return lax_ops.broadcast_in_dim(x, tuple(shape), tuple(dims))
 
 
 def matchaxis(x, src, dst, size: int):
@@ -228,13 +225,13 @@ def broadcast_batcher(prim, axis_size, args, dims, **params):
     new_args = []
     for x, d, r in zip(args, dims, ranks, strict=True):
         if d is not_mapped:
-            x = x if r == 0 else _shape_ops().expand_dims(x, (out_dim,))
+            x = x if r == 0 else broadcast(x, 1, out_dim)  # expand_dims
         elif r == rank:
             x = moveaxis(x, d, out_dim)
         else:  # batched, rank 0 per example: (B,) -> (1, ..., B, ..., 1)
             shape = [1] * (rank + 1)
             shape[out_dim] = axis_size
-            x = _shape_ops().reshape(x, tuple(shape))
+            x = lax_ops.reshape(x, tuple(shape))
         new_args.append(x)
     out = prim.bind(*new_args, **params)
     return (out, [out_dim] * len(out)) if prim.multiple_results else (out, out_dim)
@@ -255,7 +252,7 @@ def full_rank(x, bdim, size: int, out_dim: int, shape):
         return matchaxis(x, bdim, out_dim, size)
     # per-example scalar
     dims = () if bdim is not_mapped else (out_dim,)
-    return _shape_ops().broadcast_in_dim(x, full, dims)
+    return lax_ops.broadcast_in_dim(x, full, dims)
 
 
 def per_example_shape(x, bdim) -> tuple:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, tree_util
 from pyjax._src.core import Var, Literal, JaxprEqn, Jaxpr, ClosedJaxpr, Tracer
 
 
@@ -191,7 +191,6 @@ def trace_tree_to_jaxpr(fun, in_tree, in_avals):
     Returns `(jaxpr, consts, out_tree)`: `jaxpr` is a const-free ClosedJaxpr taking
     `(*consts, *leaves)` and returning the flat outputs of `fun`.
     """
-    from pyjax._src import tree_util
     box = []
 
     def flat(*leaves):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lowering import mlir
 from pyjax._src.lowering.mlir import aval_type
 
@@ -82,7 +83,6 @@ class LoweringRuleContext:
     def lower_fun(self, fun, multiple_results=False):
         """Lower a composite written with pyjax ops: trace `fun` on this equation's input
         avals and inline the resulting jaxpr."""
-        from pyjax._src.interpreters import partial_eval as pe
         closed, _ = pe.trace_to_jaxpr(lambda *xs: _as_list(fun(*xs), multiple_results), self.avals_in)
 
         def emit(*operands):

@@ -11,7 +11,8 @@ from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import ufuncs as jnp
 from pyjax._src.numpy.lax_numpy import where
 from pyjax._src.numpy.lax_numpy import where as _where  # (`where` is also a parameter name)
-from pyjax._src.numpy.util import asarray_value, check_arraylike, promote_args_inexact
+from pyjax._src.numpy.util import (asarray_value, canonicalize_axis_arg, check_arraylike,
+                                   promote_args_inexact)
 
 
 @custom_jvp
@@ -100,7 +101,6 @@ def where_finite(x):
 
 
 def _squeeze_axes(x, axis, ndim):
-    from pyjax._src.numpy.util import canonicalize_axis_arg
     return shape_ops.squeeze(x, canonicalize_axis_arg(axis, ndim))
 
 

@@ -9,7 +9,11 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.array import Array
-from pyjax._src.numpy import indexing, ufuncs
+from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax.utils import np_dtype_param
+from pyjax._src.numpy import indexing, lax_numpy, linalg_ops, ufuncs
+from pyjax._src.numpy import reductions as jred
+from pyjax._src.numpy import shape as jshape
 
 
 def _defer(binary):
@@ -30,20 +34,13 @@ def _swap(binary):
     return lambda x, y: binary(y, x)
 
 
-def _lazy(module_attr):
-    """Resolve a jnp function at call time (the modules import this one)."""
-    mod_name, fn_name = module_attr.rsplit(".", 1)
-
-    def call(*args, **kwargs):
-        import importlib
-        return getattr(importlib.import_module(mod_name), fn_name)(*args, **kwargs)
-    call.__name__ = fn_name
-    return call
-
-
-_R = "pyjax._src.numpy.reductions."
-_S = "pyjax._src.numpy.shape."
-_L = "pyjax._src.numpy.linalg_ops."
+def _method(fn):
+    """`fn(array, ...)` as a method; a plain function also when `fn` is not one (which would
+    not bind `self`)."""
+    def method(*args, **kwargs):
+        return fn(*args, **kwargs)
+    method.__name__ = fn.__name__
+    return method
 
 _OPERATORS = {
     "__add__": _defer(ufuncs.add), "__radd__": _defer(_swap(ufuncs.add)),
@@ -54,7 +51,7 @@ _OPERATORS = {
     "__mod__": _defer(ufuncs.remainder), "__rmod__": _defer(_swap(ufuncs.remainder)),
     "__divmod__": _defer(ufuncs.divmod), "__rdivmod__": _defer(_swap(ufuncs.divmod)),
     "__pow__": _defer(ufuncs.power), "__rpow__": _defer(_swap(ufuncs.power)),
-    "__matmul__": _defer(_lazy(_L + "matmul")), "__rmatmul__": _defer(_swap(_lazy(_L + "matmul"))),
+    "__matmul__": _defer(linalg_ops.matmul), "__rmatmul__": _defer(_swap(linalg_ops.matmul)),
     "__and__": _defer(ufuncs.bitwise_and), "__rand__": _defer(_swap(ufuncs.bitwise_and)),
     "__or__": _defer(ufuncs.bitwise_or), "__ror__": _defer(_swap(ufuncs.bitwise_or)),
     "__xor__": _defer(ufuncs.bitwise_xor), "__rxor__": _defer(_swap(ufuncs.bitwise_xor)),
@@ -77,50 +74,46 @@ def _round(self, ndigits=None):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    from pyjax._src.lax.elementwise import _convert_element_type
-    from pyjax._src.lax.utils import np_dtype_param
-    return _convert_element_type(self, np_dtype_param(dtype), False)
+    return lax._convert_element_type(self, np_dtype_param(dtype), False)
 
 
 def _reshape(self, *shape, order="C"):
-    from pyjax._src.numpy.shape import reshape
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return reshape(self, shape, order=order)
+    return jshape.reshape(self, shape, order=order)
 
 
 def _transpose(self, *axes):
-    from pyjax._src.numpy.shape import transpose
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
         axes = axes[0]
-    return transpose(self, axes or None)
+    return jshape.transpose(self, axes or None)
 
 
 _METHODS = {
     "astype": _astype,
     "reshape": _reshape,
     "transpose": _transpose,
-    "T": property(lambda self: _lazy(_S + "transpose")(self)),
-    "mT": property(lambda self: _lazy(_S + "swapaxes")(self, -1, -2)),
+    "T": property(lambda self: jshape.transpose(self)),
+    "mT": property(lambda self: jshape.swapaxes(self, -1, -2)),
     "real": property(lambda self: ufuncs.real(self)),
     "imag": property(lambda self: ufuncs.imag(self)),
     "conj": lambda self: ufuncs.conjugate(self),
     "conjugate": lambda self: ufuncs.conjugate(self),
     "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals),
-    "flatten": lambda self, order="C": _lazy(_S + "ravel")(self, order),
-    "ravel": lambda self, order="C": _lazy(_S + "ravel")(self, order),
-    "squeeze": lambda self, axis=None: _lazy(_S + "squeeze")(self, axis),
-    "swapaxes": lambda self, a, b: _lazy(_S + "swapaxes")(self, a, b),
-    "repeat": lambda self, repeats, axis=None, **kw: _lazy(_S + "repeat")(self, repeats, axis, **kw),
-    "clip": lambda self, min=None, max=None, **kw: _lazy("pyjax._src.numpy.lax_numpy.clip")(self, min, max, **kw),
-    "dot": lambda self, b, **kw: _lazy(_L + "dot")(self, b, **kw),
-    "sum": _lazy(_R + "sum"), "prod": _lazy(_R + "prod"), "mean": _lazy(_R + "mean"),
-    "var": _lazy(_R + "var"), "std": _lazy(_R + "std"), "max": _lazy(_R + "max"),
-    "min": _lazy(_R + "min"), "all": _lazy(_R + "all"), "any": _lazy(_R + "any"),
-    "argmax": _lazy(_R + "argmax"), "argmin": _lazy(_R + "argmin"),
-    "cumsum": _lazy(_R + "cumsum"), "cumprod": _lazy(_R + "cumprod"),
-    "view": lambda self, dtype=None: self if dtype is None else _lazy("pyjax._src.lax.elementwise.bitcast_convert_type")(self, dtype),
-    "nonzero": lambda self, **kw: _lazy("pyjax._src.numpy.lax_numpy.nonzero")(self, **kw),
+    "flatten": lambda self, order="C": jshape.ravel(self, order),
+    "ravel": lambda self, order="C": jshape.ravel(self, order),
+    "squeeze": lambda self, axis=None: jshape.squeeze(self, axis),
+    "swapaxes": lambda self, a, b: jshape.swapaxes(self, a, b),
+    "repeat": lambda self, repeats, axis=None, **kw: jshape.repeat(self, repeats, axis, **kw),
+    "clip": lambda self, min=None, max=None, **kw: lax_numpy.clip(self, min, max, **kw),
+    "dot": lambda self, b, **kw: linalg_ops.dot(self, b, **kw),
+    "sum": _method(jred.sum), "prod": _method(jred.prod), "mean": _method(jred.mean),
+    "var": _method(jred.var), "std": _method(jred.std), "max": _method(jred.max),
+    "min": _method(jred.min), "all": _method(jred.all), "any": _method(jred.any),
+    "argmax": _method(jred.argmax), "argmin": _method(jred.argmin),
+    "cumsum": _method(jred.cumsum), "cumprod": _method(jred.cumprod),
+    "view": lambda self, dtype=None: self if dtype is None else lax.bitcast_convert_type(self, dtype),
+    "nonzero": lambda self, **kw: lax_numpy.nonzero(self, **kw),
     "at": property(indexing._IndexUpdateHelper),
 }
 

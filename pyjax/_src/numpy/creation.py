@@ -10,7 +10,9 @@ from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
-from pyjax._src.numpy.util import asarray_value, check_arraylike, shape_tuple
+from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy.shape import concatenate, stack
+from pyjax._src.numpy.util import asarray_value, broadcast_to, check_arraylike, shape_tuple
 
 
 def _user_dtype(dtype, fun_name):
@@ -48,7 +50,6 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
 
 
 def _stack_elements(elems):
-    from pyjax._src.numpy.shape import stack
     shapes = [core.get_aval(e).shape for e in elems]
     if len(set(shapes)) > 1:  # TypeError, as JAX's concatenation of the elements raises
         raise TypeError(f"array: a nested sequence of arrays must have elements of one shape, got "
@@ -121,7 +122,6 @@ def full(shape, fill_value, dtype=None, *, device=None):
     shape = shape_tuple(shape, "full")
     dt = _user_dtype(dtype, "full")
     if isinstance(fill_value, (Array, core.Tracer)) or np.ndim(fill_value) > 0:
-        from pyjax._src.numpy.util import broadcast_to
         fill = asarray_value(fill_value) if dt is None else lax._convert_element_type(fill_value, dt, False)
         return broadcast_to(fill, shape)
     weak = dtype is None and type(fill_value) in (int, float, complex)
@@ -219,8 +219,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     As JAX: sample i is `start * (1 - i/div) + stop * (i/div)`, which lands on both endpoints
     exactly; integer dtypes take the floor.
     """
-    from pyjax._src.numpy import ufuncs
-    from pyjax._src.numpy.util import broadcast_to, check_arraylike
     num = _static_int(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
@@ -242,7 +240,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         s, e = shape_ops.expand_dims(start, (axis,)), shape_ops.expand_dims(stop, (axis,))
         out = ufuncs.add(ufuncs.multiply(s, ufuncs.subtract(1, step)), ufuncs.multiply(e, step))
         if endpoint:
-            from pyjax._src.numpy.shape import concatenate
             out = concatenate([out, e], axis)
     elif num == 1:
         delta = lax._convert_element_type(np.nan if endpoint else lax.sub(stop, start), comp_dt, False)
@@ -259,7 +256,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    from pyjax._src.numpy import ufuncs
     lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
     out = ufuncs.power(base, lin)
     return out if dtype is None else out.astype(dtype)

@@ -20,7 +20,8 @@ from pyjax._src.config import x64_enabled
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import kind
-from pyjax._src.numpy.util import asarray_value, broadcast_to
+from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy.util import asarray_value, broadcast_to, promote_dtypes
 
 # -- parsing: one entry per operand axis, plus the new axes ----------------------------------
 #
@@ -320,13 +321,11 @@ class _IndexUpdateRef:
                out_sharding=None, wrap_negative_indices=True):
         """`x[idx] /= values`: as in JAX, `x / ones_like(x).at[idx].multiply(values)`, so an
         integer array gives a float result."""
-        from pyjax._src.numpy import ufuncs
         return ufuncs.true_divide(self.array, self._ones_times(values, mode, wrap_negative_indices))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
         """`x[idx] **= values`: as in JAX, `x ** ones_like(x).at[idx].multiply(values)`."""
-        from pyjax._src.numpy import ufuncs
         return ufuncs.power(self.array, self._ones_times(values, mode, wrap_negative_indices))
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
@@ -418,7 +417,6 @@ def _combine(combine, current, y, aval):
     if combine is None:
         new = y
     else:
-        from pyjax._src.numpy.util import promote_dtypes
         new = combine(*promote_dtypes(current, y))
     return lax._convert_element_type(new, aval.dtype, aval.weak_type)
 

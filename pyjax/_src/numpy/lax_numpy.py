@@ -9,7 +9,10 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
+from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy.creation import asarray
+from pyjax._src.numpy.shape import moveaxis
 from pyjax._src.lax.utils import canonicalize_axes, canonicalize_axis
 from pyjax._src.numpy.util import asarray_value, broadcast_shapes, check_arraylike
 
@@ -38,8 +41,6 @@ def clip(arr=None, /, min=None, max=None):
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal of `a` over (axis1, axis2), moved to the last axis."""
-    from pyjax._src.numpy.shape import moveaxis
-    from pyjax._src.numpy.reductions import sum
     check_arraylike("diagonal", a)
     a = asarray_value(a)
     aval = core.get_aval(a)
@@ -52,20 +53,19 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     # mask off everything but the diagonal and sum each row (no gather needed); the rows that
     # hold a diagonal element are contiguous
     sel = where(np.eye(n, m, offset, dtype=bool), a, np.zeros((), aval.dtype))
-    rows = sum(sel, axis=-1, dtype=aval.dtype)
+    rows = jred.sum(sel, axis=-1, dtype=aval.dtype)
     start = min(max(0, -offset), n)
     return shape_ops.slice_in_dim(rows, start, start + length, 1, -1)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    from pyjax._src.numpy.reductions import sum
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.trace is not supported (Arrays are immutable).")
     check_arraylike("trace", a)
     a = asarray_value(a)
     if core.get_aval(a).ndim < 2:  # JAX reports axis1/axis2 out of bounds
         canonicalize_axis(max(axis1, axis2), core.get_aval(a).ndim, "axis", "trace")
-    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    return jred.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def _triangle(fun_name, m, k):
@@ -129,8 +129,7 @@ def isrealobj(x):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from pyjax._src.numpy.reductions import all
-    return all(isclose(a, b, rtol, atol, equal_nan))
+    return jred.all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -147,15 +146,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    from pyjax._src.numpy.creation import asarray
-    from pyjax._src.numpy.reductions import all
     a1, a2 = asarray(a1), asarray(a2)  # as JAX: lists are accepted here
     if shape(a1) != shape(a2):
         return asarray_value(False)
     eq = ufuncs.equal(a1, a2)
     if equal_nan:
         eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
-    return all(eq)
+    return jred.all(eq)
 
 
 def nonzero(a, *, size=None, fill_value=None):

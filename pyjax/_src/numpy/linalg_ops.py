@@ -11,7 +11,9 @@ from pyjax._src import core
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops as lax
 from pyjax._src.lax.utils import canonicalize_axis
+from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy.lax_numpy import diagonal
 from pyjax._src.numpy.util import asarray_value, check_arraylike, promote_dtypes
 
 
@@ -96,7 +98,6 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-    from pyjax._src.numpy.reductions import sum
     check_arraylike("vecdot", x1, x2)
     s1, s2 = _aval(asarray_value(x1)).shape, _aval(asarray_value(x2)).shape
     n1 = s1[canonicalize_axis(axis, len(s1), "axis", "vecdot")]
@@ -104,7 +105,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     if n1 != n2:
         raise ValueError(f"vecdot: axes must match; got shapes {s1} and {s2} with axis={axis}")
     prod = ufuncs.multiply(ufuncs.conjugate(x1), x2)
-    return sum(prod, axis=axis, dtype=_aval(prod).dtype)  # no integer promotion, as JAX
+    return jred.sum(prod, axis=axis, dtype=_aval(prod).dtype)  # no integer promotion, as JAX
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
@@ -205,7 +206,6 @@ def _interleaved_subscripts(args):
 
 def _einsum_unary(x, s, result):
     """Diagonals (repeated letters), sums over letters absent from `result`, then a transpose."""
-    from pyjax._src.numpy.reductions import sum
     # repeated indices: take the diagonal
     while len(set(s)) != len(s):
         for c in s:
@@ -217,7 +217,7 @@ def _einsum_unary(x, s, result):
                 break
     sum_axes = tuple(i for i, c in enumerate(s) if c not in result)
     if sum_axes:
-        x = sum(x, axis=sum_axes, dtype=_aval(x).dtype)  # a contraction keeps its dtype, as in JAX
+        x = jred.sum(x, axis=sum_axes, dtype=_aval(x).dtype)  # a contraction keeps its dtype, as in JAX
         s = "".join(c for c in s if c in result)
     if s != result:
         x = lax.transpose(x, [s.index(c) for c in result])
@@ -225,7 +225,6 @@ def _einsum_unary(x, s, result):
 
 
 def _diagonal(x, i, j):
-    from pyjax._src.numpy.lax_numpy import diagonal
     return diagonal(x, 0, i, j)
 
 

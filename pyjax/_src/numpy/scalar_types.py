@@ -6,6 +6,7 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src.config import x64_enabled
+from pyjax._src.numpy.creation import array
 
 
 class _ScalarMeta(type):
@@ -19,7 +20,6 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x):
-        from pyjax._src.numpy.creation import array
         return array(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance):

@@ -9,7 +9,9 @@ import operator
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.array import Array
 from pyjax._src.lax import shape_ops as lax
+from pyjax._src.lax.elementwise import _convert_element_type
 from pyjax._src.lax.utils import canonicalize_axis, canonicalize_axes
 from pyjax._src.numpy.util import (
     asarray_value, broadcast_shapes, broadcast_to, check_arraylike, promote_dtypes)
@@ -220,7 +222,6 @@ def concatenate(arrays, axis=0, dtype=None):
 
 
 def Array_types():
-    from pyjax._src.array import Array
     return (Array, core.Tracer)
 
 
@@ -454,7 +455,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 
 def _pad_constant(array, aval, pw, cv):
-    from pyjax._src.lax.elementwise import _convert_element_type
     cv = _convert_element_type(cv, aval.dtype, False)
     if not _aval(cv).shape:
         return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in pw])
