@@ -16,6 +16,7 @@ from pyjax._src.core import Literal, Primitive, ShapedArray, Tracer, Var
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.array_ops import lax_ops
+from pyjax._src.interpreters.rule_tables import RuleTable
 
 
 # -- symbolic zeros and tangent types ---------------------------------------------------------
@@ -139,6 +140,12 @@ class UndefinedPrimal:
 
 def is_undefined_primal(x) -> bool:
     return type(x) is UndefinedPrimal
+
+
+# JAX's tables, as views of the rules on each primitive (libraries such as equinox assign to
+# them): `primitive_jvps[p] = rule` is `p.def_jvp(rule)`, with the same signatures.
+primitive_jvps = RuleTable("ad.primitive_jvps", "jvp")
+primitive_transposes = RuleTable("ad.primitive_transposes", "transpose")
 
 
 # -- the JVP trace --------------------------------------------------------------------------

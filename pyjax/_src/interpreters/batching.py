@@ -21,6 +21,7 @@ from pyjax._src import core
 from pyjax._src.core import Tracer
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.array_ops import lax_ops
+from pyjax._src.interpreters.rule_tables import RuleTable
 
 not_mapped = None
 
@@ -132,6 +133,64 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims):
     if not any(isinstance(c, Tracer) for c in traced.consts):
         per_jaxpr[key] = result
     return result
+
+
+# -- JAX's batcher table --------------------------------------------------------------------------
+# `primitive_batchers[p] = rule` takes a rule with JAX's signature, `rule(batched_args,
+# batch_dims, **params) -> (out, out_dims)` (None for an unbatched value), and stores it on `p`
+# adapted to pyjax's `batch(axis_size, args, dims, **params)`; reading gives a rule with JAX's
+# signature. AxisBatchRules (collectives, pjit) are not in it: JAX keeps those elsewhere too.
+
+
+def _jax_dim(d):
+    return None if d is not_mapped else d
+
+
+def _pyjax_dim(d):
+    return not_mapped if d is None else d
+
+
+def _convert_dims(convert, prim, out_dims):
+    return [convert(d) for d in out_dims] if prim.multiple_results else convert(out_dims)
+
+
+class JaxBatcher:
+    """A batcher written with JAX's signature, stored on `prim` as its pyjax batch rule."""
+
+    __slots__ = ("prim", "rule")
+
+    def __init__(self, prim, rule):
+        self.prim = prim
+        self.rule = rule
+
+    def __call__(self, axis_size, args, dims, **params):
+        out, out_dims = self.rule(list(args), tuple(_jax_dim(d) for d in dims), **params)
+        return out, _convert_dims(_pyjax_dim, self.prim, out_dims)
+
+
+def _jax_signature(prim, rule):
+    """`prim`'s pyjax batch rule called with JAX's signature (the axis size is read from a
+    batched argument; with none batched, `prim` is just applied, as JAX's table does)."""
+    def batcher(batched_args, batch_dims, **params):
+        sizes = [core.get_aval(x).shape[d] for x, d in zip(batched_args, batch_dims, strict=True)
+                 if d is not None]
+        if not sizes:
+            out = prim.bind(*batched_args, **params)
+            return out, ([None] * len(out) if prim.multiple_results else None)
+        out, out_dims = rule(sizes[0], list(batched_args), [_pyjax_dim(d) for d in batch_dims],
+                             **params)
+        return out, _convert_dims(_jax_dim, prim, out_dims)
+    return batcher
+
+
+def _batcher_from_primitive(prim, stored):
+    if type(stored) is JaxBatcher:
+        return stored.rule
+    return None if type(stored) is AxisBatchRule else _jax_signature(prim, stored)
+
+
+primitive_batchers = RuleTable("batching.primitive_batchers", "batch",
+                               to_primitive=JaxBatcher, from_primitive=_batcher_from_primitive)
 
 
 # -- named axes --------------------------------------------------------------------------------

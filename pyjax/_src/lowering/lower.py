@@ -7,6 +7,8 @@ StableHLO op; `ctx.lower_fun(f)` lowers a composite written with pyjax.lax funct
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pyjax._src import core
@@ -95,6 +97,53 @@ class LoweringRuleContext:
 
 def _as_list(out, multiple_results):
     return list(out) if multiple_results else [out]
+
+
+# -- registering rules the way JAX's `mlir` module does (equinox and others call these) ---------
+
+KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu", "oneapi")
+_PLATFORM_ALIASES = {"gpu": ("cuda", "rocm", "oneapi")}
+
+
+def register_lowering(prim: core.Primitive, rule, platform: str | None = None,
+                      inline: bool = True, cacheable: bool = True) -> None:
+    """Set `prim`'s lowering rule `rule(ctx, *operands, **params)` for `platform` (None: every
+    platform without a rule of its own; "gpu" means cuda, rocm and oneapi). As in JAX, a rule
+    may return a sequence of results also for a single-result primitive (`lower_fun` does).
+    `inline` and `cacheable` are accepted for compatibility: pyjax always inlines and caches.
+
+        register_lowering(my_p, lower_fun(my_impl, multiple_results=False))
+    """
+    if platform is None:
+        platforms = (None,)
+    else:
+        platforms = _PLATFORM_ALIASES.get(platform, (platform,))
+        if platforms[0] not in KNOWN_PLATFORMS:
+            raise NotImplementedError(
+                f"register_lowering: cannot register a lowering rule of {prim} for platform "
+                f"{platform!r}; the known platforms are {', '.join(sorted(KNOWN_PLATFORMS + ('gpu',)))}")
+    if not prim.multiple_results:
+        rule = _single_result(rule)
+    for p in platforms:
+        prim.def_lowering(rule, platform=p)
+
+
+def _single_result(rule):
+    @functools.wraps(rule)
+    def lowering(ctx, *operands, **params):
+        out = rule(ctx, *operands, **params)
+        return out[0] if isinstance(out, (list, tuple)) else out
+    return lowering
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A lowering rule that lowers `fun(*operands, **params)`, written with pyjax functions, in
+    place of the primitive (JAX's `mlir.lower_fun`). The rule returns a list of results, so
+    register it with `register_lowering`."""
+    def rule(ctx, *operands, **params):
+        emit = ctx.lower_fun(functools.partial(fun, **params), multiple_results)
+        return _as_list(emit(*operands), multiple_results)
+    return rule
 
 
 def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
