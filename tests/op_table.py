@@ -21,7 +21,9 @@ extra dtypes in `SLOW_EXTRA_DTYPES`.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import itertools
+import pkgutil
 from typing import Any, Callable, Sequence
 
 import ml_dtypes
@@ -636,11 +638,23 @@ LAX_OPS = LAX_UNARY + LAX_BINARY + LAX_ELEMENTWISE_MISC + LAX_SHAPE_OPS + LAX_RE
 LAX_TESTED_ELSEWHERE: dict[str, str] = {}
 
 
+# lax modules whose primitives are tested elsewhere: collectives need a named axis (test_vmap.py),
+# control flow takes functions (test_control_flow.py)
+_LAX_MODULES_TESTED_ELSEWHERE = {"parallel", "control_flow"}
+
+
 def lax_primitives():
-    """Every primitive defined in the lax modules (the `*_p` names)."""
-    from pyjax._src.lax import elementwise, reductions, shape_ops
-    return {v.name: v for mod in (elementwise, shape_ops, reductions)
-            for k, v in vars(mod).items() if k.endswith("_p") and isinstance(v, core.Primitive)}
+    """Every primitive of the lax modules (the `*_p` names of each module of pyjax._src.lax,
+    so a new module is covered without being listed here)."""
+    import pyjax._src.lax as lax_pkg
+    prims = {}
+    for info in pkgutil.iter_modules(lax_pkg.__path__):
+        if info.name in _LAX_MODULES_TESTED_ELSEWHERE:
+            continue
+        mod = importlib.import_module(f"{lax_pkg.__name__}.{info.name}")
+        prims.update({v.name: v for k, v in vars(mod).items()
+                      if k.endswith("_p") and isinstance(v, core.Primitive)})
+    return prims
 
 
 # -- the jnp table ----------------------------------------------------------------------------

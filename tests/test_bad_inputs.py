@@ -23,7 +23,7 @@ ROWS = DATA["rows"]
 # Rows where pyjax deliberately answers differently from JAX 0.10.2: id -> (what pyjax raises
 # instead (None: pyjax accepts the call), why). Each is marked `NB:` where the code decides it.
 _LAX_SCALARS = ("NB: lax wrappers give a Python scalar the dtype of the array operand "
-                "(pyjax/_src/lax/elementwise.py lax_operands); JAX 0.10.2 gives it its default "
+                "(pyjax/_src/lax/convert.py lax_operands); JAX 0.10.2 gives it its default "
                 "dtype and then requires equal dtypes")
 DIFFERENCES = {
     "lax_add_scalar_ok": (None, _LAX_SCALARS),

@@ -524,7 +524,7 @@ def test_iota_and_shape_helpers():
 
 def test_python_scalars_take_the_array_dtype():
     # NB: JAX 0.10.2's lax rejects mixed dtypes even for Python scalars; pyjax gives the scalar
-    # the array's dtype (documented in pyjax/_src/lax/elementwise.py).
+    # the array's dtype (documented in pyjax/_src/lax/convert.py).
     x16 = jnp.ones(2, np.float16)
     out = lax.add(x16, 1)
     assert (out.dtype, out.weak_type) == (np.float16, False)

@@ -1,8 +1,10 @@
 """Factories and shared rules for families of lax primitives.
 
-A family member is one line: `exp_p = unop("exp", np.exp, "stablehlo.exponential", FLOAT)`.
+A family member is one line:
+`exp_p = unop("exp", np.exp, "stablehlo.exponential", jvp=lambda g, ans, x: mul(g, ans))`.
 The factories attach the abstract eval (shape and dtype checks with clear errors), the NumPy
-reference implementation, eager execution through XLA, and the lowering.
+reference implementation, eager execution through XLA, the derivative rules, batching and the
+lowering.
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from numpy.exceptions import AxisError
 from pyjax._src import core, dtypes
 from pyjax._src.core import Primitive, ShapedArray
 from pyjax._src.dispatch import apply_primitive
+from pyjax._src.interpreters.ad import Zero, defjvp, deflinear, tangent_aval
 from pyjax._src.interpreters.batching import defbroadcasting, defvectorized
+from pyjax._src.lowering.mlir import enum
 
 # -- dtype categories ------------------------------------------------------------------------
 
@@ -90,13 +94,51 @@ def check_same_dtypes(name: str, avals):
                         f"automatically)")
 
 
-def standard_primitive(name, abstract_eval, np_impl, lowering, multiple_results=False) -> Primitive:
+def standard_primitive(name, abstract_eval=None, np_impl=None, lowering=None,
+                       multiple_results=False, *, jvp=None, transpose=None) -> Primitive:
+    """A primitive evaluated eagerly by compiling its lowering (`dispatch.apply_primitive`).
+    Rules not given here are attached next to it (`@p.def_abstract_eval`, ...)."""
     p = Primitive(name, multiple_results)
-    p.def_abstract_eval(abstract_eval)
-    p.np_impl = np_impl
     p.def_impl(partial(apply_primitive, p))
-    p.def_lowering(lowering)
+    if abstract_eval is not None:
+        p.def_abstract_eval(abstract_eval)
+    p.np_impl = np_impl
+    if lowering is not None:
+        p.def_lowering(lowering)
+    def_derivative(p, jvp, transpose)
     return p
+
+
+# -- derivative rules of family members --------------------------------------------------------
+
+zero_derivative = object()
+"""`jvp=zero_derivative`: the derivative is zero wherever it exists (floor, comparisons, bit
+operations, argmax), so the tangents are symbolic zeros and nothing is computed."""
+
+
+def def_zero_jvp(prim: Primitive):
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        outs = ans if prim.multiple_results else [ans]
+        zeros = [Zero(tangent_aval(core.get_aval(o))) for o in outs]
+        return ans, (zeros if prim.multiple_results else zeros[0])
+    prim.def_jvp(rule)
+
+
+def def_derivative(prim: Primitive, jvp=None, transpose=None):
+    """`jvp`: `zero_derivative`, or `ad.defjvp`'s `(g, ans, *operands, **params) -> tangent`
+    function (a tuple of them, one per operand, None where an operand has none). `transpose`
+    alone: the primitive is linear and its JVP applies it to the tangents (`ad.deflinear`); with
+    `jvp`: the primitive is linear in one operand at a time (mul, div)."""
+    if jvp is zero_derivative:
+        def_zero_jvp(prim)
+    elif jvp is not None:
+        defjvp(prim, *(jvp if isinstance(jvp, tuple) else (jvp,)))
+    if transpose is not None:
+        if jvp is None:
+            deflinear(prim, transpose)
+        else:
+            prim.def_transpose(transpose)
 
 
 # -- elementwise families -------------------------------------------------------------------
@@ -119,11 +161,13 @@ def broadcast_operands(ctx, args):
             for x, a in zip(args, ctx.avals_in, strict=True)]
 
 
-def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=None) -> Primitive:
-    """A unary elementwise primitive: shape preserved, dtype preserved unless `result_dtype`."""
+def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=None, *,
+         jvp=None, transpose=None) -> Primitive:
+    """A unary elementwise primitive: shape preserved, dtype preserved unless `result_dtype`.
+    `jvp`/`transpose` as in `def_derivative`."""
     p = standard_primitive(
         name, partial(_unop_abstract_eval, name, accepted, result_dtype), np_impl,
-        lowering or partial(_simple_lowering, hlo_op))
+        lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose)
     defvectorized(p)
     return p
 
@@ -137,11 +181,13 @@ def _naryop_abstract_eval(name, accepted, result_dtype, *avals, **params):
     return ShapedArray(shape, dt, all(a.weak_type for a in avals))
 
 
-def binop(name, np_impl, hlo_op, accepted=NUM, result_dtype=None, lowering=None) -> Primitive:
-    """A binary elementwise primitive; operands have equal dtypes and shapes (or are rank 0)."""
+def binop(name, np_impl, hlo_op, accepted=NUM, result_dtype=None, lowering=None, *,
+          jvp=None, transpose=None) -> Primitive:
+    """A binary elementwise primitive; operands have equal dtypes and shapes (or are rank 0).
+    `jvp` (a pair, one per operand) and `transpose` as in `def_derivative`."""
     p = standard_primitive(
         name, partial(_naryop_abstract_eval, name, accepted, result_dtype), np_impl,
-        lowering or partial(_simple_lowering, hlo_op))
+        lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose)
     defbroadcasting(p)
     return p
 
@@ -152,7 +198,6 @@ def compare_type(dt) -> str:
 
 
 def emit_compare(ctx, direction, x, y, operand_aval, out=None):
-    from pyjax._src.lowering.mlir import enum
     attrs = {"comparison_direction": enum("comparison_direction", direction),
              "compare_type": enum("comparison_type", compare_type(operand_aval.dtype))}
     out = out if out is not None else operand_aval.update(dtype=np.bool_, weak_type=False)
@@ -170,8 +215,9 @@ def _compare_abstract_eval(name, accepted, x, y):
 
 
 def compareop(name, np_impl, direction, accepted=ORDERED) -> Primitive:
+    """A comparison: bool results, so a zero derivative."""
     p = standard_primitive(name, partial(_compare_abstract_eval, name, accepted), np_impl,
-                           partial(_compare_lowering, direction))
+                           partial(_compare_lowering, direction), jvp=zero_derivative)
     defbroadcasting(p)
     return p
 
