@@ -35,8 +35,8 @@ def _swap(binary):
 
 
 def _method(fn):
-    """`fn(array, ...)` as a method; a plain function also when `fn` is not one (which would
-    not bind `self`)."""
+    """`fn(self, ...)` as a method: a plain function binds `self` even where `fn` (a builtin,
+    a partial) would not."""
     def method(*args, **kwargs):
         return fn(*args, **kwargs)
     method.__name__ = fn.__name__
