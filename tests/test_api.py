@@ -333,7 +333,7 @@ def test_clear_caches_empties_every_registered_cache():
     from pyjax._src import dispatch, pjit
     from pyjax._src.backend import xla
     from pyjax._src.interpreters import batching
-    from pyjax._src.lax.control_flow import common, scan, while_loop
+    from pyjax._src.lax.control_flow import common
     f = jax.jit(lambda x: jnp.sin(x) * 2)
     body, cond, step = (lambda c, x: (c + x, c)), (lambda c: c < 3), (lambda c: c + 1)  # kept alive:
     f(1.0)                                                  # their traces are cached weakly
@@ -343,7 +343,8 @@ def test_clear_caches_empties_every_registered_cache():
     jax.lax.while_loop(cond, step, 0)
     jnp.cos(jnp.ones(2))
     caches = {"jit wrapper": f._cache, "primitives": dispatch._primitive_cache,
-              "executables": xla._executables, "scan": scan._compiled, "while": while_loop._compiled,
+              "compiled jaxprs": dispatch._compiled, "executables": xla._executables,
+              "scan and while": dispatch._jaxpr_primitive_cache,
               "eager control flow": common._eager_traces, "batched jaxprs": batching._batched_jaxprs,
               "jit traces": pjit._traces}
     assert all(len(c) for c in caches.values()), {k: len(c) for k, c in caches.items()}

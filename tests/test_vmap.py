@@ -314,14 +314,14 @@ def test_vmap_of_jit_compiles_once_per_batched_signature():
     w = np.ones((3, 2), np.float32)
     g = pyjax.vmap(f, in_axes=(0, None))
     x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
-    from pyjax._src import pjit
-    compiled_before = set(map(id, pjit._compiled_jaxprs.keys()))
+    from pyjax._src import dispatch
+    compiled_before = set(map(id, dispatch._compiled.keys()))
     r1 = g(x, w)
     jaxpr_before = len(batching._batched_jaxprs)
     r2 = g(x + 1, w)
     assert len(calls) == 1  # f traced once
     assert len(batching._batched_jaxprs) == jaxpr_before
-    new = [k for k in pjit._compiled_jaxprs.keys() if id(k) not in compiled_before]
+    new = [k for k in dispatch._compiled.keys() if id(k) not in compiled_before]
     assert len(new) == 1  # one batched executable for both calls
     assert_close(r1, np.tanh(x @ w), 1e-5)
     assert_close(r2, np.tanh((x + 1) @ w), 1e-5)

@@ -1,14 +1,23 @@
-"""Running jaxprs on devices: compile (cached) and execute, eagerly or for jit.
+"""Running jaxprs on devices: one compile request, one cache, then execute.
+
+Every executable pyjax runs is made by `compile(CompileRequest(...))`: jit calls, the impl of
+`pjit`, eager primitives and eager control flow. A request names everything that decides the
+executable (the jaxpr, its name, donation, the device assignment and shardings, the platform,
+XLA options); lowering reads its platform and partition count from the request, and the cache
+is keyed by exactly the request (the jaxpr by identity, held weakly, so executables leave with
+the jaxprs they were compiled from).
 
 `Compiled` wraps an XLA executable with what is needed to call it on pyjax values: the output
 avals (to wrap result buffers into Arrays) and the constants passed as leading arguments.
 `apply_primitive` is the impl of every primitive that has no hand-written one: the primitive is
-lowered alone into a one-equation module, compiled once per (primitive, params, avals), and run.
+compiled alone, as a one-equation jaxpr, once per (primitive, avals, params), and run.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
+import weakref
 
 import numpy as np
 
@@ -23,22 +32,157 @@ from pyjax._src.lowering.lower import lower_jaxpr_to_module
 logger = logging.getLogger("pyjax")
 
 
+# -- the compile request -----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompileRequest:
+    """Everything that decides an executable. Build it with `CompileRequest(jaxpr, name, ...)`;
+    the defaults are filled in canonically, so two requests meaning the same compile are equal.
+
+    - `jaxpr`: the ClosedJaxpr to compile (its consts become leading arguments);
+    - `donated`: one bool per invar of the jaxpr (`()`: none donated);
+    - `devices`: the device assignment, a tuple of devices in logical order (`()`: the default
+      device); one device today, several once shardings say how to split the computation;
+    - `in_shardings` / `out_shardings`: None today (the devices issue fills them);
+    - `platform`: the lowering platform (None: the devices' own);
+    - `compile_options`: XLA option overrides, as (name, value) pairs or a dict.
+    """
+
+    jaxpr: core.ClosedJaxpr
+    name: str
+    donated: tuple = ()
+    devices: tuple = ()
+    in_shardings: tuple | None = None
+    out_shardings: tuple | None = None
+    platform: str | None = None
+    compile_options: tuple = ()
+
+    def __post_init__(self):
+        devices = tuple(self.devices) or default_devices()
+        platform = devices[0].client.platform
+        if self.platform not in (None, platform):
+            raise ValueError(f"compile request for {self.name}: platform {self.platform!r} does "
+                             f"not match the devices {list(devices)}, which are {platform!r}")
+        if len(devices) > 1 and self.in_shardings is None and self.out_shardings is None:
+            raise NotImplementedError(
+                f"compile request for {self.name}: {len(devices)} devices given but no "
+                f"shardings to split the computation over them (multi-device jit comes with "
+                f"shardings)")
+        options = self.compile_options
+        options = tuple(sorted(options.items() if isinstance(options, dict) else options))
+        canonical = dict(donated=tuple(self.donated) if any(self.donated) else (),
+                         devices=devices, platform=platform, compile_options=options)
+        for field, value in canonical.items():
+            object.__setattr__(self, field, value)
+
+    @property
+    def num_replicas(self) -> int:
+        return 1
+
+    @property
+    def num_partitions(self) -> int:
+        """SPMD partitions: one per device of the assignment."""
+        return len(self.devices)
+
+    def cache_key(self) -> tuple:
+        """The request without its jaxpr (which the cache holds weakly, by identity)."""
+        return (self.name, self.donated, self.devices, self.in_shardings, self.out_shardings,
+                self.platform, self.compile_options)
+
+
+def default_devices() -> tuple:
+    """The device assignment of a request that names none: the default backend's first device
+    (where pyjax puts host values, too)."""
+    return (xla.devices()[0],)
+
+
+# -- compiling ---------------------------------------------------------------------------------
+
+# jaxpr -> {request.cache_key(): Compiled}. The one cache of compiled jaxprs; weak in the
+# jaxpr, and a Compiled holds its jaxpr only weakly, so nothing here keeps a jaxpr alive.
+_compiled: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def compile(request: CompileRequest, lowered=None) -> Compiled:  # noqa: A001 (as xla.compile)
+    """The executable for `request`, compiled on the first request and cached after that.
+    `lowered` (a (text, module context) pair from `lower(request)`) skips lowering again."""
+    per_jaxpr = _compiled.get(request.jaxpr)
+    if per_jaxpr is None:
+        per_jaxpr = _compiled[request.jaxpr] = {}
+    key = request.cache_key()
+    compiled = per_jaxpr.get(key)
+    if compiled is None:
+        compiled = per_jaxpr[key] = _compile_now(request, lowered)
+    return compiled
+
+
+def lower(request: CompileRequest):
+    """Lower a request's jaxpr to a StableHLO module: `(text, module context)`."""
+    closed = request.jaxpr
+    donated = request.donated
+    if donated:  # the consts are leading arguments, never donated
+        donated = (False,) * len(closed.jaxpr.constvars) + donated
+    return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
+                                 platform=request.platform, num_replicas=request.num_replicas,
+                                 num_partitions=request.num_partitions)
+
+
+def _compile_now(request: CompileRequest, lowered) -> Compiled:
+    t0 = time.perf_counter()
+    text, module = lowered if lowered is not None else lower(request)
+    closed = request.jaxpr
+    if config._values["jax_enable_checks"]:
+        core.check_jaxpr(closed.jaxpr)
+    t1 = time.perf_counter()
+    exe = xla.compile(text, request.devices, out_avals=closed.out_avals,
+                      num_replicas=request.num_replicas, num_partitions=request.num_partitions,
+                      host_callbacks=module.host_callbacks,
+                      compile_options=request.compile_options)
+    if config.jax_log_compiles:
+        logger.warning(f"lowered {request.name} in {(t1 - t0) * 1e3:.1f} ms; compile "
+                       f"{(time.perf_counter() - t1) * 1e3:.1f} ms")
+    # the executable holds its constants' buffers: shared with whoever else holds them
+    const_bufs = [mark_shared(_const_buffer(c, request.devices[0])) for c in closed.consts]
+    return Compiled(exe, closed, const_bufs, text, request.name, request.donated)
+
+
+def _const_buffer(c, device):
+    buf = to_buffer(c)
+    if xla.buffer_devices(buf)[0] == device:
+        return buf
+    aval = core.get_aval(c)
+    return xla.put(np.asarray(c, aval.dtype), device, aval)
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
 class Compiled:
     """An executable plus the avals of its outputs; call it with a flat list of values.
 
-    `donated` holds one bool per argument (empty: none donated); see `_call_donating`.
+    `donated` holds one bool per argument (empty: none donated); see `_call_donating`. The
+    jaxpr compiled is held weakly (`jaxpr`: None once it is gone): only debug_nans reads it,
+    and a strong reference would keep every cached jaxpr alive through its executable.
     """
 
-    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated", "jaxpr")
+    __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated", "_jaxpr",
+                 "_one_primitive")
 
-    def __init__(self, exe, out_avals, const_bufs, text, name, donated=(), jaxpr=None):
+    def __init__(self, exe, closed, const_bufs, text, name, donated=()):
         self.exe = exe
-        self.out_avals = out_avals
+        self.out_avals = closed.out_avals
         self.const_bufs = const_bufs
         self.text = text
         self.name = name
         self.donated = tuple(donated) if any(donated) else ()
-        self.jaxpr = jaxpr  # the ClosedJaxpr compiled (debug_nans re-runs it op by op)
+        self._jaxpr = weakref.ref(closed)
+        eqns = closed.jaxpr.eqns
+        self._one_primitive = len(eqns) == 1 and eqns[0].primitive.name == name  # an eager op
+
+    @property
+    def jaxpr(self):
+        return self._jaxpr()
 
     def __call__(self, args) -> list[Array]:
         if self.donated:
@@ -78,13 +222,13 @@ class Compiled:
         return outs
 
     def _explain_invalid(self, bad, args):
-        eqns = self.jaxpr.jaxpr.eqns if self.jaxpr is not None else ()
-        if len(eqns) == 1 and eqns[0].primitive.name == self.name:  # an eager primitive
+        if self._one_primitive:  # an eager primitive
             raise FloatingPointError(f"invalid value ({bad}) encountered in {self.name}")
         # A jitted function: run it again one primitive at a time (each checks its outputs),
         # so the error names the primitive that made the value, as JAX does.
-        if not self.donated and self.jaxpr is not None:
-            core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *args)
+        closed = self.jaxpr
+        if not self.donated and closed is not None:
+            core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
         raise FloatingPointError(
             f"invalid value ({bad}) encountered in the output of {self.name}; running it again "
             f"one primitive at a time produced none (an input holds the value, or its arguments "
@@ -118,34 +262,14 @@ config.on_change("jax_debug_infs", _float_checks)
 _float_checks()
 
 
-def compile_jaxpr(closed: core.ClosedJaxpr, name: str, donated=(), lowered=None) -> Compiled:
-    """Lower (unless `lowered`, a (text, module context) pair, is given) and compile a closed
-    jaxpr; its consts become leading arguments."""
-    t0 = time.perf_counter()
-    if lowered is None:
-        lowered = lower_for_compile(closed, name, donated)
-    text, module = lowered
-    if config._values["jax_enable_checks"]:
-        core.check_jaxpr(closed.jaxpr)
-    t1 = time.perf_counter()
-    exe = xla.compile(text, xla.devices()[:1], out_avals=closed.out_avals,
-                      host_callbacks=module.host_callbacks)
-    if config.jax_log_compiles:
-        logger.warning(f"lowered {name} in {(t1 - t0) * 1e3:.1f} ms; compile {(time.perf_counter() - t1) * 1e3:.1f} ms")
-    # the executable holds its constants' buffers: shared with whoever else holds them
-    const_bufs = [mark_shared(to_buffer(c)) for c in closed.consts]
-    return Compiled(exe, closed.out_avals, const_bufs, text, name, donated, closed)
-
-
-def lower_for_compile(closed: core.ClosedJaxpr, name: str, donated=()):
-    nconst = len(closed.jaxpr.constvars)
-    donated = [False] * nconst + list(donated) if donated else ()
-    return lower_jaxpr_to_module(name, closed.jaxpr, donated=donated)
-
-
 # -- eager execution of single primitives --------------------------------------------------
+#
+# In front of `compile`, a lookup by (primitive, avals, params), since an eager op builds no
+# jaxpr on a hit. A primitive carrying a jaxpr (scan, while) is looked up under that jaxpr,
+# weakly, so loops traced anew do not accumulate executables.
 
 _primitive_cache: dict = {}
+_jaxpr_primitive_cache: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
 def apply_primitive(prim: core.Primitive, *args, **params):
@@ -163,13 +287,28 @@ def apply_primitive(prim: core.Primitive, *args, **params):
     return outs if prim.multiple_results else outs[0]
 
 
+def apply_jaxpr_primitive(prim: core.Primitive, jaxpr_param: str, *args, **params):
+    """`apply_primitive` for a primitive whose parameter `jaxpr_param` is a jaxpr (its body):
+    the executable is cached under that jaxpr, weakly, with the other parameters and the avals."""
+    avals = tuple([core.get_aval(x) for x in args])
+    per_jaxpr = _jaxpr_primitive_cache.get(params[jaxpr_param])
+    if per_jaxpr is None:
+        per_jaxpr = _jaxpr_primitive_cache[params[jaxpr_param]] = {}
+    key = (prim, avals, *[(k, v) for k, v in params.items() if k != jaxpr_param])
+    compiled = per_jaxpr.get(key)
+    if compiled is None:
+        compiled = per_jaxpr[key] = compile_primitive(prim, avals, params)
+    return compiled(args)
+
+
 def compile_primitive(prim, avals, params) -> Compiled:
+    """Compile one application of `prim` (on the default device), through `compile`."""
     out = prim.rule("abstract_eval")(*avals, **params)
     out_avals = list(out) if prim.multiple_results else [out]
     invars = [core.Var(a) for a in avals]
     outvars = [core.Var(a) for a in out_avals]
     jaxpr = core.Jaxpr([], invars, outvars, [core.JaxprEqn(invars, outvars, prim, params)])
-    return compile_jaxpr(core.ClosedJaxpr(jaxpr, []), prim.name)
+    return compile(CompileRequest(core.ClosedJaxpr(jaxpr, []), prim.name))
 
 
 # -- the in-memory cache registry ------------------------------------------------------------
@@ -193,6 +332,8 @@ def clear_caches():
         clear()
 
 
+register_cache(_compiled.clear)
 register_cache(_primitive_cache.clear)
+register_cache(_jaxpr_primitive_cache.clear)
 register_cache(xla.clear_caches)
 register_cache(_scalar_buffers.clear)

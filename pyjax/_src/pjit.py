@@ -7,6 +7,7 @@ it; nested jits are inlined into the enclosing module when lowered.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import logging
@@ -16,11 +17,11 @@ import weakref
 import numpy as np
 import optree
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, dispatch, dtypes, tree_util
 from pyjax._src.array import Array
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
-from pyjax._src.dispatch import Compiled, compile_jaxpr, lower_for_compile, register_cache
+from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
 from pyjax._src.interpreters import partial_eval as pe
 
 logger = logging.getLogger("pyjax")
@@ -58,15 +59,9 @@ def _pjit_abstract_eval(*avals, jaxpr, name, donated_invars=None):
     return jaxpr.out_avals
 
 
-_compiled_jaxprs: "weakref.WeakKeyDictionary[core.ClosedJaxpr, Compiled]" = weakref.WeakKeyDictionary()
-
-
 @pjit_p.def_impl
 def _pjit_impl(*args, jaxpr, name, donated_invars=None):
-    compiled = _compiled_jaxprs.get(jaxpr)
-    if compiled is None:
-        compiled = _compiled_jaxprs[jaxpr] = compile_jaxpr(jaxpr, name, donated_invars or ())
-    return compiled(args)
+    return dispatch.compile(CompileRequest(jaxpr, name, donated_invars or ()))(args)
 
 
 @pjit_p.def_lowering
@@ -191,6 +186,9 @@ class _Entry:
         self.compiled = None
         self.donated = donated
         self.consts_are_concrete = not any(isinstance(c, core.Tracer) for c in closed.consts)
+
+    def request(self, name) -> CompileRequest:
+        return CompileRequest(self.closed, f"jit_{name}", self.donated)
 
 
 def _normalize_argnums(argnums, nargs_hint=None):
@@ -343,7 +341,7 @@ class JitWrapped:
         if type(_trace_state.trace) is _EvalTrace:
             compiled = entry.compiled
             if compiled is None:
-                compiled = entry.compiled = compile_jaxpr(entry.closed, f"jit_{self.name}", entry.donated)
+                compiled = entry.compiled = dispatch.compile(entry.request(self.name))
                 if not kwargs and not static_key and len(leaves) == len(args) and \
                         all(type(a) is Array for a in args):
                     self._fast_cache[(*avals, _trace_context[0])] = entry
@@ -526,7 +524,7 @@ def _clear_jit_caches():
         wrapped._cache.clear()
         wrapped._fast_cache.clear()
         wrapped._misses, wrapped._last_sig = 0, None  # a recompile after clearing is not a miss
-    for cache in (_traces, _compiled_jaxprs, _jvp_jaxprs, _split_jaxprs, _transpose_jaxprs,
+    for cache in (_traces, _jvp_jaxprs, _split_jaxprs, _transpose_jaxprs,
                   _const_free_cache, batching._batched_jaxprs):
         cache.clear()
 
@@ -605,12 +603,14 @@ class Traced:
                                                         for a in self.jaxpr.out_avals])
 
     def lower(self) -> Lowered:
-        return Lowered(self, lower_for_compile(self.jaxpr, f"jit_{self.name}", self.donated))
+        request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated)
+        return Lowered(self, request, dispatch.lower(request))
 
 
 class Lowered:
-    def __init__(self, traced: Traced, lowered):
+    def __init__(self, traced: Traced, request: CompileRequest, lowered):
         self._traced = traced
+        self._request = request
         self._lowered = lowered   # (module text, module context)
         self._text = lowered[0]
 
@@ -621,9 +621,12 @@ class Lowered:
         return self._text
 
     def compile(self, compiler_options=None) -> CompiledFunction:
+        """The executable (shared with calls of the jitted function on the same signature);
+        `compiler_options`, a dict of XLA options, makes a separately compiled one."""
+        request = dataclasses.replace(self._request, compile_options=compiler_options or ())
         t = self._traced
-        return CompiledFunction(compile_jaxpr(t.jaxpr, f"jit_{t.name}", t.donated, self._lowered),
-                                t.in_tree, t.out_tree)
+        return CompiledFunction(dispatch.compile(request, self._lowered), t.jaxpr, t.in_tree,
+                                t.out_tree)
 
     @property
     def out_info(self):
@@ -631,8 +634,9 @@ class Lowered:
 
 
 class CompiledFunction:
-    def __init__(self, compiled: Compiled, in_tree, out_tree):
+    def __init__(self, compiled: Compiled, jaxpr, in_tree, out_tree):
         self._compiled = compiled
+        self._jaxpr = jaxpr  # the executable holds it weakly; debug_nans re-runs it
         self.in_tree = in_tree
         self.out_tree = out_tree
 

@@ -613,14 +613,15 @@ def _host_fingerprint():
 
 
 def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1,
-            use_shardy=False, host_callbacks=(), out_shardings=None):
+            use_shardy=False, host_callbacks=(), out_shardings=None, compile_options=()):
     """Compile StableHLO text for `devices` (num_replicas * num_partitions of them, in logical
     order) into an Executable whose outputs get `out_avals`.
 
     Cached in memory and on disk (unless `host_callbacks` are given: Python callables can't be
     serialized). Donation is marked in the module text (`{jax.buffer_donor = true}`).
     `out_shardings` (jaxlib Shardings or HloShardings, one per output) defaults to the device
-    for one device, else to what the compiled executable reports.
+    for one device, else to what the compiled executable reports. `compile_options` holds
+    (name, value) pairs overriding XLA's debug options (`("xla_cpu_enable_fast_math", False)`).
     """
     if not isinstance(module_text, str):
         raise TypeError(f"compile expects StableHLO text, got {type(module_text).__name__}")
@@ -633,7 +634,7 @@ def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1
     if platform == "cpu" and "lapack_" in module_text:
         _register_lapack()
     opts = _compile_options(platform, [d.id for d in devices], num_replicas, num_partitions,
-                            use_shardy)
+                            use_shardy, compile_options)
     device_list = xc.DeviceList(tuple(devices))
     t0 = time.perf_counter()
     if host_callbacks:
@@ -676,10 +677,12 @@ def _compile_once(mkey, client, text, device_list, opts, devices):
             _inflight.pop(mkey, None)
 
 
-def _compile_options(platform, device_ids, num_replicas, num_partitions, use_shardy):
+def _compile_options(platform, device_ids, num_replicas, num_partitions, use_shardy,
+                     overrides=()):
     opts = xc.CompileOptions()
     opts.num_replicas = num_replicas
     opts.num_partitions = num_partitions
+    opts.env_option_overrides = list(overrides)
     build = opts.executable_build_options
     build.use_spmd_partitioning = True  # as jax: harmless for one device
     build.use_shardy_partitioner = bool(use_shardy)  # required for sdy.* modules

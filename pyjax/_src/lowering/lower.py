@@ -20,8 +20,8 @@ from pyjax._src.lowering.mlir import aval_type
 class ModuleContext:
     """State shared by every rule lowering into one module."""
 
-    def __init__(self, platform="cpu", axis_env=()):
-        self.platform = platform
+    def __init__(self, platform, axis_env=()):
+        self.platform = platform   # the compile request's: rules are looked up per platform
         self.host_callbacks = []
         self.axis_env = axis_env   # named axes of pmap/shard_map (later issues)
         self.tokens = {}           # ordered effect -> the SSA name of its current token
@@ -170,10 +170,12 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
     return [read(v) for v in jaxpr.outvars]
 
 
-def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, donated=(), platform="cpu",
-                          num_replicas=1, num_partitions=1) -> tuple[str, ModuleContext]:
+def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replicas, num_partitions,
+                          donated=()) -> tuple[str, ModuleContext]:
     """Lower a jaxpr whose constvars and invars all become arguments of `main`, in that order.
-    `donated` holds one bool per (constvar + invar) argument."""
+    `donated` holds one bool per (constvar + invar) argument. The platform (which lowering
+    rules apply) and the replica/partition counts (written as `mhlo.num_replicas` /
+    `mhlo.num_partitions`) come from the compile request (`dispatch.CompileRequest`)."""
     fb = mlir.FuncBuilder()
     module = ModuleContext(platform)
     all_vars = jaxpr.constvars + jaxpr.invars

@@ -16,7 +16,7 @@ slicing `xs` and updating `ys` in place, `unroll` iterations per loop step).
 """
 from __future__ import annotations
 
-import weakref
+from functools import partial
 
 import numpy as np
 
@@ -169,20 +169,8 @@ def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, u
     return list(outs[:num_carry]) + [a.update(shape=(length,) + a.shape) for a in outs[num_carry:]]
 
 
-_compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-dispatch.register_cache(_compiled.clear)
-
-
-@scan_p.def_impl
-def _scan_impl(*args, **params):
-    # Compiled once per (body jaxpr, avals); held weakly so scans traced anew are not leaked.
-    avals = tuple(core.get_aval(x) for x in args)
-    per_body = _compiled.setdefault(params["jaxpr"], {})
-    key = (avals, *[(k, v) for k, v in params.items() if k != "jaxpr"])
-    compiled = per_body.get(key)
-    if compiled is None:
-        compiled = per_body[key] = dispatch.compile_primitive(scan_p, avals, params)
-    return compiled(args)
+# compiled once per (body jaxpr, avals, params), held by the body so new scans are not leaked
+scan_p.def_impl(partial(dispatch.apply_jaxpr_primitive, scan_p, "jaxpr"))
 
 
 # -- jvp ----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ to `stablehlo.while`.
 """
 from __future__ import annotations
 
-import weakref
+from functools import partial
 
 import numpy as np
 
@@ -96,20 +96,8 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
     return [a.update(weak_type=a.weak_type and o.weak_type) for a, o in zip(carry, outs)]
 
 
-_compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-dispatch.register_cache(_compiled.clear)
-
-
-@while_p.def_impl
-def _while_impl(*args, **params):
-    # Compiled once per (body jaxpr, avals); held weakly so loops traced anew are not leaked.
-    avals = tuple(core.get_aval(x) for x in args)
-    per_body = _compiled.setdefault(params["body_jaxpr"], {})
-    key = (avals, params["cond_jaxpr"], params["cond_nconsts"], params["body_nconsts"])
-    compiled = per_body.get(key)
-    if compiled is None:
-        compiled = per_body[key] = dispatch.compile_primitive(while_p, avals, params)
-    return compiled(args)
+# compiled once per (body jaxpr, avals, params), held by the body so new loops are not leaked
+while_p.def_impl(partial(dispatch.apply_jaxpr_primitive, while_p, "body_jaxpr"))
 
 
 @while_p.def_jvp
