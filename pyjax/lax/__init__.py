@@ -83,11 +83,6 @@ from pyjax._src.lax.shape_ops import (
     slice as slice,
     slice_in_dim as slice_in_dim,
     index_in_dim as index_in_dim,
-    dynamic_slice as dynamic_slice,
-    dynamic_slice_in_dim as dynamic_slice_in_dim,
-    dynamic_index_in_dim as dynamic_index_in_dim,
-    dynamic_update_slice as dynamic_update_slice,
-    dynamic_update_slice_in_dim as dynamic_update_slice_in_dim,
     concatenate as concatenate,
     pad as pad,
     iota as iota,
@@ -109,7 +104,14 @@ from pyjax._src.lax.reductions import (
     Precision as Precision,
     dot as dot,
 )
-from pyjax._src.lax.elementwise import lax_operands as _lax_operands  # noqa: F401
+from pyjax._src.lax.dynamic_slicing import (
+    dynamic_slice as dynamic_slice,
+    dynamic_slice_in_dim as dynamic_slice_in_dim,
+    dynamic_index_in_dim as dynamic_index_in_dim,
+    dynamic_update_slice as dynamic_update_slice,
+    dynamic_update_slice_in_dim as dynamic_update_slice_in_dim,
+)
+from pyjax._src.lax.convert import lax_operands as _lax_operands  # noqa: F401
 from pyjax._src.lax.parallel import (
     psum as psum,
     pmean as pmean,

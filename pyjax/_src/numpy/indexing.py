@@ -19,6 +19,7 @@ from pyjax._src.array import Array
 from pyjax._src.config import x64_enabled
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
+from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
 from pyjax._src.lax.utils import kind
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import asarray_value, broadcast_to, promote_dtypes
@@ -249,7 +250,7 @@ def _dynamic_index(x, dyn):
     for axis, i in dyn:
         starts[axis] = i
         sizes[axis] = 1
-    return shape_ops.dynamic_slice(x, starts, sizes)
+    return dynamic_slice(x, starts, sizes)
 
 
 # -- updates: x.at[idx] ---------------------------------------------------------------------------
@@ -406,11 +407,11 @@ def _update(arr, idx, values, combine, mode=None, wrap_negative_indices=True):
     if combine is None and not in_bounds:
         new = lax._convert_element_type(y, aval.dtype, aval.weak_type)
     else:
-        current = shape_ops.dynamic_slice(x, starts, sizes)
+        current = dynamic_slice(x, starts, sizes)
         new = _combine(combine, current, y, aval)
         for ok in in_bounds:
             new = lax.select_n(ok, current, new)
-    return shape_ops.dynamic_update_slice(x, new, starts)
+    return dynamic_update_slice(x, new, starts)
 
 
 def _combine(combine, current, y, aval):

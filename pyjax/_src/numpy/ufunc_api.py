@@ -26,6 +26,7 @@ from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow.scan import fori_loop, scan
+from pyjax._src.lax.dynamic_slicing import dynamic_index_in_dim, dynamic_slice_in_dim
 from pyjax._src.lax.utils import canonicalize_axis, kind
 from pyjax._src.numpy import reductions, ufuncs
 from pyjax._src.numpy.shape import moveaxis
@@ -236,7 +237,7 @@ class ufunc:
 
         def body(i, acc):
             inside = lax.bitwise_and(lax.gt(i, starts), lax.lt(i, ends))
-            return ufuncs.where_(inside, self(acc, shape_ops.dynamic_slice_in_dim(a, i, 1, axis)), acc)
+            return ufuncs.where_(inside, self(acc, dynamic_slice_in_dim(a, i, 1, axis)), acc)
         return fori_loop(0, shape[axis], body, out)
 
     # -- outer -------------------------------------------------------------------------------
@@ -311,7 +312,7 @@ def _take(a, indices, axis):
     # NB: an out-of-bounds index clamps here; JAX's `take` (a gather, later issue) fills with NaN.
     size = core.get_aval(indices).shape[0]
     outs, dims = batching.batch_flat(
-        lambda i: [shape_ops.dynamic_index_in_dim(a, i, axis, keepdims=False)], [indices], [0],
+        lambda i: [dynamic_index_in_dim(a, i, axis, keepdims=False)], [indices], [0],
         batching.AxisData(None, size))
     return moveaxis(batching.bdim_at_front(outs[0], dims[0], size), 0, axis)
 

@@ -28,6 +28,7 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow import common
+from pyjax._src.lax.dynamic_slicing import dynamic_slice_p, dynamic_update_slice_p
 
 scan_p = Primitive("scan", multiple_results=True)
 
@@ -482,14 +483,14 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
 def _index(x, i):
     shape = core.get_aval(x).shape
     zeros = [np.int32(0)] * (len(shape) - 1)
-    out = shape_ops.dynamic_slice_p.bind(x, i, *zeros, slice_sizes=(1,) + shape[1:])
+    out = dynamic_slice_p.bind(x, i, *zeros, slice_sizes=(1,) + shape[1:])
     return shape_ops.reshape(out, shape[1:])
 
 
 def _update_index(x, y, i):
     shape = core.get_aval(x).shape
     zeros = [np.int32(0)] * (len(shape) - 1)
-    return shape_ops.dynamic_update_slice_p.bind(x, shape_ops.reshape(y, (1,) + shape[1:]), i, *zeros)
+    return dynamic_update_slice_p.bind(x, shape_ops.reshape(y, (1,) + shape[1:]), i, *zeros)
 
 
 def _trace(fun, avals):

@@ -1,0 +1,265 @@
+"""Slices at traced offsets: `dynamic_slice` and `dynamic_update_slice` (and their `_in_dim`
+forms). Start indices are scalar operands, clamped so the slice stays in bounds, as XLA does.
+
+Batching with batched start indices builds one-hot windows from elementwise ops and reductions
+(`_one_hot_window`), so this module sits above reductions.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.core import ShapedArray
+from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.ad import deflinear_in, is_undefined_primal, zeros_like_aval
+from pyjax._src.lax import elementwise as elt
+from pyjax._src.lax.convert import convert_element_type
+from pyjax._src.lax.reductions import reduce_or, reduce_sum
+from pyjax._src.lax.shape_ops import (
+    _shape_param, _skip_zero, broadcast, broadcast_in_dim, broadcasted_iota, squeeze)
+from pyjax._src.lax.utils import canonicalize_axis, check_same_dtypes, kind, standard_primitive
+from pyjax._src.lowering.mlir import i64_array
+
+# -- start indices ---------------------------------------------------------------------------------
+
+
+def _index_scalars(start_indices, shape):
+    """Start indices as integer scalars. As in JAX, a negative index counts from the end of its
+    dimension; the primitive then clamps the slice into bounds."""
+    start_indices = list(start_indices)
+    if len(start_indices) != len(shape):  # the abstract eval reports it
+        return [np.int32(i) if type(i) in (int, bool) else i for i in start_indices]
+    out = []
+    for i, n in zip(start_indices, shape):
+        if type(i) in (int, bool) or isinstance(i, np.integer):
+            out.append(np.int32(i + n if i < 0 else i))
+        elif kind(core.get_aval(i).dtype) == "i":
+            if core.get_aval(i).dtype.itemsize < 4:
+                i = convert_element_type(i, np.int32)
+            out.append(elt.select_n(elt.lt(i, 0), i, elt.add(i, n)))
+        else:
+            out.append(i)
+    return out
+
+
+def _check_indices(name, x, idxs):
+    if len(idxs) != x.ndim:
+        raise ValueError(f"{name}: got {len(idxs)} start indices for an operand of rank {x.ndim} ({x.str_short()})")
+    for i in idxs:
+        if i.shape or kind(i.dtype) not in "iu":
+            raise TypeError(f"{name}: start indices must be integer scalars, got {i.str_short()}")
+
+
+def _clamped_starts(x_shape, sizes, idxs):
+    return [int(np.clip(int(i), 0, n - s)) for i, n, s in zip(idxs, x_shape, sizes)]
+
+
+def _index_operands(ctx, idxs, idx_avals):
+    """StableHLO wants all start indices of one integer type."""
+    dt = np.int32 if all(a.dtype.itemsize <= 4 for a in idx_avals) else np.int64
+    return [ctx.convert(i, a, dt) for i, a in zip(idxs, idx_avals)]
+
+
+# -- batching with batched start indices -----------------------------------------------------------
+
+
+def _batched_start(idx, bdim, axis_size, n, size):
+    """A start index as a (B,) vector of int32/int64, clamped into [0, n - size] as XLA does."""
+    dt = np.int64 if core.get_aval(idx).dtype.itemsize == 8 else np.int32
+    idx = convert_element_type(idx, dt)
+    idx = batching.bdim_at_front(idx, bdim, axis_size) if bdim is not None else broadcast(idx, (axis_size,))
+    return elt.clamp(0, idx, n - size)
+
+
+def _one_hot_window(y, ybd, axis, start, out_size, axis_size, scatter=False):
+    """Loop-free batched window along per-example `axis` of `y` (batched at 0, or unbatched):
+    out[b, .., o, ..] = y[b, .., start[b] + o, ..] (a gather; `scatter`: y[b, .., o - start[b], ..]
+    placed in a zero array of size `out_size`). A one-hot mask over (o, source index) selects the
+    element and a sum over the source index picks it, exactly (0 elsewhere; -0.0 becomes 0.0).
+
+    NB: JAX batches dynamic_slice with batched starts into gather/scatter. pyjax has no gather
+    primitive yet, so this costs B * out_size * in_size per row of the other axes; under jit XLA
+    fuses the mask, select and sum into one loop. Replace with gather when it exists."""
+    aval = core.get_aval(y)
+    shape = batching.per_example_shape(y, ybd)
+    full = (axis_size,) + shape[:axis] + (out_size, shape[axis]) + shape[axis + 1:]
+    y_dims = tuple(1 + i + (i >= axis) for i in range(len(shape)))
+    y = broadcast_in_dim(y, full, ((0,) if ybd is not None else ()) + y_dims)
+    mask_shape = (axis_size, out_size, shape[axis])
+    dt = core.get_aval(start).dtype
+    o, q = broadcasted_iota(dt, mask_shape, 1), broadcasted_iota(dt, mask_shape, 2)
+    start = broadcast_in_dim(start, mask_shape, (0,))
+    hit = elt.eq(o, elt.add(start, q)) if scatter else elt.eq(q, elt.add(start, o))
+    hit = broadcast_in_dim(hit, full, (0, axis + 1, axis + 2))
+    zero = broadcast_in_dim(np.zeros((), aval.dtype), full, ())
+    picked = elt.select_n(hit, zero, y)
+    reduce = reduce_or if aval.dtype == np.bool_ else reduce_sum
+    return reduce(picked, (axis + 2,))
+
+
+# -- dynamic_slice -------------------------------------------------------------------------------
+
+dynamic_slice_p = standard_primitive("dynamic_slice")
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """`operand[start:start+size]` with traced starts, clamped so the slice stays in bounds."""
+    sizes = _shape_param(slice_sizes, "slice_sizes")
+    shape = core.get_aval(operand).shape
+    start_indices = list(start_indices)
+    for what, n in (("start_indices", len(start_indices)), ("slice_sizes", len(sizes))):
+        if n != len(shape):  # ValueError, as in JAX
+            raise ValueError(f"dynamic_slice: got {n} {what} for an operand of rank {len(shape)} "
+                             f"(shape {shape})")
+    return dynamic_slice_p.bind(operand, *_index_scalars(start_indices, shape), slice_sizes=sizes)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    aval = core.get_aval(operand)
+    axis = canonicalize_axis(axis, aval.ndim)
+    starts = [np.int32(0)] * aval.ndim
+    starts[axis] = start_index
+    sizes = list(aval.shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(x, *idxs, slice_sizes):
+    _check_indices("dynamic_slice", x, idxs)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+        raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} must fit inside {x.str_short()}")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _np_dynamic_slice(x, *idxs, slice_sizes):
+    x = np.asarray(x)
+    starts = _clamped_starts(x.shape, slice_sizes, idxs)
+    return x[tuple(np.s_[a:a + s] for a, s in zip(starts, slice_sizes))]
+
+
+dynamic_slice_p.np_impl = _np_dynamic_slice
+
+
+@_skip_zero
+def _dynamic_slice_transpose(ct, x, *idxs, slice_sizes):
+    return [dynamic_update_slice_p.bind(zeros_like_aval(x.aval), ct, *idxs)] + [None] * len(idxs)
+
+
+deflinear_in(dynamic_slice_p, (0,), _dynamic_slice_transpose)
+
+
+@dynamic_slice_p.def_batch
+def _dynamic_slice_batch(axis_size, args, dims, *, slice_sizes):
+    (x, *idxs), (xd, *idims) = args, dims
+    if all(d is None for d in idims):  # the batch axis is sliced whole
+        idxs.insert(xd, np.int32(0))
+        sizes = slice_sizes[:xd] + (axis_size,) + slice_sizes[xd:]
+        return dynamic_slice_p.bind(x, *idxs, slice_sizes=sizes), xd
+    x = x if xd is None else batching.moveaxis(x, xd, 0)
+    xd = None if xd is None else 0
+    shape = batching.per_example_shape(x, xd)
+    # axes whose start does not vary (or cannot: the slice spans the axis) by one dynamic_slice
+    varying = [i for i, d in enumerate(idims) if d is not None and slice_sizes[i] < shape[i]]
+    starts = [np.int32(0) if i in varying or idims[i] is not None else idxs[i] for i in range(len(shape))]
+    sizes = tuple(shape[i] if i in varying else slice_sizes[i] for i in range(len(shape)))
+    if sizes != shape:
+        lead = [] if xd is None else [np.int32(0)]
+        x = dynamic_slice_p.bind(x, *lead, *starts, slice_sizes=((axis_size,) if xd == 0 else ()) + sizes)
+    for i in varying:
+        start = _batched_start(idxs[i], idims[i], axis_size, shape[i], slice_sizes[i])
+        x, xd = _one_hot_window(x, xd, i, start, slice_sizes[i], axis_size), 0
+    return x, xd
+
+
+@dynamic_slice_p.def_lowering
+def _dynamic_slice_lowering(ctx, x, *idxs, slice_sizes):
+    idxs = _index_operands(ctx, idxs, ctx.avals_in[1:])
+    return ctx.op("stablehlo.dynamic_slice", x, *idxs, attrs={"slice_sizes": i64_array(slice_sizes)})
+
+
+# -- dynamic_update_slice ------------------------------------------------------------------------
+
+dynamic_update_slice_p = standard_primitive("dynamic_update_slice")
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """Write `update` into `operand` at traced `start_indices` (clamped into bounds)."""
+    shape = core.get_aval(operand).shape
+    return dynamic_update_slice_p.bind(operand, update, *_index_scalars(start_indices, shape))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    aval = core.get_aval(operand)
+    axis = canonicalize_axis(axis, aval.ndim)
+    starts = [np.int32(0)] * aval.ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract_eval(x, update, *idxs):
+    _check_indices("dynamic_update_slice", x, idxs)
+    check_same_dtypes("dynamic_update_slice", [x, update])
+    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise TypeError(f"dynamic_update_slice: update {update.str_short()} must fit inside operand {x.str_short()}")
+    return x
+
+
+def _np_dynamic_update_slice(x, update, *idxs):
+    x = np.array(x)
+    update = np.asarray(update)
+    starts = _clamped_starts(x.shape, update.shape, idxs)
+    x[tuple(np.s_[a:a + s] for a, s in zip(starts, update.shape))] = update
+    return x
+
+
+dynamic_update_slice_p.np_impl = _np_dynamic_update_slice
+
+
+@_skip_zero
+def _dynamic_update_slice_transpose(ct, x, update, *idxs):
+    upd_aval = update.aval if is_undefined_primal(update) else core.get_aval(update)
+    ct_x = dynamic_update_slice_p.bind(ct, zeros_like_aval(upd_aval), *idxs) if is_undefined_primal(x) else None
+    ct_u = dynamic_slice_p.bind(ct, *idxs, slice_sizes=upd_aval.shape) if is_undefined_primal(update) else None
+    return [ct_x, ct_u] + [None] * len(idxs)
+
+
+deflinear_in(dynamic_update_slice_p, (0, 1), _dynamic_update_slice_transpose)
+
+
+@dynamic_update_slice_p.def_batch
+def _dynamic_update_slice_batch(axis_size, args, dims):
+    """Unbatched starts: the batch axis is updated whole. Batched starts (see _one_hot_window):
+    the update is spread to the operand's shape axis by axis, and a window mask picks it."""
+    (x, u, *idxs), (xd, ud, *idims) = args, dims
+    if all(d is None for d in idims):
+        d = xd if xd is not None else ud
+        x, u = batching.matchaxis(x, xd, d, axis_size), batching.matchaxis(u, ud, d, axis_size)
+        idxs.insert(d, np.int32(0))
+        return dynamic_update_slice_p.bind(x, u, *idxs), d
+    x, u = batching.bdim_at_front(x, xd, axis_size), batching.bdim_at_front(u, ud, axis_size)
+    shape, u_shape = batching.per_example_shape(x, 0), batching.per_example_shape(u, 0)
+    inside = None
+    for i, (n, s) in enumerate(zip(shape, u_shape, strict=True)):
+        if s == n:  # the start clamps to 0: nothing to place
+            continue
+        start = _batched_start(idxs[i], idims[i], axis_size, n, s)
+        u = _one_hot_window(u, 0, i, start, n, axis_size, scatter=True)
+        pos = broadcasted_iota(core.get_aval(start).dtype, (axis_size, n), 1)
+        start = broadcast_in_dim(start, (axis_size, n), (0,))
+        in_i = elt.bitwise_and(elt.ge(pos, start), elt.lt(pos, elt.add(start, s)))
+        in_i = broadcast_in_dim(in_i, (axis_size,) + shape, (0, i + 1))
+        inside = in_i if inside is None else elt.bitwise_and(inside, in_i)
+    return (u if inside is None else elt.select_n(inside, x, u)), 0
+
+
+@dynamic_update_slice_p.def_lowering
+def _dynamic_update_slice_lowering(ctx, x, update, *idxs):
+    idxs = _index_operands(ctx, idxs, ctx.avals_in[2:])
+    return ctx.op("stablehlo.dynamic_update_slice", x, update, *idxs)
