@@ -100,6 +100,8 @@ from pyjax._src.lax.reductions import (
     reduce_or as reduce_or,
     argmax as argmax,
     argmin as argmin,
+)
+from pyjax._src.lax.dot_general import (
     dot_general as dot_general,
     Precision as Precision,
     dot as dot,

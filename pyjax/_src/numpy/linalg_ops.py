@@ -8,8 +8,8 @@ import numpy as np
 import opt_einsum
 
 from pyjax._src import core
-from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops as lax
+from pyjax._src.lax.dot_general import dot_general
 from pyjax._src.lax.utils import canonicalize_axis
 from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import ufuncs
@@ -34,7 +34,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     if aa.ndim == 0 or ba.ndim == 0:
         return ufuncs.multiply(a, b)
     contract_b = 0 if ba.ndim == 1 else ba.ndim - 2
-    return lax_red.dot_general(a, b, (((aa.ndim - 1,), (contract_b,)), ((), ())), precision,
+    return dot_general(a, b, (((aa.ndim - 1,), (contract_b,)), ((), ())), precision,
                                preferred_element_type)
 
 
@@ -77,7 +77,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     b_only = [i for i in b_keep if i not in a_keep]
     dn = (((len(a_keep) + 1,), (len(b_keep),)),
           (tuple(a_keep.index(d) for d in both), tuple(b_keep.index(d) for d in both)))
-    out = lax_red.dot_general(a, b, dn, precision, preferred_element_type)
+    out = dot_general(a, b, dn, precision, preferred_element_type)
     # dot_general gives (both..., a_only..., m, b_only..., n); put batch dims back in order
     order = both + a_only + [nb] + b_only + [nb + 1]
     out = lax.transpose(out, [order.index(d) for d in range(nb + 2)])
@@ -150,7 +150,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
             raise TypeError(f"tensordot: axes lists must have equal length, got {axes}")
         ax_a = tuple(canonicalize_axis(x, aa.ndim, "axes", "tensordot") for x in ax_a)
         ax_b = tuple(canonicalize_axis(x, ba.ndim, "axes", "tensordot") for x in ax_b)
-    return lax_red.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type)
+    return dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type)
 
 
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
@@ -239,7 +239,7 @@ def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type):
     contract = [c for c in s1 if c in s2 and c not in result]
     dn = ((tuple(s1.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
           (tuple(s1.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
-    out = lax_red.dot_general(x1, x2, dn, precision, preferred_element_type)
+    out = dot_general(x1, x2, dn, precision, preferred_element_type)
     out_s = "".join(batch) + "".join(c for c in s1 if c not in batch and c not in contract) + \
         "".join(c for c in s2 if c not in batch and c not in contract)
     return _einsum_unary(out, out_s, result) if out_s != result else out

@@ -1,0 +1,280 @@
+"""`dot_general`, the general tensor contraction, with `dot` and the `Precision` settings.
+
+`dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`; the result has the
+batch dimensions, then lhs's free dimensions, then rhs's. Operands may differ in dtype (the
+result has the more precise one, as in XLA), and `preferred_element_type` asks for a wider
+accumulation type.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.config import config
+from pyjax._src.core import ShapedArray
+from pyjax._src.dtypes import finfo, itemsize_bits
+from pyjax._src.interpreters import ad
+from pyjax._src.interpreters.ad import Zero
+from pyjax._src.interpreters.batching import raw_axes
+from pyjax._src.lax.convert import convert_element_type, real_dtype
+from pyjax._src.lax.shape_ops import _int_tuple, transpose
+from pyjax._src.lax.utils import kind, np_dtype_param, standard_primitive
+from pyjax._src.lowering.mlir import i64_list
+
+# -- Precision -----------------------------------------------------------------------------------
+
+
+class Precision(enum.Enum):
+    """How precisely a matrix product of float32 values is computed on accelerators (CPU always
+    computes in float32): DEFAULT (fastest), HIGH, HIGHEST. Strings name them too:
+    'default'/'fastest'/'bfloat16', 'high'/'tensorfloat32'/'bfloat16_3x', 'highest'/'float32'.
+
+    >>> lax.dot(a, b, precision=lax.Precision.HIGHEST)
+    """
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_STRINGS.get(value)
+
+    def __repr__(self):
+        return f"Precision.{self.name}"  # as JAX prints it in jaxprs
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_STRINGS = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+    "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+}
+
+
+def _one_precision(p):
+    if isinstance(p, Precision):
+        return p
+    return _PRECISION_STRINGS.get(p) if isinstance(p, str) else None
+
+
+def canonicalize_precision(precision):
+    """None (or the `jax_default_matmul_precision` setting), or a (lhs, rhs) pair of Precisions,
+    the one form the primitive's parameter takes (one jit cache key per meaning).
+
+    NB: JAX's DotAlgorithm / DotAlgorithmPreset are not supported.
+    """
+    if precision is None:
+        default = config.jax_default_matmul_precision
+        if default is None:
+            return None
+        try:
+            return canonicalize_precision(default)
+        except ValueError:
+            raise ValueError(f"jax_default_matmul_precision must be None or one of "
+                             f"{list(_PRECISION_STRINGS)}, got {default!r}") from None
+    one = _one_precision(precision)
+    if one is not None:
+        return one, one
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        pair = tuple(_one_precision(p) for p in precision)
+        if None not in pair:
+            return pair
+    raise ValueError(f"precision must be None, a lax.Precision, one of the strings "
+                     f"{list(_PRECISION_STRINGS)}, or a pair of these (one per operand); "
+                     f"got {precision!r}")
+
+
+# -- dot_general ---------------------------------------------------------------------------------
+
+dot_general_p = standard_primitive("dot_general")
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    """General tensor contraction: `dimension_numbers = ((lhs_contract, rhs_contract),
+    (lhs_batch, rhs_batch))`; the result is batch dims, then lhs free dims, then rhs free dims."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    what = "dot_general: axes"
+    dn = ((_int_tuple(lc, what), _int_tuple(rc, what)), (_int_tuple(lb, what), _int_tuple(rb, what)))
+    pet = None if preferred_element_type is None else np_dtype_param(preferred_element_type)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=canonicalize_precision(precision),
+                              preferred_element_type=pet)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
+    """Vector/matrix dot product: contracts the last axis of `lhs` with the first of `rhs`."""
+    la, ra = core.get_aval(lhs), core.get_aval(rhs)
+    if la.ndim not in (1, 2) or ra.ndim not in (1, 2) or la.shape[-1] != ra.shape[0]:
+        raise ValueError(f"dot: operands must be vectors or matrices with lhs.shape[-1] == "
+                         f"rhs.shape[0], got {la.str_short()} and {ra.str_short()} (use "
+                         f"lax.dot_general for other contractions)")
+    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                               out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers  # (bool dots are allowed: logical and/or, as in XLA)
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise TypeError(f"dot_general: contracting/batch dimension lists must have equal lengths, "
+                        f"got {dimension_numbers}")
+    for dims, a, side in ((lc + lb, lhs, "lhs"), (rc + rb, rhs, "rhs")):
+        if any(not 0 <= d < a.ndim for d in dims) or len(set(dims)) != len(dims):
+            raise TypeError(f"dot_general: invalid dimensions {dims} for {side} {a.str_short()}")
+    for l, r in zip(lc, rc):
+        if lhs.shape[l] != rhs.shape[r]:
+            raise TypeError(f"dot_general: contracting dimensions differ: {lhs.str_short()} (dim {l}) "
+                            f"vs {rhs.str_short()} (dim {r})")
+    for l, r in zip(lb, rb):
+        if lhs.shape[l] != rhs.shape[r]:
+            raise TypeError(f"dot_general: batch dimensions differ: {lhs.str_short()} (dim {l}) "
+                            f"vs {rhs.str_short()} (dim {r})")
+    batch = tuple(lhs.shape[d] for d in lb)
+    lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc and i not in lb)
+    rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc and i not in rb)
+    dt = _dot_result_dtype(lhs, rhs, preferred_element_type)
+    return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _bit_width(dt):
+    """Bits of one element, of the real part for complex types (XLA's measure)."""
+    return 1 if dt == np.bool_ else itemsize_bits(real_dtype(dt))
+
+
+def _precision_rank(dt):
+    """How XLA orders element types when a dot mixes two (its "higher precision type"):
+    complex over real, then exponent range, mantissa, bit width, signed over unsigned."""
+    real = real_dtype(dt)
+    fi = finfo(real) if kind(real) == "f" else None
+    return (kind(dt) == "c", fi.maxexp if fi else -1, fi.nmant if fi else -1, _bit_width(dt),
+            kind(real) != "u")
+
+
+def _dot_result_dtype(lhs, rhs, preferred_element_type):
+    """As XLA (and JAX): operands may differ in dtype; the result has the more precise one,
+    or `preferred_element_type` (an integer one may not be narrower)."""
+    if lhs.dtype == rhs.dtype:
+        dt = lhs.dtype
+    else:
+        lrank, rrank = _precision_rank(lhs.dtype), _precision_rank(rhs.dtype)
+        if lrank == rrank:
+            raise TypeError(f"dot_general: operand dtypes {lhs.str_short()} and "
+                            f"{rhs.str_short()} have no common type")
+        dt = lhs.dtype if lrank > rrank else rhs.dtype
+    pet = preferred_element_type
+    if pet is None or pet == dt:
+        return dt
+    if kind(dt) != "f" and _bit_width(pet) < _bit_width(dt):
+        raise TypeError(f"dot_general: preferred_element_type {np.dtype(pet).name} is narrower "
+                        f"than the result type {np.dtype(dt).name}")
+    return pet
+
+
+def _np_dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    ls = [next(letters) for _ in range(lhs.ndim)]
+    rs = [next(letters) for _ in range(rhs.ndim)]
+    for l, r in zip(lc + lb, rc + rb):
+        rs[r] = ls[l]
+    out = [ls[d] for d in lb] + [ls[i] for i in range(lhs.ndim) if i not in lc and i not in lb] + \
+          [rs[i] for i in range(rhs.ndim) if i not in rc and i not in rb]
+    dt = _dot_result_dtype(core.get_aval(lhs), core.get_aval(rhs), preferred_element_type)
+    return np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", lhs.astype(dt), rhs.astype(dt))
+
+
+dot_general_p.np_impl = _np_dot_general
+
+
+@dot_general_p.def_jvp
+def _dot_general_jvp(primals, tangents, **params):
+    x, y = primals
+    tx, ty = tangents
+    ans = dot_general_p.bind(x, y, **params)
+    out = Zero(ad.tangent_aval(core.get_aval(ans)))
+    if type(tx) is not Zero:
+        out = ad.add_tangents(out, dot_general_p.bind(tx, y, **params))
+    if type(ty) is not Zero:
+        out = ad.add_tangents(out, dot_general_p.bind(x, ty, **params))
+    return ans, out
+
+
+def _dot_transpose_operand(ct, other, other_aval, x_aval, x_contract, x_batch, o_contract, o_batch,
+                           precision, x_is_lhs):
+    """Cotangent of one dot_general operand `x` given the other operand."""
+    nb = len(x_batch)
+    x_free = [d for d in range(x_aval.ndim) if d not in x_contract and d not in x_batch]
+    o_free = [d for d in range(other_aval.ndim) if d not in o_contract and d not in o_batch]
+    n_xfree, n_ofree = len(x_free), len(o_free)
+    # ct dims: batch, then lhs free, then rhs free
+    if x_is_lhs:
+        ct_other_free = tuple(range(nb + n_xfree, nb + n_xfree + n_ofree))
+    else:
+        ct_other_free = tuple(range(nb, nb + n_ofree))
+    dn = ((ct_other_free, tuple(o_free)), (tuple(range(nb)), tuple(o_batch)))
+    out = dot_general(ct, other, dn, precision)
+    # out dims: batch, ct's remaining (x free), other's remaining dims (o_contract, increasing)
+    o_rest = sorted(o_contract)
+    x_of_o = {o: x for x, o in zip(x_contract, o_contract)}
+    out_to_x = list(x_batch) + x_free + [x_of_o[o] for o in o_rest]
+    out = transpose(out, [out_to_x.index(d) for d in range(x_aval.ndim)])
+    if core.get_aval(out).dtype != x_aval.dtype:
+        out = convert_element_type(out, x_aval.dtype)
+    return out
+
+
+@dot_general_p.def_transpose
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                           out_sharding=None):
+    if type(ct) is Zero:
+        return [None, None]
+    (lc, rc), (lb, rb) = dimension_numbers
+    if ad.is_undefined_primal(x):
+        y_aval = core.get_aval(y)
+        return [_dot_transpose_operand(ct, y, y_aval, x.aval, lc, lb, rc, rb, precision, True), None]
+    x_aval = core.get_aval(x)
+    return [None, _dot_transpose_operand(ct, x, x_aval, y.aval, rc, rb, lc, lb, precision, False)]
+
+
+@dot_general_p.def_batch
+def _dot_general_batch(axis_size, args, dims, *, dimension_numbers, **params):
+    """Both operands batched: their batch axes become the leading batch dimension. One batched:
+    its batch axis is a free dimension, so it appears in the result where free dims go."""
+    (lhs, rhs), (ld, rd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, lb, rc, rb = raw_axes(lc, ld), raw_axes(lb, ld), raw_axes(rc, rd), raw_axes(rb, rd)
+    if ld is not None and rd is not None:
+        dn, out_d = ((lc, rc), ((ld,) + lb, (rd,) + rb)), 0
+    elif ld is not None:
+        lhs_free = [i for i in range(core.get_aval(lhs).ndim) if i not in lc + lb]
+        dn, out_d = ((lc, rc), (lb, rb)), len(lb) + lhs_free.index(ld)
+    else:
+        n_lhs_free = core.get_aval(lhs).ndim - len(lc) - len(lb)
+        rhs_free = [i for i in range(core.get_aval(rhs).ndim) if i not in rc + rb]
+        dn, out_d = ((lc, rc), (lb, rb)), len(lb) + n_lhs_free + rhs_free.index(rd)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), out_d
+
+
+@dot_general_p.def_lowering
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                          out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    l_aval, r_aval = ctx.avals_in
+    out = ctx.avals_out[0]
+    if l_aval.dtype != r_aval.dtype:
+        # XLA's CPU and GPU code generators want one operand type: compute in the result's
+        # (equal operand types stay as they are, e.g. bf16 x bf16 accumulating in f32)
+        lhs = ctx.convert(lhs, l_aval, out.dtype)
+        rhs = ctx.convert(rhs, r_aval, out.dtype)
+    dn = (f"#stablehlo.dot<lhs_batching_dimensions = {i64_list(lb)}, rhs_batching_dimensions = "
+          f"{i64_list(rb)}, lhs_contracting_dimensions = {i64_list(lc)}, rhs_contracting_dimensions "
+          f"= {i64_list(rc)}>")
+    p = precision or (Precision.DEFAULT, Precision.DEFAULT)  # canonical: a pair of Precisions
+    prec = "[" + ", ".join(f"#stablehlo<precision {x.name}>" for x in p) + "]"
+    return ctx.op("stablehlo.dot_general", lhs, rhs,
+                  attrs={"dot_dimension_numbers": dn, "precision_config": prec})
