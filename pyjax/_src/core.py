@@ -363,7 +363,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def __str__(self):
-        from pyjax._src.pretty_print import pp_jaxpr
+        from pyjax._src.pretty_print import pp_jaxpr  # the printer is built on core: a layer up
         return pp_jaxpr(self)
 
     __repr__ = __str__
