@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import operator
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -189,6 +190,7 @@ class Primitive:
         self.lowerings: dict = {}
         self.effects = None
         self.np_impl = None
+        _primitives.add(self)
 
     def __repr__(self):
         return self.name
@@ -248,6 +250,14 @@ class Primitive:
             what = RULE_KINDS.get(kind, kind) + (f" (platform {platform})" if platform else "")
             raise MissingRuleError(f"{what} rule for '{self.name}' is not implemented")
         return r
+
+
+_primitives: "weakref.WeakSet[Primitive]" = weakref.WeakSet()
+
+
+def all_primitives() -> list:
+    """Every primitive defined so far (by pyjax or a library), e.g. for the rule-table views."""
+    return list(_primitives)
 
 
 def primitive_effects(prim: Primitive, params) -> frozenset:

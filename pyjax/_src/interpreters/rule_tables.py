@@ -10,9 +10,9 @@ signature and pyjax's (`batching.primitive_batchers` does).
 """
 from __future__ import annotations
 
-import gc
 from collections.abc import MutableMapping
 
+from pyjax._src import core
 from pyjax._src.core import Primitive
 
 
@@ -67,7 +67,7 @@ class RuleTable(MutableMapping):
     def __iter__(self):
         # NB: primitives are not registered anywhere (each rule lives on its primitive), so
         # iterating walks the live objects: slow, meant for inspection, not for dispatch.
-        return iter([p for p in gc.get_objects() if isinstance(p, Primitive) and p in self])
+        return iter([p for p in core.all_primitives() if p in self])
 
     def __len__(self):
         return sum(1 for _ in self)
