@@ -24,7 +24,7 @@ import numpy as np
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters import batching
-from pyjax._src.interpreters.ad import Zero, deflinear
+from pyjax._src.interpreters.ad import Zero
 from pyjax._src.interpreters.batching import AxisBatchRule, axis_data_of
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax import reductions, shape_ops
@@ -56,8 +56,11 @@ def _collective_lowering(name, ctx, *args, **params):
         f"implemented yet")
 
 
-def _collective(name, abstract_eval, batch_rule) -> core.Primitive:
-    p = standard_primitive(name, abstract_eval, None, partial(_collective_lowering, name))
+def _collective(name, abstract_eval, batch_rule, transpose=None) -> core.Primitive:
+    """A collective: no reference implementation (it needs a named axis); `transpose` makes it
+    linear (`utils.def_derivative`)."""
+    p = standard_primitive(name, abstract_eval, None, partial(_collective_lowering, name),
+                           transpose=transpose)
     p.def_batch(AxisBatchRule(batch_rule))
     return p
 
@@ -85,8 +88,9 @@ def _allreduce_batch(prim, reduce, on_unbatched, axis_data, args, dims, *, axes,
     return x, None
 
 
-def _allreduce_primitive(name, reduce, on_unbatched):
-    p = standard_primitive(name, _allreduce_abstract_eval, None, partial(_collective_lowering, name))
+def _allreduce_primitive(name, reduce, on_unbatched, transpose=None):
+    p = standard_primitive(name, _allreduce_abstract_eval, None, partial(_collective_lowering, name),
+                           transpose=transpose)
     p.def_batch(AxisBatchRule(partial(_allreduce_batch, p, reduce, on_unbatched)))
     return p
 
@@ -95,11 +99,12 @@ def _same(x, n):
     return x
 
 
-psum_p = _allreduce_primitive("psum", reductions.reduce_sum, elt.mul)
+# y_i = sum_j x_j for every i, so the transpose also sums: ct_x_j = sum_i ct_y_i.
+psum_p = _allreduce_primitive("psum", reductions.reduce_sum, elt.mul, transpose=lambda ct, x, **params: [
+    _ct_or_zero(ct, lambda c: psum_p.bind(c, **params))])
+# NB: pmax and pmin have no JVP rule yet.
 pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, _same)
 pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, _same)
-# y_i = sum_j x_j for every i, so the transpose also sums: ct_x_j = sum_i ct_y_i.
-deflinear(psum_p, lambda ct, x, **params: [_ct_or_zero(ct, lambda c: psum_p.bind(c, **params))])
 
 
 def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
@@ -219,7 +224,14 @@ def _all_gather_batch(axis_data, args, dims, *, axis_name, axis, axis_size, axis
     return shape_ops.reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:]), None
 
 
-all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_batch)
+def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, axis_index_groups=None):
+    """(tiled) all_gather and psum_scatter transpose into each other."""
+    return [_ct_or_zero(ct, lambda c: psum_scatter_p.bind(
+        c, axis_name=axis_name, scatter_dimension=axis, axis_size=axis_size,
+        axis_index_groups=axis_index_groups))]
+
+
+all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_batch, _all_gather_transpose)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
@@ -272,7 +284,14 @@ def _psum_scatter_batch(axis_data, args, dims, *, axis_name, scatter_dimension, 
     return shape_ops.reshape(total, shape[:sd] + (n, shape[sd] // n) + shape[sd + 1:]), sd
 
 
-psum_scatter_p = _collective("reduce_scatter", _psum_scatter_abstract_eval, _psum_scatter_batch)
+def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size, axis_index_groups=None):
+    return [_ct_or_zero(ct, lambda c: all_gather_p.bind(
+        c, axis_name=axis_name, axis=scatter_dimension, axis_size=axis_size,
+        axis_index_groups=axis_index_groups))]
+
+
+psum_scatter_p = _collective("reduce_scatter", _psum_scatter_abstract_eval, _psum_scatter_batch,
+                             _psum_scatter_transpose)
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
@@ -330,7 +349,14 @@ def _all_to_all_batch(axis_data, args, dims, *, axis_name, split_axis, concat_ax
     return shape_ops.reshape(x, (n, *shape)), 0
 
 
-all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_batch)
+def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_size, axis_index_groups=None):
+    """The exchange back: split along concat_axis, concatenate along split_axis."""
+    return [_ct_or_zero(ct, lambda c: all_to_all_p.bind(
+        c, axis_name=axis_name, split_axis=concat_axis, concat_axis=split_axis, axis_size=axis_size,
+        axis_index_groups=axis_index_groups))]
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_batch, _all_to_all_transpose)
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
@@ -382,9 +408,9 @@ def _ppermute_batch(axis_data, args, dims, *, axis_name, perm):
     return shape_ops.concatenate(pieces, 0), 0
 
 
-ppermute_p = _collective("ppermute", lambda x, *, axis_name, perm: x, _ppermute_batch)
-deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [_ct_or_zero(
-    ct, lambda c: ppermute_p.bind(c, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)))])
+ppermute_p = _collective("ppermute", lambda x, *, axis_name, perm: x, _ppermute_batch,
+                         lambda ct, x, *, axis_name, perm: [_ct_or_zero(ct, lambda c: ppermute_p.bind(
+                             c, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)))])
 
 
 def ppermute(x, axis_name, perm):
@@ -416,18 +442,3 @@ def pshuffle(x, axis_name, perm):
         raise ValueError(f"`perm` does not represent a permutation of range({size}): {perm}")
     return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
 
-
-# -- differentiation of the linear collectives ---------------------------------------------------
-# all_gather (tiled) and psum_scatter (tiled) transpose into each other; all_to_all into the
-# exchange back.
-
-deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, axis_size, axis_index_groups=None: [_ct_or_zero(
-    ct, lambda c: psum_scatter_p.bind(c, axis_name=axis_name, scatter_dimension=axis,
-                                      axis_size=axis_size, axis_index_groups=axis_index_groups))])
-deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, axis_size, axis_index_groups=None: [
-    _ct_or_zero(ct, lambda c: all_gather_p.bind(c, axis_name=axis_name, axis=scatter_dimension,
-                                                axis_size=axis_size, axis_index_groups=axis_index_groups))])
-deflinear(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis, axis_size, axis_index_groups=None: [
-    _ct_or_zero(ct, lambda c: all_to_all_p.bind(c, axis_name=axis_name, split_axis=concat_axis,
-                                                concat_axis=split_axis, axis_size=axis_size,
-                                                axis_index_groups=axis_index_groups))])
