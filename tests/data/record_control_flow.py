@@ -48,6 +48,12 @@ CASES = [
     "lax.cond(jnp.array([True]), lambda: 1.0, lambda: 0.0)", "lax.cond(3 + 0j, lambda: 1.0, lambda: 0.0)",
     "lax.cond(True, lambda: 1, lambda: 0.0)", "lax.cond(True, lambda: 1.0, lambda: None)",
     "lax.switch(1.5, [lambda: 1, lambda: 2])", "lax.switch(True, [lambda: 1, lambda: 2])",
+    # a weakly typed loop carry takes the type the body gives it (result_type of the two)
+    "lax.scan(lambda c, x: (c + x, x), 0, jnp.arange(3.0))[0]",
+    "lax.scan(lambda c, x: (c + x.astype(jnp.bfloat16), x), 0.0, jnp.arange(3.0))[0]",
+    "lax.fori_loop(0, 3, lambda i, c: c + 1.5, 0)",
+    "lax.scan(lambda c, x: (jnp.real(c) + x, x), 1j, jnp.arange(3.0))[0]",
+    "lax.while_loop(lambda c: jnp.real(c) < 2, lambda c: jnp.real(c) + 1.0, 1j)",
 ]
 
 # Each scenario defines user functions that count their traces in `n` and calls control flow

@@ -16,10 +16,11 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import core, dispatch, tree_util
+from pyjax._src import core, dispatch, dtypes, tree_util
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.shape_ops import broadcast_in_dim
 
 
@@ -148,6 +149,18 @@ def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, carry_
                 f"corresponding input types.")
 
 
+def promote_weak_carry(values, avals, out_avals):
+    """As JAX: a weakly typed initial carry whose type the loop body changes takes the result
+    type of the two (strongly typed), so the body can be traced again on it. Returns
+    `(values, avals)`, converted where promoted."""
+    promoted = [a.update(dtype=dtypes.result_type(a, o), weak_type=False)
+                if a.weak_type and (a.shape, a.dtype) != (o.shape, o.dtype) else a
+                for a, o in zip(avals, out_avals, strict=True)]
+    values = [v if a == p else lax_elem._convert_element_type(v, p.dtype, False)
+              for v, a, p in zip(values, avals, promoted)]
+    return values, promoted
+
+
 def join_weak(avals_lists) -> list:
     """Output avals of functions whose outputs agree up to weak types: weak only if all are."""
     return [a[0].update(weak_type=all(x.weak_type for x in a)) for a in zip(*avals_lists, strict=True)]
@@ -204,3 +217,8 @@ def zeros(aval):
     """Zeros of `aval`, staged as a literal broadcast (no array constant is created)."""
     z = np.zeros((), aval.dtype)
     return broadcast_in_dim(z, aval.shape, ()) if aval.shape else z
+
+
+def instantiate_zeros(t, aval):
+    """A tangent or cotangent as a value: a symbolic zero becomes `zeros(aval)`."""
+    return zeros(aval) if type(t) is ad.Zero else t

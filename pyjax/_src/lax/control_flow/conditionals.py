@@ -37,11 +37,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     Example:
         >>> lax.cond(x > 0, jnp.sin, jnp.cos, x)
     """
-    if operand is not _no_operand:
-        if operands:
-            raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
-                            f"passed, got operand={operand!r} and positional operands {operands!r}")
-        operands = (operand,)
+    operands = _operands(operands, operand)
     if not (callable(true_fun) and callable(false_fun)):
         # the old per-branch form: cond(pred, true_operand, true_fun, false_operand, false_fun)
         if len(operands) == 2 and callable(false_fun) and callable(operands[1]):
@@ -68,11 +64,7 @@ def switch(index, branches, *operands, operand=_no_operand):
     Example:
         >>> lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x)
     """
-    if operand is not _no_operand:
-        if operands:
-            raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
-                            f"passed, got operand={operand!r} and positional operands {operands!r}")
-        operands = (operand,)
+    operands = _operands(operands, operand)
     branches = tuple(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
@@ -93,6 +85,16 @@ def switch(index, branches, *operands, operand=_no_operand):
         return branches[int(index)](*operands)
     names = [f"branch {i}" for i in range(len(branches))]
     return _bind_branches("switch branches", names, index, branches, operands)
+
+
+def _operands(operands, operand):
+    """The operands, given positionally or (the old form) as one `operand=` keyword."""
+    if operand is _no_operand:
+        return operands
+    if operands:
+        raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand!r} and positional operands {operands!r}")
+    return (operand,)
 
 
 def _check_index_operand(fname, what, x):
@@ -264,17 +266,14 @@ def _cond_transpose(cts, index, *args, branches):
             rs, cs = xs[:len(res)], iter(xs[len(res):])
             full = [next(cs) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(b.out_avals, ct_nz)]
             cts_in = ad.backward_pass(b.jaxpr, list(rs), mask, full)
-            return [_instantiate_as(c, a) for c, m, a in zip(cts_in, mask, b.in_avals) if m]
+            return [common.instantiate_zeros(c, ad.tangent_aval(a))
+                    for c, m, a in zip(cts_in, mask, b.in_avals) if m]
         return common.trace_flat(bwd, res_avals + ct_avals)
     jaxprs, consts = common.join_consts([transposed(b) for b in branches])
     outs = cond_p.bind(index, *consts, *res, *[c for c in cts if type(c) is not ad.Zero],
                        branches=tuple(jaxprs))
     it = iter(outs)
     return [None] + [next(it) if m else None for m in mask]
-
-
-def _instantiate_as(ct, aval):
-    return common.zeros(ad.tangent_aval(aval)) if type(ct) is ad.Zero else ct
 
 
 def _cond_batch(axis_data, args, dims, *, branches):

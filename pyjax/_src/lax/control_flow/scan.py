@@ -66,10 +66,8 @@ def _scan(f, init, xs, length, reverse, unroll, cache_as):
     init_avals = [core.get_aval(c) for c in init_flat]
     jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as)
     nk = len(init_flat)
-    promoted = _promote_weak(init_avals, jaxpr.out_avals[:nk])
-    if promoted != init_avals:  # as JAX: a weakly typed init takes the type the body gives it
-        init_flat = [c if a == p else lax_elem._convert_element_type(c, p.dtype, p.weak_type)
-                     for c, a, p in zip(init_flat, init_avals, promoted)]
+    init_flat, promoted = common.promote_weak_carry(init_flat, init_avals, jaxpr.out_avals[:nk])
+    if promoted != init_avals:
         init_avals = promoted
         jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as)
     common.check_carry_agrees("scan body function", init_tree, init_avals, carry_tree,
@@ -131,11 +129,6 @@ def _trace_body_now(f, init_tree, init_avals, xs_tree, x_avals):
     if carry_tree != init_tree:
         common.check_carry_agrees("scan body function", init_tree, init_avals, carry_tree, [])
     return jaxpr, consts, carry_tree, y_tree
-
-
-def _promote_weak(in_avals, out_avals):
-    return [o.update(weak_type=False) if i.weak_type and i.shape == o.shape and i.dtype != o.dtype
-            else i for i, o in zip(in_avals, out_avals, strict=True)]
 
 
 def _scan_python(f, init, xs_flat, xs_tree, length, reverse):
@@ -360,7 +353,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     lin_const_avals = [c.aval for c, l in zip(consts, const_lin) if l]
     carry_avals = jaxpr.in_avals[nc:nc + nk]
     y_avals = jaxpr.out_avals[nk:]
-    ct_carry = [_instantiate_as(c, a) for c, a in zip(cts[:nk], carry_avals)]
+    ct_carry = [common.instantiate_zeros(c, a) for c, a in zip(cts[:nk], carry_avals)]
     ys_nz = [type(c) is not ad.Zero for c in cts[nk:]]
     ct_ys = [c for c, z in zip(cts[nk:], ys_nz) if z]
     x_avals = jaxpr.in_avals[nc + nk:]
@@ -375,9 +368,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         cts_in = ad.backward_pass(jaxpr.jaxpr, rc + rx, mask, ck + full_cy)
         ct_c, ct_k, ct_x = cts_in[:nc], cts_in[nc:nc + nk], cts_in[nc + nk:]
         ct_c = [c for c, l in zip(ct_c, const_lin) if l]
-        new_acc = [_instantiate_as(ad.add_tangents(s, c), av) for s, c, av in zip(acc, ct_c, lin_const_avals)]
-        return (new_acc + [_instantiate_as(c, av) for c, av in zip(ct_k, carry_avals)]
-                + [_instantiate_as(c, av) for c, av, l in zip(ct_x, x_avals, xs_lin) if l])
+        new_acc = [common.instantiate_zeros(ad.add_tangents(s, c), av) for s, c, av in zip(acc, ct_c, lin_const_avals)]
+        return (new_acc + [common.instantiate_zeros(c, av) for c, av in zip(ct_k, carry_avals)]
+                + [common.instantiate_zeros(c, av) for c, av, l in zip(ct_x, x_avals, xs_lin) if l])
     in_avals = ([core.get_aval(c) for c in res_consts] + lin_const_avals + list(carry_avals)
                 + [a for a, z in zip(y_avals, ys_nz) if z] + res_x_avals)
     t_jaxpr, t_consts = common.trace_flat(body, in_avals)
@@ -389,10 +382,6 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     ct_consts, ct_xs = iter(ct_consts), iter(ct_xs)
     return ([next(ct_consts) if l else None for l in const_lin] + ct_init
             + [next(ct_xs) if l else None for l in xs_lin])
-
-
-def _instantiate_as(t, aval):
-    return common.zeros(aval) if type(t) is ad.Zero else t
 
 
 # -- batching -----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import core, dispatch, dtypes, tree_util
+from pyjax._src import core, dispatch, tree_util
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
@@ -55,10 +55,8 @@ def _while_loop(cond_fun, body_fun, init_val, cache_as):
     body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
     if out_tree != in_tree:
         common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, [])
-    promoted = _promote_weak(avals, body.out_avals)
-    if promoted != avals:  # as JAX: a weakly typed init takes the type the body gives it
-        leaves = [x if a == p else lax_elem._convert_element_type(x, p.dtype, p.weak_type)
-                  for x, a, p in zip(leaves, avals, promoted)]
+    leaves, promoted = common.promote_weak_carry(leaves, avals, body.out_avals)
+    if promoted != avals:
         avals = promoted
         body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
     common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, body.out_avals)
@@ -77,13 +75,6 @@ def _trace(cache_as, fun, in_tree, avals):
     fun_key, tag = cache_as
     return common.cached_trace(fun_key, (tag, in_tree, tuple(avals)), lambda: common.trace_jaxpr(
         fun, tree_util.treedef_tuple([in_tree]), avals))
-
-
-def _promote_weak(in_avals, out_avals):
-    # as JAX: a weakly typed init whose dtype the body changes is promoted with the body's
-    return [i.update(dtype=dtypes.result_type(i, o), weak_type=False)
-            if i.weak_type and (i.shape, i.dtype) != (o.shape, o.dtype) else i
-            for i, o in zip(in_avals, out_avals, strict=True)]
 
 
 @while_p.def_abstract_eval
@@ -125,16 +116,13 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     cj = cond_jaxpr.jaxpr
     cond = core.ClosedJaxpr(core.Jaxpr([], cj.invars + [core.Var(a) for a in ct_avals], cj.outvars,
                                        cj.eqns, cj.effects), [])
-    init_t = [_instantiate_as(t, a) for t, a, nz in zip(init_ts, body_jaxpr.out_avals, carry_nz) if nz]
+    init_t = [common.instantiate_zeros(t, ad.tangent_aval(a))
+              for t, a, nz in zip(init_ts, body_jaxpr.out_avals, carry_nz) if nz]
     outs = while_p.bind(*cconsts, *consts, *bconsts, *[t for t in bconst_ts if type(t) is not ad.Zero],
                         *init, *init_t, cond_jaxpr=cond, body_jaxpr=body, cond_nconsts=nc,
                         body_nconsts=k + nb + nbt)
     ps, ts = outs[:ncarry], iter(outs[ncarry:])
     return ps, [next(ts) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(carry_nz, body_jaxpr.out_avals)]
-
-
-def _instantiate_as(t, aval):
-    return common.zeros(ad.tangent_aval(aval)) if type(t) is ad.Zero else t
 
 
 def _while_partial_eval(eqn, in_unknown):
