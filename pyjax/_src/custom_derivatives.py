@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,11 +48,6 @@ def _merge(nondiff_argnums, nondiff, dyn):
     return out
 
 
-def _trace_call(fun, dyn_leaves, in_tree):
-    """Trace `fun` on the avals of `dyn_leaves`; returns (const-free closed jaxpr, consts, out_tree)."""
-    return pe.trace_tree_to_jaxpr(fun, in_tree, [core.get_aval(x) for x in dyn_leaves])
-
-
 def _trace_flat(fun, args):
     """Trace the flat function `fun` on the avals of `args`: (const-free closed jaxpr, consts)."""
     closed, _ = pe.trace_to_jaxpr(fun, [core.get_aval(x) for x in args])
@@ -78,11 +75,8 @@ def _batch_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, **params
     """Batch the call and the user's rules alike: everything mapped along axis 0."""
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
     consts, dyn = args[:num_consts], args[num_consts:]
-    fun = vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, [], *xs))
-    free, new_consts, _ = _trace_call(lambda *xs: fun(*xs), list(consts) + list(dyn),
-                                      tree_util.tree_structure(tuple(range(len(args)))))
-    new_params = {k: _vmapped_rule(v) if callable(v) and k in ("jvp", "fwd", "bwd") else v
-                  for k, v in params.items()}
+    free, new_consts = _trace_flat(vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, [], *xs)), args)
+    new_params = {k: _vmapped_rule(v) if k in prim.rule_names else v for k, v in params.items()}
     outs = prim.bind(*new_consts, *consts, *dyn, call_jaxpr=free, num_consts=len(new_consts) + num_consts,
                      **new_params)
     return outs, [0] * len(outs)
@@ -92,35 +86,83 @@ def _vmapped_rule(rule):
     return functools.wraps(rule)(lambda *xs: vmap(rule)(*xs))
 
 
-# -- custom_jvp ----------------------------------------------------------------------------------
+class _CustomCall(core.CustomCallPrimitive):
+    """`custom_jvp_call` / `custom_vjp_call`: the user's function as `call_jaxpr` (const-free; its
+    constants are the first `num_consts` operands) and the user's rules as the parameters named
+    `rule_names`. Evaluation, lowering and batching see the function; the JVP trace calls the
+    rules through `call_jvp` (one per subclass)."""
 
-class _CustomJVPCall(core.CustomCallPrimitive):
-    def call_jvp(self, rules, primals, tangents, *, symbolic_zeros):
-        ts = list(tangents) if symbolic_zeros else [ad.instantiate(t) for t in tangents]
-        return rules(list(primals), ts)
+    def __init__(self, name, rule_names):
+        super().__init__(name, multiple_results=True)
+        self.rule_names = rule_names
+        self.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+        self.def_impl(_eval_call)
+        self.def_jvp(self._jvp)
+        self.def_batch(functools.partial(_batch_call, self))
+        self.def_lowering(_lower_call)
 
     def stage(self, fun, rules, args, params):
         call_jaxpr, consts = _trace_flat(fun, args)
-        return self.bind(*consts, *args, call_jaxpr=call_jaxpr, jvp=rules, num_consts=len(consts),
-                         **params)
+        return self.bind(*consts, *args, call_jaxpr=call_jaxpr,
+                         **dict(zip(self.rule_names, rules, strict=True)),
+                         num_consts=len(consts), **params)
+
+    def _jvp(self, primals, tangents, *, call_jaxpr, num_consts, symbolic_zeros, **rules):
+        return self.call_jvp(tuple(rules[n] for n in self.rule_names), primals[num_consts:],
+                             tangents[num_consts:], symbolic_zeros=symbolic_zeros)
 
 
-custom_jvp_call_p = _CustomJVPCall("custom_jvp_call", multiple_results=True)
-custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_jvp_call_p.def_impl(_eval_call)
-custom_jvp_call_p.def_lowering(_lower_call)
+class _FlatCall(NamedTuple):
+    """A call of a custom_jvp/custom_vjp function, its differentiable arguments flattened."""
+    nondiff: tuple          # the nondiff_argnums arguments
+    dyn: tuple              # the other arguments
+    leaves: list            # ... flattened
+    in_tree: object
+    full_args: Callable     # dyn -> every argument, in order
+    fun: Callable           # the function of the leaves (flat outputs)
+    out_tree_box: list      # its output structure, once known
 
 
-@custom_jvp_call_p.def_jvp
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
-    return custom_jvp_call_p.call_jvp(jvp, primals[num_consts:], tangents[num_consts:],
-                                      symbolic_zeros=symbolic_zeros)
+class _CustomFunction:
+    """What custom_jvp and custom_vjp share: the wrapped function, its non-differentiable
+    arguments, and how a call is flattened and bound."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.symbolic_zeros = False
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def _flatten_call(self, args, kwargs) -> _FlatCall:
+        args = _resolve_args(self.fun, args, kwargs)
+        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        full_args = functools.partial(_merge, self.nondiff_argnums, nondiff)
+        out_tree_box = []
+        fun = _flat_call(lambda *d: self.fun(*full_args(d)), in_tree, out_tree_box)
+        return _FlatCall(nondiff, dyn, leaves, in_tree, full_args, fun, out_tree_box)
+
+    def _bind(self, prim, call: _FlatCall, rules):
+        outs = prim.bind_call(call.fun, rules, *call.leaves, symbolic_zeros=self.symbolic_zeros)
+        return tree_util.tree_unflatten(call.out_tree_box[0], outs)
 
 
-custom_jvp_call_p.def_batch(functools.partial(_batch_call, custom_jvp_call_p))
+# -- custom_jvp ----------------------------------------------------------------------------------
+
+class _CustomJVPCall(_CustomCall):
+    def call_jvp(self, rules, primals, tangents, *, symbolic_zeros):
+        (jvp,) = rules
+        ts = list(tangents) if symbolic_zeros else [ad.instantiate(t) for t in tangents]
+        return jvp(list(primals), ts)
 
 
-class custom_jvp:
+custom_jvp_call_p = _CustomJVPCall("custom_jvp_call", ("jvp",))
+
+
+class custom_jvp(_CustomFunction):
     """A function with a custom JVP rule.
 
     Example:
@@ -131,16 +173,14 @@ class custom_jvp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.jvp = None
-        self.symbolic_zeros = False
 
     def defjvp(self, jvp, symbolic_zeros=False):
         self.jvp = jvp
         self.symbolic_zeros = symbolic_zeros
         return jvp
+
 
     def defjvps(self, *jvps):
         """One rule per argument: `jvps[i](tangent_i, primal_out, *primals)` (None: not differentiable)."""
@@ -157,39 +197,36 @@ class custom_jvp:
             return ans, t_out
         self.defjvp(jvp)
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_util.tree_flatten(dyn)
-        out_tree_box = []
-        fun = _flat_call(lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d)),
-                         in_tree, out_tree_box)
-        name, user_jvp = self.__name__, self.jvp
+        call = self._flatten_call(args, kwargs)
+        return self._bind(custom_jvp_call_p, call, (_flat_jvp(self.__name__, self.jvp, call),))
 
-        def flat_jvp(ps, ts):
-            p_tree = tree_util.tree_unflatten(in_tree, ps)
-            t_tree = tree_util.tree_unflatten(in_tree, ts)
-            out = user_jvp(*nondiff, p_tree, t_tree) if nondiff else user_jvp(p_tree, t_tree)
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError(f"custom_jvp rule for {name} must return a pair "
-                                f"(primal_out, tangent_out), got {type(out).__name__}")
-            p_out, t_out = out
-            p_flat, p_tree_out = tree_util.tree_flatten(p_out)
-            t_flat, t_tree_out = tree_util.tree_flatten(t_out)
-            expected = out_tree_box[0] if out_tree_box else p_tree_out
-            if p_tree_out != expected or t_tree_out != expected:
-                raise TypeError(f"custom_jvp rule for {name} must produce primal and tangent "
-                                f"outputs with the function's output structure {expected}, got "
-                                f"{p_tree_out} and {t_tree_out}")
-            out_tree_box[:] = [p_tree_out]
-            return p_flat, [_check_tangent(t, core.get_aval(p), name) for t, p in zip(t_flat, p_flat)]
-        outs = custom_jvp_call_p.bind_call(fun, flat_jvp, *leaves, symbolic_zeros=self.symbolic_zeros)
-        return tree_util.tree_unflatten(out_tree_box[0], outs)
+
+def _pair(out, rule, what):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"{rule} must return a pair {what}, got {type(out).__name__}")
+    return out
+
+
+def _flat_jvp(name, user_jvp, call: _FlatCall):
+    """The user's JVP rule on flat primals and tangents, its outputs checked."""
+    def flat_jvp(ps, ts):
+        p_tree = tree_util.tree_unflatten(call.in_tree, ps)
+        t_tree = tree_util.tree_unflatten(call.in_tree, ts)
+        out = user_jvp(*call.nondiff, p_tree, t_tree) if call.nondiff else user_jvp(p_tree, t_tree)
+        p_out, t_out = _pair(out, f"custom_jvp rule for {name}", "(primal_out, tangent_out)")
+        p_flat, p_tree_out = tree_util.tree_flatten(p_out)
+        t_flat, t_tree_out = tree_util.tree_flatten(t_out)
+        expected = call.out_tree_box[0] if call.out_tree_box else p_tree_out
+        if p_tree_out != expected or t_tree_out != expected:
+            raise TypeError(f"custom_jvp rule for {name} must produce primal and tangent "
+                            f"outputs with the function's output structure {expected}, got "
+                            f"{p_tree_out} and {t_tree_out}")
+        call.out_tree_box[:] = [p_tree_out]
+        return p_flat, [_check_tangent(t, core.get_aval(p), name) for t, p in zip(t_flat, p_flat)]
+    return flat_jvp
 
 
 def _check_tangent(t, aval, name):
@@ -209,7 +246,7 @@ def _check_tangent(t, aval, name):
 
 # -- custom_vjp ----------------------------------------------------------------------------------
 
-class _CustomVJPCall(core.CustomCallPrimitive):
+class _CustomVJPCall(_CustomCall):
     def call_jvp(self, rules, primals, tangents, *, symbolic_zeros):
         """Run `fwd` on the primals; the tangents go through `custom_lin`, whose transpose is
         `bwd` (forward mode through it is an error, as in JAX)."""
@@ -220,24 +257,8 @@ class _CustomVJPCall(core.CustomCallPrimitive):
         t_out = custom_lin_p.bind(*res_leaves, *ts, num_res=len(res_leaves), bwd=bwd, out_avals=t_avals)
         return out, t_out
 
-    def stage(self, fun, rules, args, params):
-        call_jaxpr, consts = _trace_flat(fun, args)
-        fwd, bwd = rules
-        return self.bind(*consts, *args, call_jaxpr=call_jaxpr, fwd=fwd, bwd=bwd,
-                         num_consts=len(consts), **params)
 
-
-custom_vjp_call_p = _CustomVJPCall("custom_vjp_call", multiple_results=True)
-custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_vjp_call_p.def_impl(_eval_call)
-custom_vjp_call_p.def_lowering(_lower_call)
-custom_vjp_call_p.def_batch(functools.partial(_batch_call, custom_vjp_call_p))
-
-
-@custom_vjp_call_p.def_jvp
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros):
-    return custom_vjp_call_p.call_jvp((fwd, bwd), primals[num_consts:], tangents[num_consts:],
-                                      symbolic_zeros=symbolic_zeros)
+custom_vjp_call_p = _CustomVJPCall("custom_vjp_call", ("fwd", "bwd"))
 
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
@@ -261,7 +282,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     return [None] * num_res + list(cts_in)
 
 
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with a custom VJP rule: `f.defvjp(fwd, bwd)`; `fwd(*args) -> (out, res)`,
     `bwd(res, ct_out) -> tuple of cotangents, one per argument` (None for zero).
 
@@ -272,78 +293,77 @@ class custom_vjp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = None
         self.bwd = None
-        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         self.fwd = fwd
         self.bwd = bwd
         self.symbolic_zeros = symbolic_zeros
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_util.tree_flatten(dyn)
-        out_tree_box = []
-        fun = _flat_call(lambda *d: self.fun(*_merge(self.nondiff_argnums, nondiff, d)),
-                         in_tree, out_tree_box)
-        name, user_fwd, user_bwd = self.__name__, self.fwd, self.bwd
-        in_avals = [core.get_aval(x) for x in leaves]
+        call = self._flatten_call(args, kwargs)
         res_tree_box = []
+        rules = (_flat_fwd(self.__name__, self.fwd, call, res_tree_box),
+                 _flat_bwd(self.__name__, self.bwd, call, res_tree_box))
+        return self._bind(custom_vjp_call_p, call, rules)
 
-        def flat_fwd(ps):
-            d = tree_util.tree_unflatten(in_tree, ps)
-            out = user_fwd(*_merge(self.nondiff_argnums, nondiff, d))
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError(f"custom_vjp fwd rule for {name} must return a pair (output, "
-                                f"residuals), got {type(out).__name__}")
-            out, res = out
-            out_flat, fwd_tree = tree_util.tree_flatten(out)
-            if out_tree_box and fwd_tree != out_tree_box[0]:
-                raise TypeError(f"custom_vjp fwd rule for {name} returned output structure "
-                                f"{fwd_tree}, but the function returns {out_tree_box[0]}")
-            out_tree_box[:] = [fwd_tree]
-            res_flat, res_tree = tree_util.tree_flatten(res)
-            res_tree_box[:] = [res_tree]
-            return out_flat, res_flat
 
-        def flat_bwd(res_flat, cts_flat):
-            res = tree_util.tree_unflatten(res_tree_box[0], res_flat)
-            ct = tree_util.tree_unflatten(out_tree_box[0], [_ct_value(c) for c in cts_flat])
-            out = user_bwd(*nondiff, res, ct) if nondiff else user_bwd(res, ct)
-            if not isinstance(out, (tuple, list)):
-                raise TypeError(f"custom_vjp bwd rule for {name} must return a tuple with one "
-                                f"cotangent per (differentiable) argument, got {type(out).__name__}")
-            out = tuple(out)
-            if len(out) != len(dyn):
-                raise TypeError(f"custom_vjp bwd rule for {name} must return {len(dyn)} cotangents "
-                                f"(one per differentiable argument), got {len(out)}")
-            cts_in = []
-            for arg, ct_arg in zip(dyn, out):
-                arg_leaves, arg_tree = tree_util.tree_flatten(arg)
-                if ct_arg is None:
-                    cts_in += [None] * len(arg_leaves)
-                    continue
-                ct_leaves = tree_util.tree_flatten(ct_arg, is_leaf=lambda x: x is None)[0]
-                if len(ct_leaves) != len(arg_leaves):
-                    raise TypeError(f"custom_vjp bwd rule for {name}: cotangent structure "
-                                    f"{tree_util.tree_structure(ct_arg)} does not match the "
-                                    f"argument's structure {arg_tree}")
-                cts_in += ct_leaves
-            return [None if c is None else _cast_ct(c, a) for c, a in zip(cts_in, in_avals)]
+def _flat_fwd(name, user_fwd, call: _FlatCall, res_tree_box):
+    """The user's fwd rule on flat primals: `(flat outputs, flat residuals)`."""
+    def flat_fwd(ps):
+        out = user_fwd(*call.full_args(tree_util.tree_unflatten(call.in_tree, ps)))
+        out, res = _pair(out, f"custom_vjp fwd rule for {name}", "(output, residuals)")
+        out_flat, fwd_tree = tree_util.tree_flatten(out)
+        if call.out_tree_box and fwd_tree != call.out_tree_box[0]:
+            raise TypeError(f"custom_vjp fwd rule for {name} returned output structure "
+                            f"{fwd_tree}, but the function returns {call.out_tree_box[0]}")
+        call.out_tree_box[:] = [fwd_tree]
+        res_flat, res_tree = tree_util.tree_flatten(res)
+        res_tree_box[:] = [res_tree]
+        return out_flat, res_flat
+    return flat_fwd
 
-        outs = custom_vjp_call_p.bind_call(fun, (flat_fwd, flat_bwd), *leaves,
-                                           symbolic_zeros=self.symbolic_zeros)
-        return tree_util.tree_unflatten(out_tree_box[0], outs)
+
+def _flat_bwd(name, user_bwd, call: _FlatCall, res_tree_box):
+    """The user's bwd rule on flat residuals and output cotangents: one cotangent (or None) per
+    input leaf."""
+    in_avals = [core.get_aval(x) for x in call.leaves]
+
+    def flat_bwd(res_flat, cts_flat):
+        res = tree_util.tree_unflatten(res_tree_box[0], res_flat)
+        ct = tree_util.tree_unflatten(call.out_tree_box[0], [_ct_value(c) for c in cts_flat])
+        out = user_bwd(*call.nondiff, res, ct) if call.nondiff else user_bwd(res, ct)
+        cts_in = _bwd_leaves(name, call.dyn, out)
+        return [None if c is None else _cast_ct(c, a) for c, a in zip(cts_in, in_avals)]
+    return flat_bwd
+
+
+def _bwd_leaves(name, dyn, out):
+    """The leaves of what bwd returned (one cotangent per argument in `dyn`, None for zero)."""
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"custom_vjp bwd rule for {name} must return a tuple with one "
+                        f"cotangent per (differentiable) argument, got {type(out).__name__}")
+    out = tuple(out)
+    if len(out) != len(dyn):
+        raise TypeError(f"custom_vjp bwd rule for {name} must return {len(dyn)} cotangents "
+                        f"(one per differentiable argument), got {len(out)}")
+    cts_in = []
+    for arg, ct_arg in zip(dyn, out):
+        arg_leaves, arg_tree = tree_util.tree_flatten(arg)
+        if ct_arg is None:
+            cts_in += [None] * len(arg_leaves)
+            continue
+        ct_leaves = tree_util.tree_flatten(ct_arg, is_leaf=lambda x: x is None)[0]
+        if len(ct_leaves) != len(arg_leaves):
+            raise TypeError(f"custom_vjp bwd rule for {name}: cotangent structure "
+                            f"{tree_util.tree_structure(ct_arg)} does not match the "
+                            f"argument's structure {arg_tree}")
+        cts_in += ct_leaves
+    return cts_in
 
 
 def _ct_value(c):
@@ -365,22 +385,13 @@ def closure_convert(fun, *example_args):
     """Return `(converted_fun, consts)`: `fun` with closed-over arrays hoisted as extra trailing
     arguments, for use with custom_vjp."""
     leaves, in_tree = tree_util.tree_flatten(example_args)
-    box = []
-
-    def flat(*xs):
-        out = fun(*tree_util.tree_unflatten(in_tree, xs))
-        o, t = tree_util.tree_flatten(out)
-        box.append(t)
-        return o
-    closed, _ = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
-    consts = list(closed.consts)
-    jaxpr = pe.convert_constvars_jaxpr(closed.jaxpr)
+    jaxpr, consts, out_tree = pe.trace_tree_to_jaxpr(fun, in_tree, [core.get_aval(x) for x in leaves])
 
     def converted(*args):
         *primal, = args[:len(args) - len(consts)]
         cs = args[len(args) - len(consts):]
         ls, _ = tree_util.tree_flatten(tuple(primal))
-        return tree_util.tree_unflatten(box[0], core.eval_jaxpr(jaxpr, [], *cs, *ls))
+        return tree_util.tree_unflatten(out_tree, core.eval_jaxpr(jaxpr.jaxpr, [], *cs, *ls))
     return converted, consts
 
 
