@@ -15,6 +15,7 @@ compiled alone, as a one-equation jaxpr, once per (primitive, avals, params), an
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 import weakref
@@ -59,22 +60,27 @@ class CompileRequest:
     compile_options: tuple = ()
 
     def __post_init__(self):
-        devices = tuple(self.devices) or default_devices()
-        platform = devices[0].client.platform
-        if self.platform not in (None, platform):
-            raise ValueError(f"compile request for {self.name}: platform {self.platform!r} does "
-                             f"not match the devices {list(devices)}, which are {platform!r}")
-        if len(devices) > 1 and self.in_shardings is None and self.out_shardings is None:
+        # canonical values, set only where they differ (this runs on every eager pjit call)
+        if not self.devices or type(self.devices) is not tuple:
+            object.__setattr__(self, "devices", tuple(self.devices) or default_devices())
+        platform = self.devices[0].client.platform
+        if self.platform != platform:
+            if self.platform is not None:
+                raise ValueError(f"compile request for {self.name}: platform {self.platform!r} "
+                                 f"does not match the devices {list(self.devices)}, which are "
+                                 f"{platform!r}")
+            object.__setattr__(self, "platform", platform)
+        if self.donated and (type(self.donated) is not tuple or not any(self.donated)):
+            object.__setattr__(self, "donated", tuple(self.donated) if any(self.donated) else ())
+        if self.compile_options:
+            options = self.compile_options
+            options = options.items() if isinstance(options, dict) else options
+            object.__setattr__(self, "compile_options", tuple(sorted(options)))
+        if len(self.devices) > 1 and self.in_shardings is None and self.out_shardings is None:
             raise NotImplementedError(
-                f"compile request for {self.name}: {len(devices)} devices given but no "
+                f"compile request for {self.name}: {len(self.devices)} devices given but no "
                 f"shardings to split the computation over them (multi-device jit comes with "
                 f"shardings)")
-        options = self.compile_options
-        options = tuple(sorted(options.items() if isinstance(options, dict) else options))
-        canonical = dict(donated=tuple(self.donated) if any(self.donated) else (),
-                         devices=devices, platform=platform, compile_options=options)
-        for field, value in canonical.items():
-            object.__setattr__(self, field, value)
 
     @property
     def num_replicas(self) -> int:
@@ -91,9 +97,10 @@ class CompileRequest:
                 self.platform, self.compile_options)
 
 
+@functools.cache
 def default_devices() -> tuple:
     """The device assignment of a request that names none: the default backend's first device
-    (where pyjax puts host values, too)."""
+    (where pyjax puts host values, too). Fixed once the backend is up."""
     return (xla.devices()[0],)
 
 
