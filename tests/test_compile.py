@@ -81,6 +81,19 @@ def test_an_entry_leaves_with_its_jaxpr():
     np.testing.assert_allclose(np.asarray(compiled([X])[0]), np.sin(X) * 2, rtol=1e-6)
 
 
+def test_an_eager_loop_executable_leaves_with_its_body():
+    def run_once():  # a fresh body each time, as in a loop calling lax.scan(lambda ...)
+        return jax.lax.scan(lambda c, v: (c + v, c * v), 0.0, jnp.asarray(X))
+    run_once()
+    gc.collect()
+    before = len(dispatch._jaxpr_primitive_cache)
+    for _ in range(3):
+        carry, _ = run_once()
+    gc.collect()
+    assert len(dispatch._jaxpr_primitive_cache) == before
+    assert float(carry) == X.sum()
+
+
 def test_requests_are_checked():
     closed = _jaxpr()
     with pytest.raises(ValueError, match="platform 'cuda' does not match"):
