@@ -32,6 +32,7 @@ import numpy as np
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax.ad_checkpoint import checkpoint_name
 from pyjax._src import core
 
 # -- dtypes ------------------------------------------------------------------------------------
@@ -655,6 +656,114 @@ def lax_primitives():
         prims.update({v.name: v for k, v in vars(mod).items()
                       if k.endswith("_p") and isinstance(v, core.Primitive)})
     return prims
+
+
+# -- rule coverage ------------------------------------------------------------------------------
+# Rules live on the primitive (STYLE rule 2), so a test lists every primitive pyjax defines and
+# the rules it lacks, kind by kind: `test_lax_ops.py::test_every_primitive_has_its_rules` asserts
+# they are exactly the exceptions below. A transpose is needed only by the primitives a JVP
+# applies to tangents (`primitives_applied_to_tangents`); the others are not linear.
+
+RULE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batch", "lowering", "np_impl")
+
+_COLLECTIVE = "a collective: it needs a named axis, so a NumPy function of one array cannot say it"
+_HIGHER_ORDER = "higher-order: it runs the jaxprs in its parameters (tested against the same ops unrolled)"
+MISSING_RULES: dict[str, dict[str, str]] = {
+    "impl": {},
+    "abstract_eval": {},
+    "jvp": {
+        "digamma": "its derivative needs polygamma, which has no primitive yet (JAX: polygamma(1, x))",
+        "iota": "it has no operands",
+        "nextafter": "none in JAX either (jnp.spacing is not differentiable there)",
+        "axis_index": "it has no operands (an integer index along a named axis)",
+        "pmax": "not yet: max over a named axis is not differentiable in pyjax",
+        "pmin": "not yet: min over a named axis is not differentiable in pyjax",
+    },
+    "transpose": {},
+    "batch": {},
+    "lowering": {"custom_lin": "a linearized custom_vjp: transposed before anything lowers it"},
+    "np_impl": {
+        **{name: _COLLECTIVE for name in ("psum", "pmax", "pmin", "all_gather", "reduce_scatter",
+                                          "all_to_all", "ppermute", "axis_index")},
+        **{name: _HIGHER_ORDER for name in ("cond", "while", "scan", "jit", "remat2",
+                                            "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+    },
+}
+
+
+def all_primitives():
+    """Every primitive pyjax defines at module level, by name, after importing every module of
+    pyjax._src (primitives made at run time, e.g. by tests, are not included)."""
+    import pyjax._src as src
+    prims = {}
+    for info in pkgutil.walk_packages(src.__path__, src.__name__ + "."):
+        mod = importlib.import_module(info.name)
+        prims.update({v.name: v for v in vars(mod).values() if isinstance(v, core.Primitive)})
+    return prims
+
+
+def primitives_applied_to_tangents(fn, args):
+    """The primitives that the JVP of `fn` at `args` applies to values depending on the tangents,
+    at the top level of its jaxpr (reverse mode transposes each of them). Integer and bool
+    arguments get float0 tangents."""
+    from pyjax._src import dtypes
+    tangents = [np.zeros(np.shape(a), np.asarray(a).dtype if kind(np.asarray(a).dtype) in "fc"
+                         else dtypes.float0) for a in args]
+    jaxpr = pyjax.make_jaxpr(lambda p, t: pyjax.jvp(fn, p, t))(list(args), tangents).jaxpr
+    linear = set(jaxpr.invars[len(args):])
+    used = set()
+    for eqn in jaxpr.eqns:
+        if any(isinstance(v, core.Var) and v in linear for v in eqn.invars):
+            used.add(eqn.primitive.name)
+            linear.update(eqn.outvars)
+    return used
+
+
+def _inexact_case(op_):
+    """The row's first case on its first inexact dtype (None if it has none: no derivative)."""
+    dts = [d for d in op_.dtypes if kind(d) in "fc"]
+    return None if not dts else make_args(op_, op_.shapes[0], dts[0])
+
+
+def _probe(fn, *shapes):
+    return fn, [np.linspace(0.5, 1.5, int(np.prod(s, dtype=np.int64)), dtype=np.float32).reshape(s)
+                for s in shapes]
+
+
+@pyjax.custom_vjp
+def _custom_vjp_sin(x):
+    return jnp.sin(x)
+
+
+_custom_vjp_sin.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda cos_x, ct: (ct * cos_x,))
+
+# Functions beyond the lax rows whose JVPs reach the higher-order primitives. (Collectives have
+# none: outside a mapped axis they do not trace, and inside vmap they become lax ops; their
+# transposes are checked by test_vmap.py's gradients.)
+LINEARITY_PROBES = [
+    _probe(lambda x: lax.cumsum(x, axis=0), (3,)),
+    _probe(lambda x: pyjax.jit(jnp.sin)(x), (3,)),
+    _probe(lambda x: pyjax.checkpoint(jnp.sin)(x), (3,)),
+    _probe(lambda x: checkpoint_name(jnp.sin(x), "s"), (3,)),
+    _probe(_custom_vjp_sin, (3,)),
+    _probe(lambda p, x: lax.cond(p[0] > 1, jnp.sin, jnp.cos, x), (1,), (3,)),
+    _probe(lambda x: lax.scan(lambda c, v: (c * v, c), x[0], x)[0], (3,)),
+    _probe(lambda x: lax.while_loop(lambda c: c[0] < 0, lambda c: c * 2, x), (3,)),
+]
+
+
+def linear_primitives():
+    """The primitives some JVP applies to tangents: those of every lax row of a differentiable
+    primitive (its first inexact case) and of `LINEARITY_PROBES`."""
+    found = set()
+    prims = lax_primitives()
+    for op_ in LAX_OPS:
+        args = _inexact_case(op_)
+        if args is not None and prims[op_.primitive].jvp is not None:
+            found |= primitives_applied_to_tangents(op_.fn, args)
+    for fn, args in LINEARITY_PROBES:
+        found |= primitives_applied_to_tangents(fn, args)
+    return found
 
 
 # -- the jnp table ----------------------------------------------------------------------------
