@@ -253,7 +253,6 @@ def test_no_function_level_imports_outside_pending_files():
     assert not new, "import at the top of the module (or fill a registry below):\n" + "\n".join(new)
 
 
-@pytest.mark.xfail(strict=True, reason="the PENDING files are being reorganized by their owners")
 def test_function_level_imports_are_few_and_say_why():
     found = _function_level_imports()
     listing = "\n".join(f"{_where(m, n)}: {ast.unparse(n)}" for m, n, _ in found)
@@ -290,7 +289,6 @@ def test_no_mid_file_imports_outside_pending_files():
     assert not new, "\n".join(new)
 
 
-@pytest.mark.xfail(strict=True, reason="the PENDING files are being reorganized by their owners")
 def test_no_pyjax_imports_after_module_code():
     offenders = _mid_file_imports()
     assert not offenders, "\n".join(offenders)

@@ -22,7 +22,9 @@ from pyjax._src.array import Array
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
+from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.interpreters.batching import BatchTrace
 
 logger = logging.getLogger("pyjax")
 _config_values = config._values
@@ -71,7 +73,6 @@ def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars=None):
 
 
 def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars=None):
-    from pyjax._src.interpreters import ad
     nonzero = [type(t) is not ad.Zero for t in tangents]
     key = tuple(nonzero)
     cache = _jvp_jaxprs.setdefault(jaxpr, {})
@@ -93,7 +94,6 @@ def _pjit_partial_eval(eqn, in_unknown):
     """Split a pjit equation into a known pjit (producing residuals) and an unknown one. The
     split jaxprs are cached per (jaxpr, unknowns), so repeated eager `grad(jit(f))` calls reuse
     the compiled known part."""
-    from pyjax._src.interpreters import ad
     closed = eqn.params["jaxpr"]
     cache = _split_jaxprs.setdefault(closed, {})
     split = cache.get(tuple(in_unknown))
@@ -123,7 +123,6 @@ _transpose_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _pjit_transpose(cts, *args, jaxpr, name, donated_invars=None):
     """Transpose the inner linear jaxpr, traced into a new pjit so the backward pass of a jitted
     function is itself one compiled call."""
-    from pyjax._src.interpreters import ad
     mask = [ad.is_undefined_primal(a) for a in args]
     residuals = [a for a in args if not ad.is_undefined_primal(a)]
     ct_nonzero = [type(c) is not ad.Zero for c in cts]
@@ -155,7 +154,6 @@ pjit_p.def_jvp(_pjit_jvp)
 pjit_p.def_transpose(_pjit_transpose)
 pjit_p.partial_eval = _pjit_partial_eval
 
-from pyjax._src.interpreters import batching  # noqa: E402
 
 
 def _pjit_batch(axis_data, args, dims, *, jaxpr, name, donated_invars=None):
@@ -470,7 +468,7 @@ class JitWrapped:
 
     def eval_shape(self, *args, **kwargs):
         t = self.trace(*args, **kwargs)
-        from pyjax._src.api import ShapeDtypeStruct
+        from pyjax._src.api import ShapeDtypeStruct  # api sits a layer above jit
         return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                                      for a in t.jaxpr.out_avals])
 
@@ -495,7 +493,6 @@ class JitWrapped:
 
 
 def _named_axes_in_scope() -> bool:
-    from pyjax._src.interpreters.batching import BatchTrace
     trace = core.current_trace()
     while trace is not None:
         if isinstance(trace, BatchTrace) and trace.axis_data.name is not None:
@@ -598,7 +595,7 @@ class Traced:
 
     @property
     def out_info(self):
-        from pyjax._src.api import ShapeDtypeStruct
+        from pyjax._src.api import ShapeDtypeStruct  # api sits a layer above jit
         return tree_util.tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
                                                         for a in self.jaxpr.out_avals])
 

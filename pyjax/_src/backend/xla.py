@@ -34,6 +34,9 @@ import time
 
 import numpy as np
 
+from pyjax._src.backend import cache as _cache
+from pyjax._src.config import config
+
 # C++ (absl/tsl) logging reads this once, when jaxlib is first imported. By default, hide the two
 # INFO lines that creating a client prints; below, absl's runtime level silences the rest.
 _USER_CPP_LOG_LEVEL = os.environ.get("TF_CPP_MIN_LOG_LEVEL")
@@ -43,9 +46,6 @@ import jaxlib  # noqa: E402
 from jaxlib import _jax  # noqa: E402
 from jaxlib import utils as _jaxlib_utils  # noqa: E402
 from jaxlib import xla_client as xc  # noqa: E402
-
-from pyjax._src.backend import cache as _cache  # noqa: E402
-from pyjax._src.config import config  # noqa: E402
 
 logger = logging.getLogger("pyjax")
 

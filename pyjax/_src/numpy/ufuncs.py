@@ -15,6 +15,7 @@ from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import kind
+from pyjax._src.numpy.util import broadcast_shapes, broadcast_to, promote_shapes
 from pyjax._src.numpy.util import (
     asarray_value, check_arraylike, promote_args, promote_args_inexact, promote_args_numeric,
     promote_dtypes, promote_dtypes_inexact)
@@ -276,7 +277,6 @@ def power(x1, x2, /):
         return _int_power(p1, p2)
     if kind(_dtype(x1)) in "fc" and kind(_dtype(x2)) in "iu":
         # an integer exponent stays integer (lax.pow takes it): no promotion of the exponent
-        from pyjax._src.numpy.util import promote_shapes
         return lax.pow(*promote_shapes("power", asarray_value(x1), asarray_value(x2)))
     return lax.pow(p1, p2)
 
@@ -286,7 +286,6 @@ pow = power
 
 def _int_power(x1, x2):
     """Integer power by square-and-multiply over the bits of a traced exponent."""
-    from pyjax._src.numpy.util import promote_shapes
     x1, x2 = promote_shapes("power", x1, x2)
     acc = lax.add(lax.mul(x1, _zero_like(x1)), _one_like(x1))
     base = lax.add(x1, lax.mul(acc, _zero_like(acc)))
@@ -595,7 +594,6 @@ def _full_bool(x, value):
 
 def where_(cond, x, y):
     """Three-argument where on already promoted operands, with NumPy broadcasting."""
-    from pyjax._src.numpy.util import broadcast_to, broadcast_shapes
     check_arraylike("where", x, y)
     x, y = promote_dtypes(x, y)  # as JAX: where broadcasts freely, whatever rank promotion says
     shape = broadcast_shapes(*(core.get_aval(v).shape for v in (cond, x, y)))

@@ -12,6 +12,7 @@ from pyjax._src.array import Array
 from pyjax._src.config import config
 from pyjax._src.lax import elementwise as lax_elt
 from pyjax._src.lax import shape_ops as lax_shape
+from pyjax._src.lax.utils import canonicalize_axes, canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
 _ARRAY_TYPES = (Array, core.Tracer, np.ndarray, np.generic)
@@ -191,7 +192,6 @@ def reduction_axes(axis, ndim, fname):
     """The `axis` argument of a reduction as (positional axes, named axes): None means every
     positional axis; an int, a str (a vmap axis name, as in JAX) or a sequence of them. Positional
     axes come back sorted and non-negative; a repeated axis is a ValueError."""
-    from pyjax._src.lax.utils import canonicalize_axis
     if axis is None:
         return tuple(range(ndim)), ()
     items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
@@ -205,7 +205,6 @@ def reduction_axes(axis, ndim, fname):
 
 def canonicalize_axis_arg(axis, ndim, fname=None):
     """None → all axes; int or sequence → sorted tuple of distinct non-negative axes."""
-    from pyjax._src.lax.utils import canonicalize_axes
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):

@@ -28,6 +28,7 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow import common
+from pyjax._src.lax.control_flow.while_loop import _while_loop
 from pyjax._src.lax.dynamic_slicing import dynamic_slice_p, dynamic_update_slice_p
 
 scan_p = Primitive("scan", multiple_results=True)
@@ -513,7 +514,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         return out
     if unroll not in (None, 1, False):
         raise ValueError("fori_loop: unroll requires static (concrete) loop bounds")
-    from pyjax._src.lax.control_flow.while_loop import _while_loop
     lower, upper = _common_index(lower, upper)
     # as JAX: the bound rides in the carry, so the wrappers close over nothing but body_fun
     return _while_loop(_fori_cond, _fori_while_body(body_fun), (lower, upper, init_val),
