@@ -90,3 +90,12 @@ def test_lowering_per_platform():
     text = pyjax.jit(lambda x: p.bind(x)).lower(3.0).as_text()
     assert "stablehlo.multiply" in text and "stablehlo.add" not in text
     np.testing.assert_allclose(pyjax.jit(lambda x: p.bind(x))(3.0), 9.0)
+
+
+def test_tokens_stay_inside_control_flow_regions():
+    """A token made inside a cond branch or loop body is not used outside it (valid IR)."""
+    g = pyjax.jit(lambda x: touch(lax.cond(x > 0, touch, lambda v: v * 2.0, touch(x))))
+    np.testing.assert_allclose(g(1.0), 1.0)
+    np.testing.assert_allclose(g(-1.0), -2.0)
+    h = pyjax.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: touch(c) + 1.0, touch(x)))
+    np.testing.assert_allclose(h(1.0), 4.0)

@@ -39,13 +39,8 @@ LAYER_NAMES = [name for name, _ in LAYERS]
 # Function-level imports left in the package: each says why on its line (a comment).
 MAX_FUNCTION_LEVEL_IMPORTS = 15
 
-# Files still holding function-level or mid-file pyjax imports while their owners reorganize
-# them (issue 9: D pjit/backend/numpy util+ufuncs, the lead core.py and scan.py). The
-# strict xfails below turn into failures once these are gone: then drop the marks and this set.
-PENDING = {
-    "pyjax/_src/core.py", "pyjax/_src/pjit.py", "pyjax/_src/backend/xla.py",
-    "pyjax/_src/numpy/util.py", "pyjax/_src/numpy/ufuncs.py", "pyjax/_src/lax/control_flow/scan.py",
-}
+# Files exempt from the mid-file import check while someone reorganises them (none now).
+PENDING: set = set()
 
 
 def _module_name(path: Path) -> str:
@@ -245,12 +240,6 @@ def _function_level_imports():
             if in_function and any(_is_pyjax(n) for n in names):
                 out.append((module, node, "#" in lines[node.lineno - 1]))
     return out
-
-
-def test_no_function_level_imports_outside_pending_files():
-    new = [f"{_where(m, n)}: {ast.unparse(n)}" for m, n, _ in _function_level_imports()
-           if str(MODULES[m].relative_to(ROOT)) not in PENDING]
-    assert not new, "import at the top of the module (or fill a registry below):\n" + "\n".join(new)
 
 
 def test_function_level_imports_are_few_and_say_why():

@@ -24,7 +24,6 @@ class ModuleContext:
         self.platform = platform   # the compile request's: rules are looked up per platform
         self.host_callbacks = []
         self.axis_env = axis_env   # named axes of pmap/shard_map (later issues)
-        self.tokens = {}           # ordered effect -> the SSA name of its current token
 
 
 class LoweringRuleContext:
@@ -51,13 +50,13 @@ class LoweringRuleContext:
     def token(self, effect) -> str:
         """The current token of an ordered effect: a rule with that effect takes it as an
         operand and hands back its successor (`set_token`), so XLA keeps the order."""
-        tok = self.module.tokens.get(effect)
+        tok = self.fb.tokens.get(effect)
         if tok is None:
-            tok = self.module.tokens[effect] = self.fb.op("stablehlo.after_all", [], ["!stablehlo.token"])[0]
+            tok = self.fb.tokens[effect] = self.fb.op("stablehlo.after_all", [], ["!stablehlo.token"])[0]
         return tok
 
     def set_token(self, effect, token: str):
-        self.module.tokens[effect] = token
+        self.fb.tokens[effect] = token
 
     def region(self, arg_avals, body_fn):
         """A region for reductions/control flow: `body_fn(*names) -> list of names`."""

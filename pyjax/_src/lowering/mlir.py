@@ -113,6 +113,7 @@ class FuncBuilder:
         self._indent = 4
         self._count = 0
         self.const_cache: dict = {}
+        self.tokens: dict = {}   # ordered effect -> the SSA name of its current token
 
     def fresh(self, prefix="%") -> str:
         self._count += 1
@@ -176,13 +177,15 @@ class FuncBuilder:
 
     @contextmanager
     def scoped_consts(self):
-        """Constants emitted inside a region must not be reused outside it."""
-        saved = self.const_cache
-        self.const_cache = {}
+        """Constants and effect tokens made inside a region must not be used outside it.
+        NB: a region starts its own token chain; threading tokens through control-flow
+        regions (and across executables) comes with the first ordered-effect primitive."""
+        saved = self.const_cache, self.tokens
+        self.const_cache, self.tokens = {}, {}
         try:
             yield
         finally:
-            self.const_cache = saved
+            self.const_cache, self.tokens = saved
 
 
 def module_text(name: str, args: list[tuple[str, str, str]], results: list[str], body: list[str],
