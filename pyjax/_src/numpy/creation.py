@@ -12,7 +12,7 @@ from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.shape import concatenate, stack
-from pyjax._src.numpy.util import asarray_value, broadcast_to, check_arraylike, shape_tuple
+from pyjax._src.numpy.util import asarray_value, broadcast_to, check_arraylike, shape_tuple, static_int
 
 
 def _user_dtype(dtype, fun_name):
@@ -219,7 +219,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     As JAX: sample i is `start * (1 - i/div) + stop * (i/div)`, which lands on both endpoints
     exactly; integer dtypes take the floor.
     """
-    num = _static_int(num, "linspace", "num")
+    num = static_int("linspace", "num", num)
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
     check_arraylike("linspace", start, stop)
@@ -261,21 +261,10 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else out.astype(dtype)
 
 
-def _static_int(value, fun_name, name):
-    """A static integer argument (a concrete tracer is read); floats are a TypeError, as in JAX."""
-    if isinstance(value, core.Tracer):
-        return core.concrete_dim(value, f"{fun_name} {name}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{fun_name}: {name} must be an integer, got {value!r} of type "
-                        f"{type(value).__name__}") from None
-
-
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal."""
-    N = _static_int(N, "eye", "N")
-    M = N if M is None else _static_int(M, "eye", "M")
+    N = static_int("eye", "N", N)
+    M = N if M is None else static_int("eye", "M", M)
     if N < 0 or M < 0:
         raise ValueError(f"eye: negative dimensions are not allowed, got N={N} and M={M}")
     if not hasattr(k, "__index__"):

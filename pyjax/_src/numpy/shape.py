@@ -13,6 +13,7 @@ from pyjax._src.array import Array
 from pyjax._src.lax import shape_ops as lax
 from pyjax._src.lax.elementwise import _convert_element_type
 from pyjax._src.lax.utils import canonicalize_axis, canonicalize_axes
+from pyjax._src.numpy.util import static_int
 from pyjax._src.numpy.util import (
     asarray_value, broadcast_shapes, broadcast_to, check_arraylike, promote_dtypes)
 
@@ -35,17 +36,6 @@ def _axis_items(axis, fname, name="axis"):
         return tuple(axis)
     raise TypeError(f"{fname}: {name} must be an integer or a sequence of integers, got "
                     f"{axis!r} of type {type(axis).__name__}")
-
-
-def _int_arg(fname, name, value):
-    """A static integer argument; floats are refused rather than truncated."""
-    if isinstance(value, core.Tracer):
-        return core.concrete_dim(value, f"{fname} {name}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{fname}: {name} must be an integer, got {value!r} of type "
-                        f"{type(value).__name__}") from None
 
 
 def _compute_newshape(size, newshape):
@@ -292,7 +282,7 @@ def _split(name, ary, indices_or_sections, axis):
     axis = canonicalize_axis(axis, aval.ndim, "axis", name)
     n = aval.shape[axis]
     if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) > 0:
-        idx = [_int_arg(name, "indices", i) for i in indices_or_sections]
+        idx = [static_int(name, "indices", i) for i in indices_or_sections]
         bounds = [0] + [builtins.min(builtins.max(i if i >= 0 else i + n, 0), n) for i in idx] + [n]
     else:
         # as JAX: any value int() accepts is a number of sections (3.0 is 3)
@@ -328,7 +318,7 @@ def dsplit(ary, indices_or_sections):
 def tile(A, reps):
     A = _arraylike("tile", A)
     reps = tuple(reps) if isinstance(reps, (tuple, list, np.ndarray)) else (reps,)
-    reps = tuple(_int_arg("tile", "reps", r) for r in reps)
+    reps = tuple(static_int("tile", "reps", r) for r in reps)
     aval = _aval(A)
     nd = builtins.max(len(reps), aval.ndim)
     reps = (1,) * (nd - len(reps)) + reps

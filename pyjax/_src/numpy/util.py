@@ -210,3 +210,15 @@ def canonicalize_axis_arg(axis, ndim, fname=None):
     if isinstance(axis, (tuple, list)):
         return canonicalize_axes(axis, ndim, "axis", fname)
     return canonicalize_axes((axis,), ndim, "axis", fname)
+
+
+def static_int(fname, name, value):
+    """A static integer argument (a tracer with a concrete value is read); floats are a
+    TypeError rather than truncated, as in JAX."""
+    if isinstance(value, core.Tracer):
+        return core.concrete_dim(value, f"{fname} {name}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fname}: {name} must be an integer, got {value!r} of type "
+                        f"{type(value).__name__}") from None
