@@ -1,5 +1,5 @@
 """The top-level API that is not a transformation: make_jaxpr, eval_shape, device placement,
-blocking, and the ShapeDtypeStruct placeholder."""
+blocking. (`ShapeDtypeStruct` lives in array.py, beside the Array it stands in for.)"""
 from __future__ import annotations
 
 import functools
@@ -7,39 +7,8 @@ import functools
 import numpy as np
 
 from pyjax._src import core, dispatch, dtypes, pjit, tree_util
-from pyjax._src.array import Array, canonical_host_value
+from pyjax._src.array import Array, ShapeDtypeStruct, canonical_host_value
 from pyjax._src.backend import xla
-from pyjax._src.interpreters import partial_eval as pe
-
-
-class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (for eval_shape and AOT lowering)."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-        self.sharding = sharding
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def __repr__(self):
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
-
-
-core.pytype_aval_mappings[ShapeDtypeStruct] = lambda x: core.ShapedArray(
-    x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):

@@ -295,3 +295,33 @@ def _literal_for_array(x: Array):
 
 core.pytype_aval_mappings[Array] = lambda x: x.aval
 pe.literal_value_handlers[Array] = _literal_for_array
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (for eval_shape and AOT lowering)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+core.pytype_aval_mappings[ShapeDtypeStruct] = lambda x: core.ShapedArray(
+    x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)

@@ -341,6 +341,11 @@ class JaxprEqn(NamedTuple):
         return primitive_effects(self.primitive, self.params)
 
 
+# The jaxpr printer lives in pretty_print (built on this module), which fills this slot when
+# imported; the interpreters import it, so any traced jaxpr prints JAX's way.
+jaxpr_printer = [lambda jaxpr: f"<Jaxpr with {len(jaxpr.eqns)} equations>"]
+
+
 class Jaxpr:
     __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects", "debug_info")
 
@@ -373,8 +378,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def __str__(self):
-        from pyjax._src.pretty_print import pp_jaxpr  # the printer is built on core: a layer up
-        return pp_jaxpr(self)
+        return jaxpr_printer[0](self)
 
     __repr__ = __str__
 

@@ -18,7 +18,7 @@ import numpy as np
 import optree
 
 from pyjax._src import core, dispatch, dtypes, tree_util
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ShapeDtypeStruct
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
@@ -468,7 +468,6 @@ class JitWrapped:
 
     def eval_shape(self, *args, **kwargs):
         t = self.trace(*args, **kwargs)
-        from pyjax._src.api import ShapeDtypeStruct  # api sits a layer above jit
         return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                                      for a in t.jaxpr.out_avals])
 
@@ -595,7 +594,6 @@ class Traced:
 
     @property
     def out_info(self):
-        from pyjax._src.api import ShapeDtypeStruct  # api sits a layer above jit
         return tree_util.tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
                                                         for a in self.jaxpr.out_avals])
 

@@ -391,3 +391,6 @@ PP_RULES = {
     "broadcast_in_dim": _broadcast_in_dim_rule,
     "convert_element_type": lambda eqn, ctx: [(k, v) for k, v in sorted(eqn.params.items()) if k != "sharding"],
 }
+
+
+core.jaxpr_printer[0] = pp_jaxpr

@@ -12,8 +12,10 @@ and reported as a miss: a broken cache can cost a recompile, never a crash.
 The directory is bounded by a size cap; when a write pushes it over, the least recently used
 entries (by mtime, which a hit refreshes) are deleted until it fits again.
 """
+import functools
 import logging
 import os
+import platform
 import time
 import zlib
 
@@ -171,3 +173,20 @@ def _unlink(path):
         os.unlink(path)
     except OSError:
         pass
+
+
+@functools.cache
+def host_fingerprint():
+    """CPU executables are compiled for this host's instruction set: never load one built on a
+    machine with different CPU features (a shared home directory, a container moved elsewhere)."""
+    parts = [platform.machine()]
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "model name", "Features", "CPU part")):
+                    parts.append(line.strip())
+                elif not line.strip() and len(parts) > 1:
+                    break  # the first processor is enough
+    except OSError:
+        parts.append(platform.processor())
+    return "\n".join(parts)

@@ -22,11 +22,8 @@ protocol), and only slow fallbacks (bf16 readback, multi-shard gathers) use them
 import atexit
 import functools
 import gc
-import importlib
-import importlib.util
 import logging
 import os
-import pathlib
 import re
 import sys
 import threading
@@ -35,6 +32,7 @@ import time
 import numpy as np
 
 from pyjax._src.backend import cache as _cache
+from pyjax._src.backend import cuda
 from pyjax._src.config import config
 
 # C++ (absl/tsl) logging reads this once, when jaxlib is first imported. By default, hide the two
@@ -138,7 +136,7 @@ def _default_client():
     global _default_platform
     with _lock:
         requested = _requested_platforms()
-        candidates = requested or (["cuda", "cpu"] if _cuda_plugin_installed() else ["cpu"])
+        candidates = requested or (["cuda", "cpu"] if cuda.plugin_installed() else ["cpu"])
         for p in candidates:
             try:
                 client = get_client(p)
@@ -156,9 +154,9 @@ def _make_client(platform):
     if platform == "cpu":
         return xc.make_cpu_client(asynchronous=True, num_devices=_cpu_device_count())
     if platform == "cuda":
-        return _make_cuda_client()
+        return cuda.make_client(xc, _register_targets)
     raise RuntimeError(f"Unknown backend {platform!r}; available: cpu"
-                       + (", cuda" if _cuda_plugin_installed() else ""))
+                       + (", cuda" if cuda.plugin_installed() else ""))
 
 
 def _cpu_device_count():
@@ -205,87 +203,6 @@ def process_index(backend=None):
 
 def process_count(backend=None):
     return max(d.process_index for d in get_client(backend).devices()) + 1
-
-
-# --- CUDA (notes §7): repeat what jax_plugins.xla_cuda13.initialize() does, without jax. -------
-
-_cuda_c_api = None
-
-
-def _cuda_plugin_installed():
-    try:
-        return (importlib.util.find_spec("jax_cuda13_plugin") is not None
-                and importlib.util.find_spec("jax_plugins.xla_cuda13") is not None)
-    except (ImportError, ValueError):
-        return False
-
-
-def _preload_nvidia_libs():
-    """Load the pip-installed NVIDIA libraries first, so the plugin finds these copies."""
-    import ctypes
-    libs = ["libcudart.so.13", "libnvrtc.so.13", "libcublasLt.so.13", "libcublas.so.13",
-            "libcupti.so.13", "libcusparse.so.12", "libcusolver.so.12", "libcufft.so.12"]
-    for pkg, names in (("cu13", libs), ("nccl", ["libnccl.so.2"]),
-                       ("nvshmem", ["libnvshmem_host.so.3"]), ("cudnn", ["libcudnn.so.9"])):
-        try:
-            mod = importlib.import_module(f"nvidia.{pkg}")
-        except ImportError:
-            continue
-        for name in names:
-            for base in mod.__path__:
-                path = pathlib.Path(base) / "lib" / name
-                if path.exists():
-                    try:
-                        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-                    except OSError as e:
-                        logger.debug("pyjax: could not preload %s: %s", path, e)
-                    break
-
-
-def _make_cuda_client():
-    global _cuda_c_api
-    if not _cuda_plugin_installed():
-        raise RuntimeError("the CUDA backend needs the jax-cuda13-plugin and jax-cuda13-pjrt "
-                           "packages")
-    if _cuda_c_api is None:
-        _preload_nvidia_libs()
-        ext = importlib.import_module("jax_cuda13_plugin.cuda_plugin_extension")
-        # find_spec locates the plugin package without running its __init__ (which imports jax).
-        spec = importlib.util.find_spec("jax_plugins.xla_cuda13")
-        lib = pathlib.Path(list(spec.submodule_search_locations)[0]) / "xla_cuda_plugin.so"
-        c_api = xc.load_pjrt_plugin_dynamically("cuda", str(lib))
-        xc.register_custom_type_handler(
-            "CUDA", functools.partial(ext.register_custom_type, c_api))
-        xc.register_custom_call_handler(
-            "CUDA", functools.partial(ext.register_custom_call_target, c_api))
-        for name, value in ext.ffi_types().items():
-            xc.register_custom_type(name, value, platform="CUDA")
-        for name, value in ext.ffi_handlers().items():
-            xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
-        for modname in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
-            try:
-                _register_targets(importlib.import_module(f"jaxlib.{modname}"))
-            except ImportError:
-                pass
-        if not xc.pjrt_plugin_initialized("cuda"):
-            xc.initialize_pjrt_plugin("cuda")
-        _cuda_c_api = c_api
-    return xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options(), None)
-
-
-def _cuda_data_dir():
-    """Where XLA finds ptxas/libdevice: the pip `nvidia.cu13` package, or $CUDA_ROOT."""
-    if os.environ.get("CUDA_ROOT"):
-        return os.environ["CUDA_ROOT"]
-    for pkg in ("nvidia.cu13", "nvidia.cuda_nvcc"):
-        try:
-            spec = importlib.util.find_spec(pkg)
-        except (ImportError, ValueError):
-            continue
-        for base in (spec.submodule_search_locations or []) if spec else []:
-            if (pathlib.Path(base) / "bin" / "ptxas").exists():
-                return str(base)
-    return None
 
 
 def _register_targets(module):
@@ -594,24 +511,6 @@ def _reset_for_tests():
     _disk, _disk_resolved = None, False
 
 
-@functools.cache
-def _host_fingerprint():
-    """CPU executables are compiled for this host's instruction set: never load one built on a
-    machine with different CPU features (a shared home directory, a container moved elsewhere)."""
-    import platform
-    parts = [platform.machine()]
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("flags", "model name", "Features", "CPU part")):
-                    parts.append(line.strip())
-                elif not line.strip() and len(parts) > 1:
-                    break  # the first processor is enough
-    except OSError:
-        parts.append(platform.processor())
-    return "\n".join(parts)
-
-
 def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1,
             use_shardy=False, host_callbacks=(), out_shardings=None, compile_options=()):
     """Compile StableHLO text for `devices` (num_replicas * num_partitions of them, in logical
@@ -689,7 +588,7 @@ def _compile_options(platform, device_ids, num_replicas, num_partitions, use_sha
     opts.device_assignment = xc.DeviceAssignment.create(
         np.asarray(device_ids, dtype=np.int32).reshape(num_replicas, num_partitions))
     if platform in ("cuda", "gpu"):
-        cuda_dir = _cuda_data_dir()
+        cuda_dir = cuda.data_dir()
         if cuda_dir:
             build.debug_options.xla_gpu_cuda_data_dir = cuda_dir
     return opts
@@ -703,7 +602,7 @@ def _compile_cached(client, text, device_list, opts, opts_bytes, devices):
         key = _cache.make_key(_CACHE_FORMAT, text, opts_bytes, client.platform,
                               client.platform_version, jaxlib.__version__,
                               os.environ.get("XLA_FLAGS", ""), devices[0].device_kind,
-                              _host_fingerprint() if client.platform == "cpu" else "")
+                              _cache.host_fingerprint() if client.platform == "cpu" else "")
         blob = disk.get(key)
         if blob is not None:
             try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core, tree_util
+from pyjax._src import pretty_print  # noqa: F401 - installs the jaxpr printer in core
 from pyjax._src.core import Var, Literal, JaxprEqn, Jaxpr, ClosedJaxpr, Tracer
 
 
