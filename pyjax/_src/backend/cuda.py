@@ -43,9 +43,10 @@ def _preload_nvidia_libs():
                     break
 
 
-def make_client(xc, register_targets):
-    """A PJRT client for the CUDA plugin. `xc` is jaxlib's xla_client, handed in by
-    backend/xla.py (the only module that imports jaxlib)."""
+def make_client(xc, register_gpu_targets):
+    """A PJRT client for the CUDA plugin. `xc` (jaxlib's xla_client) and
+    `register_gpu_targets` (registers jaxlib's GPU custom calls) come from backend/xla.py, the
+    only module that imports jaxlib."""
     global _c_api
     if not plugin_installed():
         raise RuntimeError("the CUDA backend needs the jax-cuda13-plugin and jax-cuda13-pjrt "
@@ -65,11 +66,7 @@ def make_client(xc, register_targets):
             xc.register_custom_type(name, value, platform="CUDA")
         for name, value in ext.ffi_handlers().items():
             xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
-        for modname in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
-            try:
-                register_targets(importlib.import_module(f"jaxlib.{modname}"))
-            except ImportError:
-                pass
+        register_gpu_targets()
         if not xc.pjrt_plugin_initialized("cuda"):
             xc.initialize_pjrt_plugin("cuda")
         _c_api = c_api

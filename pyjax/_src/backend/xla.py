@@ -22,6 +22,7 @@ protocol), and only slow fallbacks (bf16 readback, multi-shard gathers) use them
 import atexit
 import functools
 import gc
+import importlib
 import logging
 import os
 import re
@@ -154,7 +155,7 @@ def _make_client(platform):
     if platform == "cpu":
         return xc.make_cpu_client(asynchronous=True, num_devices=_cpu_device_count())
     if platform == "cuda":
-        return cuda.make_client(xc, _register_targets)
+        return cuda.make_client(xc, _register_gpu_targets)
     raise RuntimeError(f"Unknown backend {platform!r}; available: cpu"
                        + (", cuda" if cuda.plugin_installed() else ""))
 
@@ -209,6 +210,14 @@ def _register_targets(module):
     for platform, targets in module.registrations().items():
         for name, value, api_version in targets:
             xc.register_custom_call_target(name, value, platform=platform, api_version=api_version)
+
+
+def _register_gpu_targets():
+    for modname in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
+        try:
+            _register_targets(importlib.import_module(f"jaxlib.{modname}"))
+        except ImportError:
+            pass
 
 
 @functools.cache
