@@ -166,9 +166,19 @@ def linearize_flat(flat, primals) -> _Linearized:
         out_t = [ad.instantiate(t) for t in out_t]
         linear = pe_trace.to_jaxpr(out_t)
     assert all(pe_trace.is_known(p) for p in out_p + aux), "primal outputs depend on tangents"
-    jaxpr = pe.dce_jaxpr(pe.convert_constvars_jaxpr(linear.jaxpr))
+    jaxpr, residuals = _prune_residuals(pe.dce_jaxpr(linear.jaxpr), linear.consts)
     out_t_avals = [core.get_aval(t) for t in out_t]
-    return _Linearized(out_p, aux, linear.consts, jaxpr, diff_mask, in_avals, out_t_avals)
+    return _Linearized(out_p, aux, residuals, jaxpr, diff_mask, in_avals, out_t_avals)
+
+
+def _prune_residuals(jaxpr: core.Jaxpr, consts):
+    """The linear jaxpr as `(residuals..., tangents...) -> out tangents`, keeping only the
+    residuals its (dead-code-eliminated) equations still read."""
+    used = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is core.Var}
+    used.update(v for v in jaxpr.outvars if type(v) is core.Var)
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, consts, strict=True) if v in used]
+    res_vars = [v for v, _ in kept]
+    return core.Jaxpr([], res_vars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns), [c for _, c in kept]
 
 
 def linearize(fun, *primals, has_aux=False):

@@ -12,7 +12,8 @@ import functools
 import inspect
 import itertools
 
-from pyjax._src import core, dtypes, source_info, tree_util
+from pyjax._src import core, source_info, tree_util
+from pyjax._src.ad_api import linearize_flat
 from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
@@ -240,20 +241,19 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple[core.ShapedArray, str]]:
     """`(aval, description)` of each residual, in JAX's order: literals, constants, arguments,
     then the outputs of equations in program order.
 
-    The residuals come from the partial evaluation of f's JVP jaxpr with the primals known and
-    the tangents unknown: they are the known values the tangent equations read."""
+    f is linearized exactly as `vjp` does it, under a jaxpr trace that notes where each value
+    was made: the residuals are the linear jaxpr's inputs that this trace owns."""
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
 
     def flat_f(*xs):
         a, kw = tree_util.tree_unflatten(in_tree, xs)
-        return tree_util.tree_leaves(f(*a, **kw))
+        return tree_util.tree_leaves(f(*a, **kw)), []
 
-    jaxpr, tangents_in, tangents_out, sources = _traced_jvp(flat_f, [core.get_aval(x) for x in leaves])
-    primals_out = len(jaxpr.outvars) - tangents_out
-    known, _, _, nres = ad.partial_eval_jaxpr(
-        jaxpr, [False] * len(leaves) + [True] * tangents_in, [False] * primals_out + [True] * tangents_out)
-    residuals = known.outvars[len(known.outvars) - nres:]
-    return _describe_residuals(known, residuals, _arg_names(f, args, kwargs), sources)
+    with core.new_trace(_SourceTrace) as trace:
+        primals = [trace.new_arg(core.get_aval(x)) for x in leaves]
+        residuals = [trace.to_var(r) for r in linearize_flat(flat_f, primals).residuals]
+        jaxpr = trace.to_jaxpr([]).jaxpr
+    return _describe_residuals(jaxpr, residuals, _arg_names(f, args, kwargs), trace.sources)
 
 
 class _SourceTrace(pe.DynamicJaxprTrace):
@@ -272,23 +272,6 @@ class _SourceTrace(pe.DynamicJaxprTrace):
         for eqn in self.eqns[n:]:
             self.sources.update((v, where) for v in eqn.outvars)
         return out
-
-
-def _traced_jvp(flat_f, avals):
-    """f's JVP as one jaxpr `(primals, tangents of the float inputs) -> (outs, tangents of the
-    float outputs)`, with the number of tangents in and out and the variables' source lines."""
-    with core.new_trace(_SourceTrace) as trace:
-        primals = [trace.new_arg(a) for a in avals]
-        tangents = [trace.new_arg(ad.tangent_aval(a)) if _has_tangent(a) else ad.Zero(ad.tangent_aval(a))
-                    for a in avals]
-        outs, out_ts = ad.jvp_flat(flat_f, primals, tangents)
-        out_ts = [ad.instantiate(t) for o, t in zip(outs, out_ts) if _has_tangent(core.get_aval(o))]
-        closed = trace.to_jaxpr(list(outs) + out_ts)
-    return closed.jaxpr, sum(map(_has_tangent, avals)), len(out_ts), trace.sources
-
-
-def _has_tangent(aval):
-    return not dtypes.is_float0(ad.tangent_aval(aval).dtype)
 
 
 def _user_location():
