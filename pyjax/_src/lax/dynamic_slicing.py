@@ -16,7 +16,7 @@ from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax.convert import convert_element_type
 from pyjax._src.lax.reductions import reduce_or, reduce_sum
 from pyjax._src.lax.shape_ops import (
-    _shape_param, _skip_zero, broadcast, broadcast_in_dim, broadcasted_iota, squeeze)
+    shape_param, _skip_zero, broadcast, broadcast_in_dim, broadcasted_iota, squeeze)
 from pyjax._src.lax.utils import canonicalize_axis, check_same_dtypes, kind, standard_primitive
 from pyjax._src.lowering.mlir import i64_array
 
@@ -104,7 +104,7 @@ dynamic_slice_p = standard_primitive("dynamic_slice")
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     """`operand[start:start+size]` with traced starts, clamped so the slice stays in bounds."""
-    sizes = _shape_param(slice_sizes, "slice_sizes")
+    sizes = shape_param(slice_sizes, "slice_sizes")
     shape = core.get_aval(operand).shape
     start_indices = list(start_indices)
     for what, n in (("start_indices", len(start_indices)), ("slice_sizes", len(sizes))):

@@ -28,7 +28,7 @@ from pyjax._src.lowering.mlir import i64, i64_array
 # -- helpers -------------------------------------------------------------------------------------
 
 
-def _shape_param(shape, what="shape") -> tuple:
+def shape_param(shape, what="shape") -> tuple:
     """Static shapes are tuples of non-negative Python ints; a traced size is a clear error."""
     out = []
     for d in shape:
@@ -76,7 +76,7 @@ broadcast_in_dim_p = standard_primitive("broadcast_in_dim")
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     """Broadcast `operand` to `shape`, operand dim i going to result dim broadcast_dimensions[i]."""
-    shape = _shape_param(shape)
+    shape = shape_param(shape)
     dims = _int_tuple(broadcast_dimensions, "broadcast_in_dim: broadcast_dimensions")
     aval = core.get_aval(operand)
     if aval.shape == shape and dims == tuple(range(len(shape))):
@@ -91,7 +91,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
 def broadcast(operand, sizes, out_sharding=None):
     """Add leading dimensions `sizes`."""
     aval = core.get_aval(operand)
-    sizes = _shape_param(sizes)
+    sizes = shape_param(sizes)
     return broadcast_in_dim(operand, sizes + aval.shape, tuple(range(len(sizes), len(sizes) + aval.ndim)))
 
 
@@ -162,7 +162,7 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     """Reshape (row-major); `dimensions` transposes first, as in `lax.reshape`."""
     if isinstance(new_sizes, (int, np.integer)) or isinstance(new_sizes, core.Tracer):
         new_sizes = (new_sizes,)
-    new_sizes = _shape_param(new_sizes, "new_sizes")
+    new_sizes = shape_param(new_sizes, "new_sizes")
     aval = core.get_aval(operand)
     if dimensions is not None:
         dimensions = _int_tuple(dimensions, "reshape: dimensions")
@@ -604,7 +604,7 @@ def iota(dtype, size):
 
 
 def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
-    shape = _shape_param(shape)
+    shape = shape_param(shape)
     dimension = operator.index(dimension)
     if not 0 <= dimension < len(shape):  # as JAX: no negative dimension
         raise ValueError(f"broadcasted_iota: dimension {dimension} is out of bounds for shape {shape} "

@@ -12,6 +12,7 @@ from pyjax._src.array import Array
 from pyjax._src.config import config
 from pyjax._src.lax import elementwise as lax_elt
 from pyjax._src.lax import shape_ops as lax_shape
+from pyjax._src.lax.shape_ops import shape_param
 from pyjax._src.lax.utils import canonicalize_axes, canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -148,20 +149,7 @@ def shape_tuple(shape, fun_name):
         dims = list(shape)
     except TypeError:
         raise TypeError(f"{fun_name}: shape must be an int or a sequence of ints, got {shape!r}") from None
-    out = []
-    for d in dims:
-        if isinstance(d, core.Tracer):  # a concrete tracer (under grad) is as good as its value
-            value = d.to_concrete_value()
-            if value is None:
-                raise d._int_error(f"{fun_name} shape")
-            d = value
-        try:
-            out.append(operator.index(d))
-        except TypeError:
-            raise TypeError(f"{fun_name}: shape must be a sequence of integers, got {tuple(dims)!r}") from None
-    if any(d < 0 for d in out):
-        raise TypeError(f"{fun_name}: shape must have non-negative sizes, got {tuple(out)}")
-    return tuple(out)
+    return shape_param(dims, f"{fun_name}: shape")
 
 
 def broadcast_shapes(*shapes):
