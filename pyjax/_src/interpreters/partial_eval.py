@@ -147,7 +147,7 @@ class PartialEvalTrace(DynamicJaxprTrace):
         out_avals = prim.rule("abstract_eval")(*[v.aval for v in invars], **params)
         out_avals = out_avals if prim.multiple_results else [out_avals]
         outvars = [Var(a) for a in out_avals]
-        known_eqns, unknown_eqns, out_unknown = prim.partial_eval(
+        known_eqns, unknown_eqns, out_unknown = rule(
             JaxprEqn(invars, outvars, prim, params, None), [not k for k in known])
         with core.set_current_trace(self.parent):
             for eqn in known_eqns:
