@@ -136,6 +136,6 @@ def test_delete_of_a_host_only_array():
 
 def test_backend_copy_is_a_new_buffer():
     x = materialize(jnp.arange(3.0) + 0)
-    c = xla.copy(x._buf)
-    x._buf.delete()
+    c = xla.copy(x)
+    x.delete()
     np.testing.assert_array_equal(xla.to_numpy(c), [0, 1, 2])

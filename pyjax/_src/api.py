@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from pyjax._src import core, dispatch, dtypes, pjit, tree_util
-from pyjax._src.array import Array, ShapeDtypeStruct, canonical_host_value
+from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct, canonical_host_value
 from pyjax._src.backend import xla
 
 
@@ -43,10 +43,10 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     def put(v):
         if isinstance(v, core.Tracer):
             return v
-        if type(v) is Array:
-            if device is None or v._buf is not None and device in xla.buffer_devices(v._buf):
+        if type(v) is ArrayImpl:
+            if device is None or device in xla.buffer_devices(v):
                 # may_alias=False: a buffer of its own (donating one must not delete the other)
-                return v if not (may_alias is False) else Array(v.aval, xla.copy(v._buffer()))
+                return v if not (may_alias is False) else xla.copy(v)
             return _put_on(np.asarray(v._value), v.aval, device)
         host = canonical_host_value(v)
         aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
@@ -55,8 +55,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 
 
 def _put_on(host, aval, device):
-    dev = _resolve_device(device)
-    return Array(aval, xla.put(host, dev, aval))
+    return xla.put(host, _resolve_device(device), aval, committed=device is not None)
 
 
 def _resolve_device(device):
@@ -78,7 +77,7 @@ def device_get(x):
 
 def block_until_ready(x):
     """Wait until every Array in the pytree `x` is computed; returns `x`."""
-    bufs = [v._buf for v in tree_util.tree_leaves(x) if isinstance(v, Array) and v._buf is not None]
+    bufs = [v for v in tree_util.tree_leaves(x) if type(v) is ArrayImpl]
     if bufs:
         xla.block_until_ready(bufs)
     return x

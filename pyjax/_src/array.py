@@ -1,14 +1,17 @@
-"""`Array`: an immutable array living on a device (or, until first needed there, on the host).
+"""`Array`: an immutable array on a device. Concrete arrays are jaxlib's own `ArrayImpl`.
 
-An Array holds its abstract value and either a device buffer, a host NumPy value, or both (the
-host copy is cached after the first read). Arrays made from Python/NumPy constants stay on the
-host until an executable needs them, so `x + 1.0` does not pay a transfer for `1.0` twice.
-Operators, `__getitem__` and the NumPy-like methods are attached by
-`pyjax._src.numpy.array_methods`, the same way as for tracers.
+jaxlib's C++ dispatch (the `_jax.pjit` fast path pyjax's `jit` runs on) accepts exactly one
+array type, `ArrayImpl`, which cannot be subclassed. So pyjax's concrete arrays are `ArrayImpl`
+instances, and pyjax's properties and methods are attached to that class (as JAX does): the
+block below for the array itself, `pyjax._src.numpy.array_methods` for operators and the
+NumPy-like methods (shared with tracers). `pyjax.Array` is the abstract type users see:
+`isinstance(x, Array)` holds for concrete arrays and for tracers.
+
+An array made from a host value keeps that value (small ones, or ones the device aliases) in its
+instance dict as `_npy`: reading it back costs nothing, and 0-d host values stay static under
+tracing (jaxpr literals, static indices).
 """
 from __future__ import annotations
-
-import weakref
 
 import numpy as np
 
@@ -17,46 +20,95 @@ from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.sharding import SingleDeviceSharding
 
+ArrayImpl = xla.ArrayImpl
+
 
 class _ArrayMeta(type):
-    """`isinstance(x, pyjax.Array)` is also true for traced arrays, as with `jax.Array`."""
+    """`isinstance(x, pyjax.Array)` holds for jaxlib arrays and traced arrays, as with `jax.Array`."""
 
     def __instancecheck__(cls, obj):
-        return type.__instancecheck__(cls, obj) or isinstance(obj, core.Tracer)
+        return type(obj) is ArrayImpl or isinstance(obj, core.Tracer)
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls or sub is ArrayImpl or issubclass(sub, core.Tracer)
 
 
 class Array(metaclass=_ArrayMeta):
-    __slots__ = ("aval", "_buf", "_npy", "__weakref__")
+    """The type of pyjax arrays (concrete `ArrayImpl`s and tracers); not instantiated itself."""
+
     __array_priority__ = 100
 
-    def __init__(self, aval: core.ShapedArray, buf=None, npy=None):
-        self.aval = aval
-        self._buf = buf
-        self._npy = npy
-
-    # -- construction ------------------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("pyjax.Array cannot be instantiated; use jnp.array or jnp.asarray")
 
     @staticmethod
-    def from_host(value: np.ndarray, weak_type=False) -> Array:
-        """Wrap a NumPy value (already of a canonical dtype) without copying it to a device yet."""
-        return Array(core.ShapedArray(value.shape, value.dtype, weak_type), None, value)
+    def from_host(value: np.ndarray, weak_type=False) -> ArrayImpl:
+        """An array on the default device holding a NumPy value (already of a canonical dtype),
+        which the caller hands over: it must never be written to afterwards."""
+        return from_host(value, weak_type)
 
-    # -- the data ----------------------------------------------------------------------------
 
-    def _buffer(self):
-        buf = self._buf
-        if buf is None:
-            buf = self._buf = put_host_value(self._npy, self.aval)
-        return buf
+# -- construction ------------------------------------------------------------------------------
+
+# Host values at most this big stay cached on their array (above it only when the device buffer
+# aliases the host memory anyway): small ones are what tracing and printing read back.
+_KEEP_HOST_BYTES = 1 << 16
+
+
+def from_host(value: np.ndarray, weak_type=False, device=None) -> ArrayImpl:
+    aval = core.ShapedArray(value.shape, value.dtype, weak_type)
+    arr = xla.put(value, device or xla.devices()[0], aval, may_alias=True)
+    if value.nbytes <= _KEEP_HOST_BYTES or xla.is_aliased(arr, value):
+        arr._npy = value
+    return arr
+
+
+def put_value(x, device=None) -> ArrayImpl:
+    """Any concrete value an executable takes (Array, NumPy value, Python scalar) as an array."""
+    if type(x) is ArrayImpl:
+        return x
+    if isinstance(x, core.Tracer):
+        raise core.escaped_tracer_error(x)
+    aval = core.get_aval(x)
+    return xla.put(np.asarray(x, aval.dtype), device or xla.devices()[0], aval)
+
+
+def rewrap(x: ArrayImpl, aval) -> ArrayImpl:
+    """`x`'s buffer under another aval of the same shape and dtype (e.g. another weak type)."""
+    out = x._rewrap_with_aval_and_sharding(aval, x._sharding)
+    if x._npy is not None:
+        out._npy = x._npy
+    return out
+
+
+def deleted_error(aval) -> RuntimeError:
+    shape = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"  # JAX spells dtypes out here
+    return RuntimeError(f"Array has been deleted with shape={shape}. It was donated "
+                        f"to a jitted function (donate_argnums) or deleted with .delete().")
+
+
+def canonical_host_value(x) -> np.ndarray:
+    """A NumPy value of `x` in its canonical dtype (64-bit narrowed unless x64 is on)."""
+    v = np.asarray(x)
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    return v if v.dtype == dt else v.astype(dt)
+
+
+# -- what ArrayImpl gains ----------------------------------------------------------------------
+
+
+class _ArrayImplMethods:
+    """Copied onto `ArrayImpl` below (a jaxlib class: it cannot be subclassed, only extended)."""
+
+    _npy = None  # the cached host value, when the array was made from one
+    __array_priority__ = 100
 
     @property
     def _value(self) -> np.ndarray:
+        if self.is_deleted():
+            raise deleted_error(self.aval)
         npy = self._npy
-        if npy is None:
-            if self._buf.is_deleted():
-                raise deleted_error(self.aval)
-            npy = self._npy = xla.to_numpy(self._buf)
-        return npy
+        return npy if npy is not None else xla.to_numpy(self)
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
@@ -65,6 +117,7 @@ class Array(metaclass=_ArrayMeta):
     weak_type = property(lambda self: self.aval.weak_type)
     nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
     itemsize = property(lambda self: self.aval.dtype.itemsize)
+    committed = property(lambda self: self._committed)
 
     @property
     def sharding(self):
@@ -72,27 +125,14 @@ class Array(metaclass=_ArrayMeta):
 
     @property
     def device(self):
-        return xla.buffer_devices(self._buf)[0] if self._buf is not None else xla.devices()[0]
+        return xla.buffer_devices(self)[0]
 
     def devices(self):
-        return {self.device}
-
-    def block_until_ready(self):
-        if self._buf is not None:
-            self._buf.block_until_ready()
-        return self
-
-    def is_deleted(self) -> bool:
-        return self._buf is not None and self._buf.is_deleted()
+        return set(xla.buffer_devices(self))
 
     def delete(self):
-        buf = self._buf
-        if buf is None or _shared_buffers.get(id(buf)) is buf:
-            # not ours alone to free: drop our reference, keep reading as deleted
-            self._buf = _deleted_buffer()
-        else:
-            buf.delete()
-        self._npy = None
+        _native_delete(self)
+        self.__dict__.pop("_npy", None)
 
     def copy_to_host_async(self):
         pass
@@ -101,9 +141,8 @@ class Array(metaclass=_ArrayMeta):
         return True
 
     is_fully_addressable = property(lambda self: True)
-    committed = property(lambda self: False)
 
-    # -- NumPy protocols and Python conversions ---------------------------------------------
+    # -- NumPy protocols and Python conversions -----------------------------------------------
 
     def __array__(self, dtype=None, copy=None):
         v = self._value
@@ -187,114 +226,26 @@ class Array(metaclass=_ArrayMeta):
 
 
 def _reconstruct(value, weak_type):
-    return Array.from_host(value, weak_type)
+    value.setflags(write=False)
+    return from_host(value, weak_type)
 
 
-# -- getting buffers for values ------------------------------------------------------------
-
-# Device buffers for small host constants (Python scalars turned into Arrays), so repeated
-# eager `x * 2.0` reuses one transfer. Keyed on (dtype, bytes); bounded.
-_scalar_buffers: dict = {}
-
-# Buffers with more than one owner: the scalar cache's (any number of Arrays may hold one) and
-# the constants a compiled executable keeps. Donating one must not delete it under its other
-# owners, so `buffer_to_donate` copies these first. Weak: a buffer leaves when its last owner
-# drops it. Keyed by id (the value is kept only to confirm identity).
-_shared_buffers: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+_native_delete = ArrayImpl.delete
+for _name, _member in vars(_ArrayImplMethods).items():
+    if _name not in ("__module__", "__qualname__", "__dict__", "__weakref__", "__doc__"):
+        setattr(ArrayImpl, _name, _member)
+del _name, _member
 
 
-def mark_shared(buf):
-    """Record that `buf` may be held by several owners (see `buffer_to_donate`)."""
-    _shared_buffers[id(buf)] = buf
-    return buf
-
-
-def put_host_value(value: np.ndarray, aval) -> object:
-    if value.ndim == 0:
-        key = (value.dtype, value.tobytes())
-        buf = _scalar_buffers.get(key)
-        if buf is None:
-            if len(_scalar_buffers) > 4096:
-                _scalar_buffers.clear()
-            buf = _scalar_buffers[key] = mark_shared(xla.put(value, xla.devices()[0], aval))
-        return buf
-    return xla.put(value, xla.devices()[0], aval)
-
-
-_DELETED = []
-
-
-def _deleted_buffer():
-    """One deleted buffer: what a deleted Array points to when its buffer was not its own."""
-    if not _DELETED:
-        buf = xla.put(np.zeros((), np.bool_), xla.devices()[0], core.ShapedArray((), np.bool_))
-        buf.delete()
-        _DELETED.append(buf)
-    return _DELETED[0]
-
-
-def deleted_error(aval) -> RuntimeError:
-    shape = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"  # JAX spells dtypes out here
-    return RuntimeError(f"Array has been deleted with shape={shape}. It was donated "
-                        f"to a jitted function (donate_argnums) or deleted with .delete().")
-
-
-def buffer_to_donate(x):
-    """The buffer to hand to an executable that donates (and so deletes) it.
-
-    As in JAX, donating `x` deletes `x` and nothing else: a buffer `x` shares with other owners
-    (a cached scalar, an executable's constant) is first replaced by a private copy, and a
-    value with no buffer of its own (a host value, a Python scalar) gets a fresh one.
-    """
-    if type(x) is not Array:
-        if isinstance(x, core.Tracer):
-            raise core.escaped_tracer_error(x)
-        aval = core.get_aval(x)
-        return xla.put(np.asarray(x, aval.dtype), xla.devices()[0], aval)
-    buf = x._buf
-    if buf is None:
-        buf = x._buf = xla.put(x._npy, xla.devices()[0], x.aval)
-    elif buf.is_deleted():
-        raise deleted_error(x.aval)
-    elif _shared_buffers.get(id(buf)) is buf:
-        buf = x._buf = xla.copy(buf)
-    return buf
-
-
-def forget_donated(args, donated):
-    """After a donating call: an Array whose buffer XLA took reads as deleted from now on (its
-    cached host copy goes too). XLA leaves a donated buffer alone when no output could reuse it."""
-    for x, d in zip(args, donated):
-        if d and type(x) is Array and x._buf.is_deleted():
-            x._npy = None
-
-
-def to_buffer(x):
-    """The device buffer for any concrete value an executable takes as an argument."""
-    if type(x) is Array:
-        return x._buf if x._buf is not None else x._buffer()
-    if isinstance(x, core.Tracer):
-        raise core.escaped_tracer_error(x)
-    aval = core.get_aval(x)
-    return put_host_value(np.asarray(x, aval.dtype), aval)
-
-
-def canonical_host_value(x) -> np.ndarray:
-    """A NumPy value of `x` in its canonical dtype (64-bit narrowed unless x64 is on)."""
-    v = np.asarray(x)
-    dt = dtypes.canonicalize_dtype(v.dtype)
-    return v if v.dtype == dt else v.astype(dt)
-
-
-def _literal_for_array(x: Array):
-    """Under tracing, a 0-d Array whose value is on the host becomes an inline literal."""
-    if x.aval.ndim == 0 and x._npy is not None:
-        return core.Literal(x, x.aval)  # the Array itself: evaluating keeps its weak type
+def _literal_for_array(x):
+    """Under tracing, a 0-d array whose host value is known becomes an inline literal."""
+    if x._npy is not None and x.aval.ndim == 0:
+        return core.Literal(x, x.aval)  # the array itself: evaluating keeps its weak type
     return None
 
 
-core.pytype_aval_mappings[Array] = lambda x: x.aval
-pe.literal_value_handlers[Array] = _literal_for_array
+core.pytype_aval_mappings[ArrayImpl] = lambda x: x.aval
+pe.literal_value_handlers[ArrayImpl] = _literal_for_array
 
 
 class ShapeDtypeStruct:

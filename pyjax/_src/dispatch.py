@@ -23,9 +23,7 @@ import weakref
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.array import (Array, buffer_to_donate, deleted_error, forget_donated,
-                              mark_shared, to_buffer)
-from pyjax._src.array import _scalar_buffers
+from pyjax._src.array import ArrayImpl, deleted_error, put_value
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
@@ -149,17 +147,19 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
     if config.jax_log_compiles:
         logger.warning(f"lowered {request.name} in {(t1 - t0) * 1e3:.1f} ms; compile "
                        f"{(time.perf_counter() - t1) * 1e3:.1f} ms")
-    # the executable holds its constants' buffers: shared with whoever else holds them
-    const_bufs = [mark_shared(_const_buffer(c, request.devices[0])) for c in closed.consts]
+    const_bufs = [_const_buffer(c, request.devices[0]) for c in closed.consts]
     return Compiled(exe, closed, const_bufs, text, request.name, request.donated)
 
 
 def _const_buffer(c, device):
-    buf = to_buffer(c)
+    """The executable's own copy of a constant: donating the array it was traced from later
+    must not break the executable (as in JAX)."""
+    if type(c) is ArrayImpl and xla.buffer_devices(c)[0] == device:
+        return xla.copy(c)
+    buf = put_value(c, device)
     if xla.buffer_devices(buf)[0] == device:
         return buf
-    aval = core.get_aval(c)
-    return xla.put(np.asarray(c, aval.dtype), device, aval)
+    return xla.put(np.asarray(buf._value), device, buf.aval)
 
 
 # -- running -------------------------------------------------------------------------------------
@@ -191,33 +191,27 @@ class Compiled:
     def jaxpr(self):
         return self._jaxpr()
 
-    def __call__(self, args) -> list[Array]:
+    def __call__(self, args) -> list[ArrayImpl]:
+        bufs = [x if type(x) is ArrayImpl else put_value(x) for x in args]
         if self.donated:
-            return self._call_donating(args)
-        bufs = [x._buf if type(x) is Array and x._buf is not None else to_buffer(x) for x in args]
+            self._check_donation(args)
         if self.const_bufs:
             bufs = self.const_bufs + bufs
         return self._run(bufs, args)
 
-    def _call_donating(self, args) -> list[Array]:
-        """Donated arguments get buffers that only they own, so XLA's reuse of them deletes the
-        donated Arrays and nothing else (a shared scalar or another executable's constant)."""
-        bufs = [buffer_to_donate(x) if d else to_buffer(x)
-                for x, d in zip(args, self.donated, strict=True)]
-        try:
-            return self._run(self.const_bufs + bufs, args)
-        finally:
-            forget_donated(args, self.donated)
+    def _check_donation(self, args):
+        for x, d in zip(args, self.donated, strict=True):
+            if d and type(x) is ArrayImpl and x.is_deleted():
+                raise deleted_error(x.aval)
 
     def _run(self, bufs, args):
         try:
-            out_bufs = self.exe(bufs)
+            return self.exe(bufs)
         except xla.JaxRuntimeError:
             for x in args:  # XLA's message for a deleted input names no Array: say which
-                if type(x) is Array and x.is_deleted():
+                if type(x) is ArrayImpl and x.is_deleted():
                     raise deleted_error(x.aval) from None
             raise
-        return [Array(a, b) for a, b in zip(self.out_avals, out_bufs)]
 
     def _run_checking_floats(self, bufs, args):
         """`_run` while jax_debug_nans / jax_debug_infs is on (swapped in by `_float_checks`,
@@ -280,7 +274,7 @@ _jaxpr_primitive_cache: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = we
 
 
 def apply_primitive(prim: core.Primitive, *args, **params):
-    avals = tuple([x.aval if type(x) is Array else core.get_aval(x) for x in args])
+    avals = tuple([x.aval if type(x) is ArrayImpl else core.get_aval(x) for x in args])
     key = (prim, avals, *params.items()) if params else (prim, avals)
     try:
         compiled = _primitive_cache.get(key)
@@ -343,4 +337,3 @@ register_cache(_compiled.clear)
 register_cache(_primitive_cache.clear)
 register_cache(_jaxpr_primitive_cache.clear)
 register_cache(xla.clear_caches)
-register_cache(_scalar_buffers.clear)

@@ -18,7 +18,7 @@ import numpy as np
 import optree
 
 from pyjax._src import core, dispatch, dtypes, tree_util
-from pyjax._src.array import Array, ShapeDtypeStruct
+from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
@@ -172,7 +172,7 @@ pjit_p.def_batch(batching.AxisBatchRule(_pjit_batch))
 
 
 def _leaf_aval(x):
-    return x.aval if type(x) is Array else core.get_aval(x)
+    return x.aval if type(x) is ArrayImpl else core.get_aval(x)
 
 
 class _Entry:
@@ -317,7 +317,7 @@ class JitWrapped:
             return self.fun(*args, **kwargs)
         if not kwargs and not self._has_static:
             # all-Array positional calls skip the pytree flatten (it costs more than the rest)
-            avals = [a.aval for a in args if type(a) is Array]
+            avals = [a.aval for a in args if type(a) is ArrayImpl]
             if len(avals) == len(args):
                 avals.append(_trace_context[0])
                 entry = self._fast_cache.get(tuple(avals))
@@ -341,7 +341,7 @@ class JitWrapped:
             if compiled is None:
                 compiled = entry.compiled = dispatch.compile(entry.request(self.name))
                 if not kwargs and not static_key and len(leaves) == len(args) and \
-                        all(type(a) is Array for a in args):
+                        all(type(a) is ArrayImpl for a in args):
                     self._fast_cache[(*avals, _trace_context[0])] = entry
             outs = compiled(leaves)
         else:

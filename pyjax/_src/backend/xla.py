@@ -264,12 +264,13 @@ def gspmd_sharding(devices, hlo_sharding):
     return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), hlo_sharding)
 
 
-def put(x, device, aval, may_alias=False):
+def put(x, device, aval, may_alias=False, committed=False):
     """Copy a NumPy array to `device` as a buffer whose `.aval` is `aval`.
 
     `x` is converted to `aval.dtype` if it differs. With `may_alias=True` the device buffer may
     share memory with `x` (CPU only, and only if `x` is 64-byte aligned and C-contiguous): the
-    caller promises never to mutate `x` afterwards.
+    caller promises never to mutate `x` afterwards. `committed` (as in JAX) marks an array the
+    user placed on `device` explicitly.
 
     >>> buf = put(np.arange(3, dtype=np.float32), devices()[0], aval)
     """
@@ -288,7 +289,12 @@ def put(x, device, aval, may_alias=False):
             and x.ctypes.data % 64 == 0 and device.platform == "cpu"):
         semantics = _ZERO_COPY
     return _batched_device_put(aval, single_device_sharding(device), [x], [device],
-                               True, False, semantics, True)
+                               committed, False, semantics, True)
+
+
+def is_aliased(buf, x) -> bool:
+    """Whether the device buffer `buf` shares its memory with the NumPy array `x`."""
+    return x.nbytes >= _ALIAS_MIN_BYTES and buf.unsafe_buffer_pointer() == x.ctypes.data
 
 
 def copy(buf):
@@ -726,7 +732,7 @@ class Executable:
                              "out_avals were given")
         self.out_shardings = self._output_shardings(out_shardings)
         self._handlers = [
-            _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+            _jax.array_result_handler(aval, sharding, False, _skip_checks=True)
             for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)]
         self._execute = xla_executable.execute_sharded
         self.cache_source, self.compile_time = "compiled", 0.0

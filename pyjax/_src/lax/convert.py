@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.array import Array
+from pyjax._src.dispatch import register_cache
+from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.ad import Zero, tangent_aval
@@ -19,8 +20,24 @@ from pyjax._src.lax.utils import emit_compare, kind, np_dtype_param, standard_pr
 _PY_SCALARS = (bool, int, float, complex)
 
 
-def _weak_const(x, dtype) -> Array:
-    return Array.from_host(np.asarray(x, dtype), weak_type=True)
+def _weak_const(x, dtype) -> ArrayImpl:
+    """A Python scalar as a weakly typed array of `dtype`. These constants only ever feed
+    primitives (never returned to the user, who could donate them), so one array per value is
+    shared: eager `lax.mul(x, 2.0)` does not transfer 2.0 again."""
+    key = (dtype, type(x), repr(x))  # repr: -0.0 is not 0.0, nan is nan
+    out = _weak_consts.get(key)
+    if out is not None:
+        return out
+    if len(_weak_consts) > 4096:
+        _weak_consts.clear()
+    v = np.asarray(x, dtype)
+    v.setflags(write=False)
+    out = _weak_consts[key] = Array.from_host(v, weak_type=True)
+    return out
+
+
+_weak_consts: dict = {}
+register_cache(_weak_consts.clear)
 
 
 def lax_operands(*xs):
@@ -65,7 +82,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     aval = core.get_aval(operand)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         return operand
-    if type(operand) is Array and operand._npy is not None and aval.ndim == 0:
+    if type(operand) is ArrayImpl and aval.ndim == 0 and operand._npy is not None:
         return Array.from_host(_np_convert(operand._npy, new_dtype=new_dtype, weak_type=weak_type, sharding=None), weak_type)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=None)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax.utils import np_dtype_param
 from pyjax._src.numpy import indexing, lax_numpy, linalg_ops, ufuncs
@@ -19,7 +19,7 @@ from pyjax._src.numpy import shape as jshape
 def _defer(binary):
     """Return NotImplemented for operand types we do not know, so Python tries the other side."""
     def op(self, other):
-        if type(other) is not Array and not _accepted(other):
+        if type(other) is not ArrayImpl and not _accepted(other):
             return NotImplemented
         return binary(self, other)
     return op
@@ -118,11 +118,11 @@ _METHODS = {
 }
 
 
-def _attach(cls):
+def _attach(cls, replace):
     for name, fn in {**_OPERATORS, **_METHODS}.items():
-        if name not in cls.__dict__:
+        if replace or name not in cls.__dict__:
             setattr(cls, name, fn)
 
 
-_attach(Array)
-_attach(core.Tracer)
+_attach(ArrayImpl, replace=True)  # jaxlib's class: its own __eq__ etc. give way to NumPy's
+_attach(core.Tracer, replace=False)

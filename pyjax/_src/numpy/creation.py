@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import ufuncs
@@ -36,7 +36,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     dt = _user_dtype(dtype, "array")
     if isinstance(object, (Array, core.Tracer)):
         out = object if dt is None else lax._convert_element_type(object, dt, False)
-        if copy and out is object and type(object) is Array and object._buf is not None:
+        if copy and out is object and type(object) is ArrayImpl:
             out = shape_ops.copy(object)  # a new buffer: donating one must not delete the other
     elif hasattr(object, "__jax_array__"):
         return array(object.__jax_array__(), dtype, copy, order, ndmin)

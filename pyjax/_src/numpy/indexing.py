@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from pyjax._src import core, dtypes, errors
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.config import x64_enabled
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
@@ -124,11 +124,12 @@ def _parse_array_index(i, pos, narrow):
                 f"Array boolean indices must be concrete; got {aval.str_short()} at position {pos}. "
                 f"Use jnp.where(mask, x, other) to select values under a traced condition.")
         return i
-    if type(i) is Array:
+    if type(i) is ArrayImpl:
         if k == "b":
             return _Bool(i._value)
         # a host value is static; a device value stays on the device (no transfer to read it)
-        return _static_int(i._npy[()], narrow) if i._npy is not None else i
+        npy = i._npy
+        return _static_int(npy[()], narrow) if npy is not None else i
     v = np.asarray(i)
     return _Bool(v) if k == "b" else _static_int(v[()], narrow)
 

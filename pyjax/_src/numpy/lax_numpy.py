@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import reductions as jred
@@ -115,7 +116,7 @@ def promote_types(a, b):
 def isscalar(element):
     if isinstance(element, (np.generic, bool, int, float, complex)):
         return True
-    if isinstance(element, (core.Tracer,)) or type(element).__name__ == "Array":
+    if isinstance(element, Array):
         return core.get_aval(element).ndim == 0
     return False
 

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import parallel as lax_par
 from pyjax._src.lax import reductions as lax_red
@@ -98,7 +98,7 @@ def _identity(ident, dt):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """Sum of elements over `axis` (small integer types accumulate in the default int)."""
-    if (axis is None and type(a) is Array and dtype is None and out is None and not keepdims
+    if (axis is None and type(a) is ArrayImpl and dtype is None and out is None and not keepdims
             and initial is None and where is None and a.aval.dtype in _FLOATS):
         # fast path for the common eager case: a float array summed over all of its axes
         return lax_red.reduce_sum_p.bind(a, axes=tuple(range(a.aval.ndim)), out_sharding=None)

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import kind
@@ -31,7 +31,7 @@ _INEXACT = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, n
 
 def _unary(lax_fn, name, inexact=False, numeric=False):
     def fn(x, /):
-        if type(x) is Array and x.aval.dtype in _INEXACT:  # fast path: nothing to promote
+        if type(x) is ArrayImpl and x.aval.dtype in _INEXACT:  # fast path: nothing to promote
             return lax_fn(x)
         if inexact:
             (x,) = promote_args_inexact(name, x)
@@ -48,7 +48,7 @@ def _unary(lax_fn, name, inexact=False, numeric=False):
 
 def _binary(lax_fn, name, inexact=False):
     def fn(x1, x2, /):
-        if type(x1) is Array and type(x2) is Array:  # fast path: same dtype and shape, strong
+        if type(x1) is ArrayImpl and type(x2) is ArrayImpl:  # fast path: same dtype and shape, strong
             a1, a2 = x1.aval, x2.aval
             if a1.dtype == a2.dtype and a1.shape == a2.shape and not (a1.weak_type or a2.weak_type) \
                     and (not inexact or a1.dtype in _INEXACT):
@@ -94,7 +94,7 @@ asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh
 def _bool_as(lax_fn, bool_fn, name):
     """Arithmetic that acts logically on bools, as in JAX (`add` is `or`, `multiply` is `and`)."""
     def fn(x1, x2, /):
-        if type(x1) is Array and type(x2) is Array:  # fast path: same dtype and shape, strong
+        if type(x1) is ArrayImpl and type(x2) is ArrayImpl:  # fast path: same dtype and shape, strong
             a1, a2 = x1.aval, x2.aval
             if a1.dtype == a2.dtype and a1.shape == a2.shape and not (a1.weak_type or a2.weak_type) \
                     and a1.dtype != np.bool_:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core, tree_util
-from pyjax._src.array import Array
+from pyjax._src.array import Array, ArrayImpl, rewrap
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
@@ -167,8 +167,8 @@ def _cond_impl(index, *args, branches):
 
 
 def _as_output(v, aval):
-    if type(v) is Array:
-        return v if v.aval.weak_type == aval.weak_type else Array(aval, v._buf, v._npy)
+    if type(v) is ArrayImpl:
+        return v if v.aval.weak_type == aval.weak_type else rewrap(v, aval)
     return lax_elem._convert_element_type(v, aval.dtype, aval.weak_type)
 
 
