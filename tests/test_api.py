@@ -342,7 +342,7 @@ def test_clear_caches_empties_every_registered_cache():
     jax.lax.scan(body, 0.0, jnp.arange(3.0))
     jax.lax.while_loop(cond, step, 0)
     jnp.cos(jnp.ones(2))
-    caches = {"jit wrapper": f._cache, "primitives": dispatch._primitive_cache,
+    caches = {"jit wrapper": pjit.jit_info(f)._cache, "primitives": dispatch._primitive_cache,
               "compiled jaxprs": dispatch._compiled, "executables": xla._executables,
               "scan and while": dispatch._jaxpr_primitive_cache,
               "eager control flow": common._eager_traces, "batched jaxprs": batching._batched_jaxprs,

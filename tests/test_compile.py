@@ -16,6 +16,7 @@ import pytest
 
 import pyjax as jax
 import pyjax.numpy as jnp
+from pyjax._src import pjit
 from pyjax._src import core, dispatch
 from pyjax._src.dispatch import CompileRequest
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
@@ -106,7 +107,7 @@ def test_requests_are_checked():
 def test_jit_and_its_aot_compile_share_the_cache():
     f = jax.jit(lambda x: jnp.cos(x) - x)
     f(X)
-    (entry,) = f._cache.values()
+    (entry,) = pjit.jit_info(f)._cache.values()
     assert f.lower(X).compile()._compiled is entry.compiled
 
 

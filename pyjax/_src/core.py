@@ -24,6 +24,7 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src import errors
+from pyjax._src.backend import xla
 
 # --------------------------------------------------------------------------------------------
 # Abstract values
@@ -510,6 +511,9 @@ class _TraceState(threading.local):
 
 
 _trace_state = _TraceState()
+# C++ jit dispatch keys on this (backend/xla.py): a jitted call made while a transformation
+# traces must reach pyjax's Python path, even when its arguments are concrete
+_set_tracing = xla.TRACING.set_local
 
 
 def current_trace() -> Trace:
@@ -528,11 +532,13 @@ class set_current_trace:
     def __enter__(self):
         state = _trace_state
         self.prev = state.trace
-        state.trace = self.trace
-        return self.trace
+        state.trace = trace = self.trace
+        _set_tracing(type(trace) is not EvalTrace)
+        return trace
 
     def __exit__(self, *exc):
-        _trace_state.trace = self.prev
+        _trace_state.trace = prev = self.prev
+        _set_tracing(type(prev) is not EvalTrace)
 
 
 @contextmanager
@@ -543,10 +549,12 @@ def new_trace(trace_type, *args, **kwargs):
     parent = state.trace
     trace = trace_type(parent, *args, **kwargs)
     state.trace = trace
+    _set_tracing(True)
     try:
         yield trace
     finally:
         state.trace = parent
+        _set_tracing(type(parent) is not EvalTrace)
         trace.invalidate()
 
 

@@ -7,6 +7,7 @@ it; nested jits are inlined into the enclosing module when lowered.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import inspect
@@ -19,6 +20,7 @@ import optree
 
 from pyjax._src import core, dispatch, dtypes, tree_util
 from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
+from pyjax._src.backend import xla
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
@@ -244,14 +246,15 @@ def _check_argnames(sig, argnames, what):
                          f"function (it takes {sorted(valid)})")
 
 
-class JitWrapped:
-    """The callable returned by `jit(fun)`."""
+class JitInfo:
+    """What `jit(fun)` knows besides the C++ dispatcher's cache: the function, its static and
+    donated arguments, and the Python path every call takes when C++ cannot answer it (the
+    first call of a signature, tracers, values C++ does not know)."""
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
                  donate_argnames=None, keep_unused=False, inline=False, name=None):
         _check_callable(fun)
         self.fun = fun
-        functools.update_wrapper(self, fun, updated=())
         self.name = name or getattr(fun, "__name__", "fun")
         try:
             self._sig = inspect.signature(fun)
@@ -267,10 +270,13 @@ class JitWrapped:
         self.inline = inline
         self._has_static = bool(self.static_argnums or self.static_argnames)
         self._cache: dict = {}
-        self._fast_cache: dict = {}   # all-Array positional signatures -> compiled entry
         self._misses = 0
         self._last_sig = None
-        _live_wrappers.add(self)
+        self._miss_failed = False
+        self.jitted = lambda: None  # a weak reference to the C++ function, once made
+        # C++ shares compiled entries between jits of one function with equal settings
+        self.cpp_key = (self.static_argnums, self.static_argnames, self.donate_argnums, inline)
+        _live_infos.add(self)
 
     def _check_static_and_donated(self, static_argnums, static_argnames, donate_argnums, donate_argnames):
         """JAX's checks of the argnums/argnames against the signature (when there is one)."""
@@ -310,24 +316,29 @@ class JitWrapped:
 
     # -- calling ---------------------------------------------------------------------------
 
-    def __call__(self, *args, **kwargs):
-        # The hot path: keep it flat. One flatten, one dict lookup, one executable call.
-        cfg = _config_values
-        if cfg["jax_disable_jit"]:
-            return self.fun(*args, **kwargs)
-        if not kwargs and not self._has_static:
-            # all-Array positional calls skip the pytree flatten (it costs more than the rest)
-            avals = [a.aval for a in args if type(a) is ArrayImpl]
-            if len(avals) == len(args):
-                avals.append(_trace_context[0])
-                entry = self._fast_cache.get(tuple(avals))
-                if entry is not None and type(_trace_state.trace) is _EvalTrace:
-                    return entry.out_tree.unflatten(entry.compiled(args))
-        if self._has_static:
-            args, kwargs, static_key = self._split_static(args, kwargs)
-        else:
-            static_key = ()
-        leaves, in_tree = _flatten((args, kwargs), None, False, _NAMESPACE)
+    def cache_miss(self, *args, **kwargs):
+        """What C++ dispatch calls when its cache has no answer: run the call in Python and
+        hand back `(outputs, fast-path data or None, whether to drop C++'s cache)`."""
+        if self.inline and type(_trace_state.trace) is not _EvalTrace:
+            return self.fun(*args, **kwargs), None, False  # traced inline, as if not jitted
+        try:
+            out, fastpath = self.call(args, kwargs)
+        except BaseException:
+            # C++ now sends this signature to Python until its cache is cleared (below)
+            self._miss_failed = True
+            raise
+        if self._miss_failed and fastpath is not None:
+            self._miss_failed = False
+            jitted = self.jitted()
+            if jitted is not None:
+                jitted._clear_cache()
+        return out, fastpath, False
+
+    def call(self, args, kwargs):
+        """The Python path of a call: `(outputs, fast-path data or None)`."""
+        dyn_args, dyn_kwargs, static_key = (self._split_static(args, kwargs) if self._has_static
+                                            else (args, kwargs, ()))
+        leaves, in_tree = _flatten((dyn_args, dyn_kwargs), None, False, _NAMESPACE)
         try:
             avals = tuple([x.aval for x in leaves])
         except AttributeError:
@@ -335,20 +346,17 @@ class JitWrapped:
         key = (in_tree, static_key, avals, _trace_context[0])
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._trace(args, kwargs, static_key, in_tree, avals, key)
-        if type(_trace_state.trace) is _EvalTrace:
-            compiled = entry.compiled
-            if compiled is None:
-                compiled = entry.compiled = dispatch.compile(entry.request(self.name))
-                if not kwargs and not static_key and len(leaves) == len(args) and \
-                        all(type(a) is ArrayImpl for a in args):
-                    self._fast_cache[(*avals, _trace_context[0])] = entry
-            outs = compiled(leaves)
-        else:
+            entry = self._trace(dyn_args, dyn_kwargs, static_key, in_tree, avals, key)
+        if type(_trace_state.trace) is not _EvalTrace:
             closed = entry.closed
             outs = pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed),
                                name=self.name, donated_invars=None)
-        return entry.out_tree.unflatten(outs)
+            return entry.out_tree.unflatten(outs), None
+        compiled = entry.compiled
+        if compiled is None:
+            compiled = entry.compiled = dispatch.compile(entry.request(self.name))
+        out = entry.out_tree.unflatten(compiled(leaves))
+        return out, _fastpath_data(compiled, dyn_args, dyn_kwargs, leaves, out)
 
     def _split_static(self, args, kwargs):
         static = []
@@ -473,22 +481,10 @@ class JitWrapped:
 
     def clear_cache(self):
         self._cache.clear()
-        self._fast_cache.clear()
         try:
             _traces.pop(self.fun, None)
         except TypeError:  # not weakly referenceable: never cached
             pass
-
-    def _cache_size(self):
-        return len(self._cache)
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        return functools.partial(self, obj)
-
-    def __repr__(self):
-        return f"<jitted function {self.name}>"
 
 
 def _named_axes_in_scope() -> bool:
@@ -510,16 +506,16 @@ def _as_const_free(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
 _const_free_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
-# every live jit wrapper, so `clear_caches` can empty their per-signature caches
-_live_wrappers: "weakref.WeakSet[JitWrapped]" = weakref.WeakSet()
+# every live jit, so `clear_caches` can empty their per-signature caches
+_live_infos: "weakref.WeakSet[JitInfo]" = weakref.WeakSet()
 
 
 @register_cache
 def _clear_jit_caches():
-    for wrapped in list(_live_wrappers):
-        wrapped._cache.clear()
-        wrapped._fast_cache.clear()
-        wrapped._misses, wrapped._last_sig = 0, None  # a recompile after clearing is not a miss
+    _cpp_cache.clear()
+    for info in list(_live_infos):
+        info._cache.clear()
+        info._misses, info._last_sig = 0, None  # a recompile after clearing is not a miss
     for cache in (_traces, _jvp_jaxprs, _split_jaxprs, _transpose_jaxprs,
                   _const_free_cache, batching._batched_jaxprs):
         cache.clear()
@@ -649,6 +645,100 @@ class CompiledFunction:
         return self._compiled.exe.as_hlo_text()
 
 
+# -- the C++ fast path ------------------------------------------------------------------------
+#
+# `jit(fun)` is jaxlib's C++ `PjitFunction`. It flattens the arguments (with
+# tree_util.dispatch_registry), computes their signature and, on a hit in its cache, runs the
+# executable itself; on a miss it calls `JitInfo.cache_miss`, whose fast-path data (built here)
+# fills its cache. The methods jit objects have besides calling (`lower`, `trace`, ...) are
+# attached to the C++ type, reading the JitInfo each object carries.
+
+_cpp_cache = xla.PjitFunctionCache(capacity=8192)
+
+_FastpathData = collections.namedtuple("_FastpathData", [
+    "xla_executable", "out_pytree_def", "in_shardings", "out_shardings", "out_avals",
+    "out_committed", "kept_var_bitvec", "in_device_local_layouts", "const_args"])
+
+_CPP_LEAF_TYPES = frozenset([ArrayImpl, np.ndarray, bool, int, float, complex])
+_dispatch_flatten = tree_util.dispatch_registry.flatten
+
+
+def _fastpath_data(compiled: Compiled, dyn_args, dyn_kwargs, leaves, out):
+    """What C++ needs to make the next call with this signature itself, or None when only the
+    Python path is right for it: a debug flag checks outputs, C++ would see other leaves than
+    pyjax did (a value it does not know, a struct sequence), or an array lives elsewhere."""
+    if _debug_checks[0]:
+        return None
+    exe = compiled.exe
+    device = exe.devices[0]
+    for x in leaves:
+        t = type(x)
+        if t not in _CPP_LEAF_TYPES and not isinstance(x, np.generic):
+            return None
+        if t is ArrayImpl and xla.buffer_devices(x)[0] != device:
+            return None
+    cpp_leaves, _ = _dispatch_flatten((dyn_args, dyn_kwargs))
+    if len(cpp_leaves) != len(leaves) or any(a is not b for a, b in zip(cpp_leaves, leaves)):
+        return None
+    out_leaves, out_treedef = _dispatch_flatten(out)
+    if any(type(o) is not ArrayImpl for o in out_leaves):
+        return None
+    n_in = len(compiled.const_bufs) + len(leaves)
+    sharding = xla.single_device_sharding(device)
+    return _FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
+                         compiled.out_avals, [False] * len(out_leaves), [True] * n_in,
+                         [None] * n_in, compiled.const_bufs)
+
+
+def _shard_arg_fallback(*args):
+    raise TypeError(f"pyjax: jit cannot place argument {args[0]!r:.80} on a device")
+
+
+# debug_nans / debug_infs check every output in Python: while either is on, no fast path
+_debug_checks = [False]
+
+
+def _refresh_jit_settings(_=None):
+    _debug_checks[0] = bool(_config_values["jax_debug_nans"] or _config_values["jax_debug_infs"])
+    xla.TRACE_SETTINGS.set_global((_trace_context[0], _debug_checks[0]))
+
+
+for _name in (*_TRACE_FLAGS, "jax_debug_nans", "jax_debug_infs"):
+    config.on_change(_name, _refresh_jit_settings)
+_refresh_jit_settings()
+
+
+def jit_info(f) -> JitInfo:
+    """The JitInfo of a function `jit` made."""
+    return f.__dict__["_jit_info"]
+
+
+_info = jit_info
+
+
+xla.PjitFunction.lower = lambda self, *args, **kwargs: _info(self).lower(*args, **kwargs)
+xla.PjitFunction.trace = lambda self, *args, **kwargs: _info(self).trace(*args, **kwargs)
+xla.PjitFunction.eval_shape = lambda self, *args, **kwargs: _info(self).eval_shape(*args, **kwargs)
+
+
+def _clear_cache(self):
+    _info(self).clear_cache()
+    self._clear_cache()
+
+
+xla.PjitFunction.clear_cache = _clear_cache
+
+
+def make_jit(info: JitInfo, fun):
+    """The C++ dispatcher for `info`, dressed as `fun` (name, docstring, `__wrapped__`)."""
+    f = xla.pjit(info.name, fun, info.cache_miss, info.static_argnums, info.static_argnames,
+                 info.cpp_key, tree_util.dispatch_registry, _shard_arg_fallback, _cpp_cache)
+    functools.update_wrapper(f, fun, updated=())
+    f.__dict__["_jit_info"] = info
+    info.jitted = weakref.ref(f)
+    return f
+
+
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None):
@@ -662,8 +752,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, inline=inline)
-    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                      keep_unused, inline)
+    info = JitInfo(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                   keep_unused, inline)
+    return make_jit(info, fun)
 
 
 del dtypes

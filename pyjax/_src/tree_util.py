@@ -11,6 +11,11 @@ NB: optree decides which built-in types are nodes. Unlike JAX, `collections.dequ
 struct sequences (`time.struct_time`, `os.stat_result`) are nodes, not leaves, and a dict whose
 keys cannot be sorted is flattened in insertion order instead of raising.
 
+C++ jit dispatch (jaxlib's `_jax.pjit`) flattens arguments with jaxlib's own registry, so every
+node registered here is registered there too (`dispatch_registry`), with the same functions: the
+two flatten to the same leaves. (A value optree sees as a node and jaxlib as a leaf, such as a
+struct sequence, only sends jit calls down the slower Python path.)
+
 Layout: core flatten/unflatten, treedef helpers, key paths, registration, tree operations,
 structure-mismatch errors, `Partial`.
 """
@@ -29,8 +34,24 @@ from typing import Any, TypeVar
 import optree
 from optree import PyTreeKind
 
+from pyjax._src.backend import xla
+
 NAMESPACE = "pyjax"
 PyTreeDef = optree.PyTreeSpec
+
+# jaxlib's registry for C++ dispatch. Bare, it knows None, tuples, namedtuples, lists and dicts;
+# the other containers optree treats as nodes are added with optree's child order.
+dispatch_registry = xla.new_pytree_registry()
+dispatch_registry.register_node(
+    collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
+    lambda keys, values: collections.OrderedDict(zip(keys, values)))
+dispatch_registry.register_node(
+    collections.defaultdict,
+    lambda d: ([d[k] for k in sorted(d)], (d.default_factory, tuple(sorted(d)))),
+    lambda aux, values: collections.defaultdict(aux[0], zip(aux[1], values)))
+dispatch_registry.register_node(
+    collections.deque, lambda d: (list(d), d.maxlen),
+    lambda maxlen, values: collections.deque(values, maxlen=maxlen))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -395,6 +416,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func:
         optree.register_pytree_node(nodetype, flatten_func, unflatten_func, namespace=NAMESPACE)
     except ValueError as e:
         raise ValueError(f"Duplicate pytree node registration for {nodetype}: {e}") from None
+    dispatch_registry.register_node(nodetype, flatten_func, unflatten_func)
     if flatten_with_keys_func is not None:
         _flatten_with_keys_registry[nodetype] = flatten_with_keys_func
 

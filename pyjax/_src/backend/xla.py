@@ -95,6 +95,22 @@ _jax.jax_jit.set_post_hook_state(_POST_HOOK_STATE)
 config.on_change("jax_enable_x64", lambda v: _X64_STATE.set_global(bool(v)))
 config.on_change("jax_disable_jit", lambda v: _DISABLE_JIT_STATE.set_global(bool(v)))
 
+# C++ jit dispatch (`_jax.pjit`, pyjax's jit). Its cache key holds every Config made with
+# include_in_jit_key; pyjax adds two: whether a transformation is tracing (set by core whenever
+# the current trace changes, so a concrete call inside `grad` or a `jit` trace never takes the
+# fast path) and the settings that change what tracing produces (set by pjit).
+PjitFunction = _jax.PjitFunction
+PjitFunctionCache = _jax.PjitFunctionCache
+pjit = _jax.pjit
+TRACING = _jax.config.Config("pyjax_tracing", False, include_in_jit_key=True)
+TRACE_SETTINGS = _jax.config.Config("pyjax_trace_settings", None, include_in_jit_key=True)
+
+
+def new_pytree_registry():
+    """A pytree registry for C++ dispatch (a private one: jaxlib's default is jax's)."""
+    return _jax.pytree.PyTreeRegistry()
+
+
 # The only Python attribute jaxlib's C++ looks up on sharding objects (jax installs these
 # through `use_cpp_class`). NamedSharding needs a jax Mesh, so pyjax uses GSPMDSharding.
 _jax.SingleDeviceSharding._to_xla_hlo_sharding = lambda self, ndim: xc.HloSharding.replicate()
