@@ -14,6 +14,7 @@ compiled alone, as a one-equation jaxpr, once per (primitive, avals, params), an
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import logging
@@ -22,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core, dtypes, tree_util
 from pyjax._src.array import ArrayImpl, deleted_error, put_value
 from pyjax._src.backend import xla
 from pyjax._src.config import config
@@ -269,23 +270,60 @@ _float_checks()
 # jaxpr on a hit. A primitive carrying a jaxpr (scan, while) is looked up under that jaxpr,
 # weakly, so loops traced anew do not accumulate executables.
 
-_primitive_cache: dict = {}
+_primitive_cache: dict = {}  # (primitive, avals, *params.items()) -> Compiled
 _jaxpr_primitive_cache: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
 def apply_primitive(prim: core.Primitive, *args, **params):
-    avals = tuple([x.aval if type(x) is ArrayImpl else core.get_aval(x) for x in args])
-    key = (prim, avals, *params.items()) if params else (prim, avals)
+    """Run `prim` on concrete values: through one C++ dispatcher per (primitive, params), which
+    after the first call of each signature runs the executable without returning to Python."""
+    key = (prim, *params.items()) if params else prim
     try:
-        compiled = _primitive_cache.get(key)
+        fn = _eager_fns.get(key)
     except TypeError:  # an unhashable parameter: compile without caching
-        compiled, key = None, None
-    if compiled is None:
-        compiled = compile_primitive(prim, avals, params)
-        if key is not None:
-            _primitive_cache[key] = compiled
-    outs = compiled(args)
-    return outs if prim.multiple_results else outs[0]
+        outs = compile_primitive(prim, _avals(args), params)(args)
+        return outs if prim.multiple_results else outs[0]
+    if fn is None:
+        if len(_eager_fns) > 8192:
+            _eager_fns.clear()
+        fn = _eager_fns[key] = _eager_fn(prim, params, key)
+    try:
+        return fn(*args)
+    except ValueError:
+        for x in args:  # C++ passes on XLA's message, which names no array: say which
+            if type(x) is ArrayImpl and x.is_deleted():
+                raise deleted_error(x.aval) from None
+        raise
+
+
+# (primitive, *params.items()) -> its C++ dispatcher
+_eager_fns: dict = {}
+
+
+def _avals(args):
+    return tuple([x.aval if type(x) is ArrayImpl else core.get_aval(x) for x in args])
+
+
+def _eager_fn(prim, params, key):
+    multiple = prim.multiple_results
+
+    def run(*args):
+        avals = _avals(args)
+        ckey = (prim, avals, *params.items())
+        compiled = _primitive_cache.get(ckey)
+        if compiled is None:
+            compiled = _primitive_cache[ckey] = compile_primitive(prim, avals, params)
+        outs = compiled(args)
+        return compiled, (outs if multiple else outs[0])
+
+    def cache_miss(*args):
+        compiled, out = run(*args)
+        return out, fastpath_data(compiled, args, args, out), False
+
+    # `run` is also what C++ calls under disable_jit
+    return xla.pjit(prim.name, lambda *args: run(*args)[1], cache_miss, [], [], key,
+                    tree_util.dispatch_registry, shard_arg_fallback,
+                    xla.PjitFunctionCache(capacity=256))
 
 
 def apply_jaxpr_primitive(prim: core.Primitive, jaxpr_param: str, *args, **params):
@@ -312,6 +350,67 @@ def compile_primitive(prim, avals, params) -> Compiled:
     return compile(CompileRequest(core.ClosedJaxpr(jaxpr, []), prim.name))
 
 
+# -- C++ dispatch ------------------------------------------------------------------------------
+#
+# jit and eager primitives run on jaxlib's C++ dispatcher (`_jax.pjit`). On a miss it calls
+# Python, which runs the call and returns, with the outputs, the data C++ needs to make the next
+# call of the same signature by itself (`fastpath_data`).
+
+FastpathData = collections.namedtuple("FastpathData", [
+    "xla_executable", "out_pytree_def", "in_shardings", "out_shardings", "out_avals",
+    "out_committed", "kept_var_bitvec", "in_device_local_layouts", "const_args"])
+
+# the leaf types C++ dispatch handles itself (besides NumPy scalars)
+_CPP_LEAF_TYPES = frozenset([ArrayImpl, np.ndarray, bool, int, float, complex])
+_dispatch_flatten = tree_util.dispatch_registry.flatten
+
+# debug_nans / debug_infs check every output in Python: while either is on, no fast path
+# (the flags are also part of C++'s key, see pjit)
+_debug_checks = [False]
+
+
+def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
+    """The fast-path data for a call of `compiled` on `leaves` (the flattened `dyn_args`, the
+    arguments C++ sees) that returned `out`; None when only the Python path is right for the
+    signature: a debug flag checks outputs, C++ would see other leaves than pyjax did (a value
+    it does not know, a struct sequence), or an argument lives on another device."""
+    if _debug_checks[0]:
+        return None
+    exe = compiled.exe
+    device = exe.devices[0]
+    for x in leaves:
+        t = type(x)
+        if t not in _CPP_LEAF_TYPES and not isinstance(x, np.generic):
+            return None
+        if t is ArrayImpl and xla.buffer_devices(x)[0] != device:
+            return None
+    if dyn_args is not leaves:
+        cpp_leaves, _ = _dispatch_flatten(dyn_args)
+        if len(cpp_leaves) != len(leaves) or any(a is not b for a, b in zip(cpp_leaves, leaves)):
+            return None
+    out_leaves, out_treedef = _dispatch_flatten(out)
+    if any(type(o) is not ArrayImpl for o in out_leaves):
+        return None
+    n_in = len(compiled.const_bufs) + len(leaves)
+    sharding = xla.single_device_sharding(device)
+    return FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
+                        compiled.out_avals, [False] * len(out_leaves), [True] * n_in,
+                        [None] * n_in, compiled.const_bufs)
+
+
+def shard_arg_fallback(*args):
+    raise TypeError(f"pyjax: cannot place argument {args[0]!r:.80} on a device")
+
+
+def _refresh_debug_checks(_=None):
+    _debug_checks[0] = bool(config._values["jax_debug_nans"] or config._values["jax_debug_infs"])
+
+
+config.on_change("jax_debug_nans", _refresh_debug_checks)
+config.on_change("jax_debug_infs", _refresh_debug_checks)
+_refresh_debug_checks()
+
+
 # -- the in-memory cache registry ------------------------------------------------------------
 #
 # Every in-memory cache in pyjax (jit signatures, traced and transformed jaxprs, compiled
@@ -335,5 +434,6 @@ def clear_caches():
 
 register_cache(_compiled.clear)
 register_cache(_primitive_cache.clear)
+register_cache(_eager_fns.clear)
 register_cache(_jaxpr_primitive_cache.clear)
 register_cache(xla.clear_caches)

@@ -7,7 +7,6 @@ it; nested jits are inlined into the enclosing module when lowered.
 """
 from __future__ import annotations
 
-import collections
 import dataclasses
 import functools
 import inspect
@@ -356,7 +355,7 @@ class JitInfo:
         if compiled is None:
             compiled = entry.compiled = dispatch.compile(entry.request(self.name))
         out = entry.out_tree.unflatten(compiled(leaves))
-        return out, _fastpath_data(compiled, dyn_args, dyn_kwargs, leaves, out)
+        return out, dispatch.fastpath_data(compiled, (dyn_args, dyn_kwargs), leaves, out)
 
     def _split_static(self, args, kwargs):
         static = []
@@ -649,58 +648,16 @@ class CompiledFunction:
 #
 # `jit(fun)` is jaxlib's C++ `PjitFunction`. It flattens the arguments (with
 # tree_util.dispatch_registry), computes their signature and, on a hit in its cache, runs the
-# executable itself; on a miss it calls `JitInfo.cache_miss`, whose fast-path data (built here)
-# fills its cache. The methods jit objects have besides calling (`lower`, `trace`, ...) are
+# executable itself; on a miss it calls `JitInfo.cache_miss`, whose fast-path data
+# (`dispatch.fastpath_data`) fills its cache. The methods jit objects have besides calling (`lower`, `trace`, ...) are
 # attached to the C++ type, reading the JitInfo each object carries.
 
 _cpp_cache = xla.PjitFunctionCache(capacity=8192)
 
-_FastpathData = collections.namedtuple("_FastpathData", [
-    "xla_executable", "out_pytree_def", "in_shardings", "out_shardings", "out_avals",
-    "out_committed", "kept_var_bitvec", "in_device_local_layouts", "const_args"])
-
-_CPP_LEAF_TYPES = frozenset([ArrayImpl, np.ndarray, bool, int, float, complex])
-_dispatch_flatten = tree_util.dispatch_registry.flatten
-
-
-def _fastpath_data(compiled: Compiled, dyn_args, dyn_kwargs, leaves, out):
-    """What C++ needs to make the next call with this signature itself, or None when only the
-    Python path is right for it: a debug flag checks outputs, C++ would see other leaves than
-    pyjax did (a value it does not know, a struct sequence), or an array lives elsewhere."""
-    if _debug_checks[0]:
-        return None
-    exe = compiled.exe
-    device = exe.devices[0]
-    for x in leaves:
-        t = type(x)
-        if t not in _CPP_LEAF_TYPES and not isinstance(x, np.generic):
-            return None
-        if t is ArrayImpl and xla.buffer_devices(x)[0] != device:
-            return None
-    cpp_leaves, _ = _dispatch_flatten((dyn_args, dyn_kwargs))
-    if len(cpp_leaves) != len(leaves) or any(a is not b for a, b in zip(cpp_leaves, leaves)):
-        return None
-    out_leaves, out_treedef = _dispatch_flatten(out)
-    if any(type(o) is not ArrayImpl for o in out_leaves):
-        return None
-    n_in = len(compiled.const_bufs) + len(leaves)
-    sharding = xla.single_device_sharding(device)
-    return _FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
-                         compiled.out_avals, [False] * len(out_leaves), [True] * n_in,
-                         [None] * n_in, compiled.const_bufs)
-
-
-def _shard_arg_fallback(*args):
-    raise TypeError(f"pyjax: jit cannot place argument {args[0]!r:.80} on a device")
-
-
-# debug_nans / debug_infs check every output in Python: while either is on, no fast path
-_debug_checks = [False]
-
 
 def _refresh_jit_settings(_=None):
-    _debug_checks[0] = bool(_config_values["jax_debug_nans"] or _config_values["jax_debug_infs"])
-    xla.TRACE_SETTINGS.set_global((_trace_context[0], _debug_checks[0]))
+    debug = bool(_config_values["jax_debug_nans"] or _config_values["jax_debug_infs"])
+    xla.TRACE_SETTINGS.set_global((_trace_context[0], debug))
 
 
 for _name in (*_TRACE_FLAGS, "jax_debug_nans", "jax_debug_infs"):
@@ -714,7 +671,6 @@ def jit_info(f) -> JitInfo:
 
 
 _info = jit_info
-
 
 xla.PjitFunction.lower = lambda self, *args, **kwargs: _info(self).lower(*args, **kwargs)
 xla.PjitFunction.trace = lambda self, *args, **kwargs: _info(self).trace(*args, **kwargs)
@@ -732,7 +688,8 @@ xla.PjitFunction.clear_cache = _clear_cache
 def make_jit(info: JitInfo, fun):
     """The C++ dispatcher for `info`, dressed as `fun` (name, docstring, `__wrapped__`)."""
     f = xla.pjit(info.name, fun, info.cache_miss, info.static_argnums, info.static_argnames,
-                 info.cpp_key, tree_util.dispatch_registry, _shard_arg_fallback, _cpp_cache)
+                 info.cpp_key, tree_util.dispatch_registry, dispatch.shard_arg_fallback,
+                 _cpp_cache)
     functools.update_wrapper(f, fun, updated=())
     f.__dict__["_jit_info"] = info
     info.jitted = weakref.ref(f)
