@@ -341,6 +341,10 @@ class JitInfo:
         try:
             avals = tuple([x.aval for x in leaves])
         except AttributeError:
+            if self.inline and any(type(x) not in _PLAIN_LEAVES for x in leaves):
+                # a library function given a list, a string, an object with __jax_array__:
+                # run it as it is (its own checks name the problem)
+                return self.fun(*args, **kwargs), None
             avals = tuple([_leaf_aval_checked(x) for x in leaves])
         key = (in_tree, static_key, avals, _trace_context[0])
         entry = self._cache.get(key)
@@ -544,6 +548,10 @@ def _hashable_static(value, where):
         raise ValueError(f"Non-hashable static arguments are not supported: static argument "
                          f"{where} of type {type(value).__name__} ({value!r:.80}) cannot be hashed. "
                          f"Use a tuple instead of a list, or make the argument non-static.") from None
+
+
+_PLAIN_LEAVES = frozenset([ArrayImpl, np.ndarray, bool, int, float, complex, np.float32, np.float64,
+                           np.int32, np.int64, np.bool_, np.complex64])
 
 
 def _leaf_aval_checked(x):

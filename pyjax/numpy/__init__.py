@@ -5,6 +5,7 @@ from pyjax._src.array import Array as ndarray
 from pyjax._src.dtypes import finfo as finfo, iinfo as iinfo, issubdtype as issubdtype
 from pyjax._src.dtypes import can_cast as can_cast, isdtype as isdtype
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (attaches operators)
+from pyjax._src import jitted_numpy as _jitted  # the C++-dispatched versions (used at the end)
 from pyjax._src.numpy.util import broadcast_to as broadcast_to, broadcast_shapes as broadcast_shapes
 from pyjax._src.numpy.ufuncs import (
     sin as sin,
@@ -258,3 +259,13 @@ object_ = _np.object_
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 s_, index_exp = _np.s_, _np.index_exp
+
+# The hottest functions run on C++ dispatch (jit(inline=True), as in JAX), under every name
+# they have here; the ufunc objects among them keep their type and call the dispatched function.
+_fast_by_plain = {id(_f.__wrapped__): _f for _f in _jitted.FUNCTIONS.values()}
+for _name, _value in list(globals().items()):
+    if isinstance(_value, ufunc) and id(_value._call) in _fast_by_plain:
+        _value._call = _fast_by_plain[id(_value._call)]
+    elif id(_value) in _fast_by_plain and not _name.startswith("_"):
+        globals()[_name] = _fast_by_plain[id(_value)]
+del _name, _value, _fast_by_plain

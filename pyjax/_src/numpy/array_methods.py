@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
-from pyjax._src.array import Array, ArrayImpl
+from pyjax._src.array import Array, ArrayImpl, deleted_error
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax.utils import np_dtype_param
 from pyjax._src.numpy import indexing, lax_numpy, linalg_ops, ufuncs
@@ -21,8 +21,20 @@ def _defer(binary):
     def op(self, other):
         if type(other) is not ArrayImpl and not _accepted(other):
             return NotImplemented
-        return binary(self, other)
+        try:
+            return binary(self, other)
+        except ValueError:
+            _raise_if_deleted(self, other)
+            raise
     return op
+
+
+def _raise_if_deleted(*xs):
+    """C++ dispatch reports a deleted (donated) operand with XLA's message, which names no
+    array: name it."""
+    for x in xs:
+        if type(x) is ArrayImpl and x.is_deleted():
+            raise deleted_error(x.aval) from None
 
 
 def _accepted(x):

@@ -1,0 +1,95 @@
+"""The hottest NumPy functions and the operators of concrete arrays, on C++ dispatch.
+
+As in JAX, `jnp.sin`, `jnp.sum` or `x + y` called on concrete arrays are whole jitted functions
+(`jit(..., inline=True)`): after the first call of a signature, jaxlib's C++ dispatcher runs
+the compiled function with no Python work at all. Under a transformation `inline=True` makes
+them trace as if not jitted (the jaxpr holds `sin`, not a nested `jit`), and a call C++ cannot
+handle (a list, an object with `__jax_array__`, a string) runs the plain function, whose own
+checks raise the right error.
+
+Only functions whose result does not depend on the *values* of their arguments are here: under
+jit every argument is traced, so `jnp.power(x, 2)` (which looks at a concrete exponent) and
+indexing (static indices) keep their Python paths. Tracers keep the plain functions as methods
+and operators: for them the C++ detour would only cost time.
+
+The numpy layer cannot import jit (it sits below the api layer), so the wrapping is done here,
+and `pyjax.numpy` exports these versions.
+"""
+from __future__ import annotations
+
+import inspect
+
+from pyjax._src import pjit
+from pyjax._src.array import ArrayImpl
+from pyjax._src.numpy import array_methods, ufuncs
+from pyjax._src.numpy import reductions as jred
+
+_ELEMENTWISE = [
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "cbrt", "negative",
+    "add", "subtract", "multiply", "maximum", "minimum", "arctan2", "equal", "not_equal",
+    "less", "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "invert", "true_divide", "divide", "floor_divide", "remainder", "square", "reciprocal",
+    "positive", "absolute", "abs", "sign", "floor", "ceil", "trunc", "isfinite", "isinf", "isnan",
+    "log2", "log10", "logaddexp", "hypot",
+]
+
+_REDUCTIONS = ["sum", "prod", "max", "min", "all", "any", "mean"]
+_STATIC = ("axis", "dtype", "keepdims", "promote_integers")
+
+
+def _jit_inline(fun, static_argnames=()):
+    out = pjit.jit(fun, static_argnames=static_argnames, inline=True)
+    out.__module__ = "pyjax.numpy"
+    return out
+
+
+def _reduction(name):
+    """`jnp.<name>` with its static arguments (axis, dtype, keepdims) made hashable first; calls
+    with `initial=` or `where=` keep the Python path (they are rare, and `initial` is a value)."""
+    plain = getattr(jred, name)
+    static = [p for p in inspect.signature(plain).parameters if p in _STATIC]
+    jitted = _jit_inline(plain, static)
+
+    def reduce(a, axis=None, *args, **kwargs):
+        if args or kwargs.get("initial") is not None or kwargs.get("where") is not None:
+            return plain(a, axis, *args, **kwargs)
+        if type(axis) is list:
+            axis = tuple(axis)
+        return jitted(a, axis, **kwargs)
+
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = plain.__doc__
+    reduce.__signature__ = inspect.signature(plain)
+    reduce.__wrapped__ = plain
+    return reduce
+
+
+FUNCTIONS = {name: _jit_inline(getattr(ufuncs, name)) for name in _ELEMENTWISE
+             if hasattr(ufuncs, name)}
+FUNCTIONS.update({name: _reduction(name) for name in _REDUCTIONS})
+
+
+def _attach_to_arrays():
+    """Concrete arrays' operators and reduction methods call the C++-dispatched functions."""
+    f = FUNCTIONS
+    defer, swap = array_methods._defer, array_methods._swap
+    binary = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+              "floordiv": "floor_divide", "mod": "remainder", "and": "bitwise_and",
+              "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
+              "rshift": "right_shift"}
+    for op, name in binary.items():
+        setattr(ArrayImpl, f"__{op}__", defer(f[name]))
+        setattr(ArrayImpl, f"__r{op}__", defer(swap(f[name])))
+    for op, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                     "gt": "greater", "ge": "greater_equal"}.items():
+        setattr(ArrayImpl, f"__{op}__", defer(f[name]))
+    for op, name in {"neg": "negative", "pos": "positive", "abs": "absolute",
+                     "invert": "invert"}.items():
+        setattr(ArrayImpl, f"__{op}__", f[name])
+    for name in _REDUCTIONS:
+        setattr(ArrayImpl, name, array_methods._method(f[name]))
+
+
+_attach_to_arrays()
