@@ -157,7 +157,7 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
         env[v] = n
     for v, n in zip(jaxpr.invars, args, strict=True):
         env[v] = n
-    for eqn in jaxpr.eqns:
+    for eqn in _live_eqns(jaxpr):
         rule = eqn.primitive.rule("lowering", module.platform)
         ctx = LoweringRuleContext(fb, module, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
         out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
@@ -167,6 +167,20 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
         else:
             env[eqn.outvars[0]] = out
     return [read(v) for v in jaxpr.outvars]
+
+
+def _live_eqns(jaxpr: core.Jaxpr) -> list:
+    """The equations whose results are used, plus those with effects, in order. A jaxpr from
+    `grad` keeps the primal computations its output does not need (JAX drops them with a
+    dead-code pass before lowering); emitting them would only make XLA parse and delete them."""
+    live = {v for v in jaxpr.outvars if type(v) is not core.Literal}
+    keep = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars) or eqn.effects:
+            keep.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is not core.Literal)
+    keep.reverse()
+    return keep
 
 
 def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replicas, num_partitions,
