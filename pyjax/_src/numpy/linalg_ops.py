@@ -39,53 +39,48 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
-    """Matrix product with NumPy's broadcasting of leading (batch) dimensions."""
+    """Matrix product with NumPy's broadcasting of leading (batch) dimensions. A vector operand
+    is contracted as it is (as JAX does): reshaping it to a 1-row matrix would leave size-1
+    dimensions in every dot_general derived from it (vmap, transpose), which XLA compiles slower."""
     check_arraylike("matmul", a, b)
     a, b = promote_dtypes(a, b)
     aa, ba = _aval(a), _aval(b)
     if aa.ndim == 0 or ba.ndim == 0:
         raise ValueError(f"matmul: operands must have at least 1 dimension, got shapes {aa.shape} and {ba.shape}")
-    a_vec, b_vec = aa.ndim == 1, ba.ndim == 1
-    if a_vec:
-        a = lax.reshape(a, (1, aa.shape[0]))
-    if b_vec:
-        b = lax.reshape(b, (ba.shape[0], 1))
-    aa, ba = _aval(a), _aval(b)
-    if aa.shape[-1] != ba.shape[-2]:
+    a_mat, b_mat = aa.ndim > 1, ba.ndim > 1
+    k_a, k_b = aa.shape[-1], ba.shape[-2 if b_mat else 0]
+    if k_a != k_b:
         raise TypeError(f"matmul: input operand 1 has a mismatch in its core dimension 0, with "
-                        f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {ba.shape[-2]} is different "
-                        f"from {aa.shape[-1]}); shapes {aa.shape} and {ba.shape}")
+                        f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {k_b} is different "
+                        f"from {k_a}); shapes {aa.shape} and {ba.shape}")
+    a_batch, b_batch = aa.shape[:-2], ba.shape[:-2]
     try:
-        batch = np.broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
+        batch = np.broadcast_shapes(a_batch, b_batch)
     except ValueError:
-        raise ValueError(f"matmul: batch dimensions {aa.shape[:-2]} and {ba.shape[:-2]} of operands "
+        raise ValueError(f"matmul: batch dimensions {a_batch} and {b_batch} of operands "
                          f"{aa.str_short()} and {ba.str_short()} do not broadcast") from None
     nb = len(batch)
 
-    def prep(x, av):
-        """Rank-promote; squeeze batch dims of size 1 that broadcast against the other operand."""
-        if av.ndim - 2 < nb:
-            x = lax.reshape(x, (1,) * (nb - (av.ndim - 2)) + av.shape)
-        shape = _aval(x).shape
-        drop = [i for i in range(nb) if shape[i] != batch[i]]
-        return (lax.squeeze(x, drop) if drop else x), [i for i in range(nb) if i not in drop]
+    def prep(x, x_batch):
+        """Squeeze the batch dims of size 1 that broadcast against the other operand; return
+        the operand and the result batch positions of the batch dims it keeps."""
+        lead = nb - len(x_batch)
+        drop = [i for i, d in enumerate(x_batch) if d != batch[lead + i]]
+        keep = [lead + i for i in range(len(x_batch)) if i not in drop]
+        return (lax.squeeze(x, drop) if drop else x), keep
 
-    a, a_keep = prep(a, aa)
-    b, b_keep = prep(b, ba)
+    a, a_keep = prep(a, a_batch)
+    b, b_keep = prep(b, b_batch)
     both = [i for i in a_keep if i in b_keep]
     a_only = [i for i in a_keep if i not in b_keep]
     b_only = [i for i in b_keep if i not in a_keep]
-    dn = (((len(a_keep) + 1,), (len(b_keep),)),
+    dn = (((len(a_keep) + a_mat,), (len(b_keep),)),
           (tuple(a_keep.index(d) for d in both), tuple(b_keep.index(d) for d in both)))
     out = dot_general(a, b, dn, precision, preferred_element_type)
-    # dot_general gives (both..., a_only..., m, b_only..., n); put batch dims back in order
-    order = both + a_only + [nb] + b_only + [nb + 1]
-    out = lax.transpose(out, [order.index(d) for d in range(nb + 2)])
-    if b_vec:
-        out = lax.squeeze(out, (_aval(out).ndim - 1,))
-    if a_vec:
-        out = lax.squeeze(out, (_aval(out).ndim - (1 if b_vec else 2),))
-    return out
+    # dot_general gives (both..., a_only..., m?, b_only..., n?); put batch dims back in order
+    m, n = (["m"] if a_mat else []), (["n"] if b_mat else [])
+    have = both + a_only + m + b_only + n
+    return lax.transpose(out, [have.index(d) for d in list(range(nb)) + m + n])
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
