@@ -540,7 +540,11 @@ expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one",
                jvp=lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
 log_p = unop("log", np.log, "stablehlo.log", jvp=lambda g, ans, x: div(g, x))
 log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one", jvp=lambda g, ans, x: div(g, add(x, _const(x, 1))))
-tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", jvp=lambda g, ans, x: mul(g, sub(_const(ans, 1), mul(ans, ans))))
+# 1 - ans**2 factored as (1 - ans) * (1 + ans), as JAX factors it: XLA compiles the vmap(grad)
+# of a tanh network ~10% faster than with 1 - ans * ans. Unlike JAX's (g + g*ans) * (1 - ans),
+# linearizing it saves one residual, not two.
+tanh_p = unop("tanh", np.tanh, "stablehlo.tanh",
+              jvp=lambda g, ans, x: mul(g, mul(sub(_const(ans, 1), ans), add(_const(ans, 1), ans))))
 logistic_p = unop("logistic", lambda x: 1 / (1 + np.exp(-x)), "stablehlo.logistic",
                   jvp=lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
 sin_p = unop("sin", np.sin, "stablehlo.sine", jvp=lambda g, ans, x: mul(g, cos(x)))
