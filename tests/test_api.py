@@ -154,7 +154,9 @@ def test_device_put_pytree_and_explicit_device():
     assert tree["a"].dtype == np.int32
     y = jnp.arange(3.0) * 2
     assert jax.device_put(y) is y
-    assert jax.device_put(y, dev) is y  # already there
+    z = jax.device_put(y, dev)  # as in JAX: the same data, now committed to the device
+    assert z is not y and z.committed and not y.committed
+    assert z.unsafe_buffer_pointer() == y.unsafe_buffer_pointer()
     np.testing.assert_array_equal(np.asarray(jax.device_put(y, dev, may_alias=False)), [0, 2, 4])
 
 

@@ -46,7 +46,9 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if type(v) is ArrayImpl:
             if device is None or device in xla.buffer_devices(v):
                 # may_alias=False: a buffer of its own (donating one must not delete the other)
-                return v if not (may_alias is False) else xla.copy(v)
+                out = v if not (may_alias is False) else xla.copy(v)
+                # as in JAX, an array placed on a named device is committed to it
+                return xla.committed(out) if device is not None else out
             return _put_on(np.asarray(v._value), v.aval, device)
         host = canonical_host_value(v)
         aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))

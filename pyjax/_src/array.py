@@ -18,7 +18,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
-from pyjax._src.sharding import SingleDeviceSharding
+from pyjax._src.sharding import Shard, SingleDeviceSharding
 
 ArrayImpl = xla.ArrayImpl
 
@@ -129,6 +129,13 @@ class _ArrayImplMethods:
 
     def devices(self):
         return set(xla.buffer_devices(self))
+
+    @property
+    def addressable_shards(self):
+        """The pieces of the array on this process's devices (one: all of it, on its device)."""
+        return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
+
+    global_shards = addressable_shards
 
     def delete(self):
         _native_delete(self)

@@ -393,9 +393,15 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
         return None
     n_in = len(compiled.const_bufs) + len(leaves)
     sharding = xla.single_device_sharding(device)
+    committed = [any_committed(leaves)] * len(out_leaves)
     return FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
-                        compiled.out_avals, [False] * len(out_leaves), [True] * n_in,
-                        [None] * n_in, compiled.const_bufs)
+                        compiled.out_avals, committed, [True] * n_in, [None] * n_in,
+                        compiled.const_bufs)
+
+
+def any_committed(leaves) -> bool:
+    """As in JAX, a computation on an array committed to a device gives committed outputs."""
+    return any(type(x) is ArrayImpl and x._committed for x in leaves)
 
 
 def shard_arg_fallback(*args):

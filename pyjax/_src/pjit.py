@@ -358,7 +358,10 @@ class JitInfo:
         compiled = entry.compiled
         if compiled is None:
             compiled = entry.compiled = dispatch.compile(entry.request(self.name))
-        out = entry.out_tree.unflatten(compiled(leaves))
+        outs = compiled(leaves)
+        if dispatch.any_committed(leaves):
+            outs = [xla.committed(o) for o in outs]
+        out = entry.out_tree.unflatten(outs)
         return out, dispatch.fastpath_data(compiled, (dyn_args, dyn_kwargs), leaves, out)
 
     def _split_static(self, args, kwargs):

@@ -19,6 +19,20 @@ class Sharding:
         return True
 
 
+class Shard:
+    """One piece of an array on one device: `data` holds `index` (a tuple of slices into the
+    global array) of the array's value."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
+
+
 class SingleDeviceSharding(Sharding):
     """All of the array on one device."""
 

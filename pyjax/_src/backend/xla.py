@@ -375,6 +375,11 @@ def put(x, device, aval, may_alias=False, committed=False):
                                committed, False, semantics, True)
 
 
+def committed(buf):
+    """`buf`'s data as an array committed to its device (the same buffer, not a copy)."""
+    return _jax.ArrayImpl(buf.aval, buf._sharding, [buf], True, _skip_checks=True)
+
+
 def is_aliased(buf, x) -> bool:
     """Whether the device buffer `buf` shares its memory with the NumPy array `x`."""
     return x.nbytes >= _ALIAS_MIN_BYTES and buf.unsafe_buffer_pointer() == x.ctypes.data
