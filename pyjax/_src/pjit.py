@@ -1,9 +1,11 @@
 """`jit`: trace once per signature, compile with XLA, and call the executable.
 
-Outside any transformation a jitted call is: flatten the arguments, look the signature up in a
-dict, hand the buffers to the executable, wrap the outputs. Under a transformation (grad, vmap,
-an enclosing jit) it binds the `pjit` primitive, whose rules let every interpreter see through
-it; nested jits are inlined into the enclosing module when lowered.
+`jit(f)` is jaxlib's C++ `PjitFunction`: it flattens the arguments, looks their signature up in
+its cache and runs the executable, all in C++. The first call of a signature (and any call C++
+cannot answer: tracers, unknown leaf types) comes to `JitInfo.cache_miss`, which traces, compiles
+through `dispatch.compile`, runs, and hands C++ the data for the next call. Under a
+transformation (grad, vmap, an enclosing jit) the call binds the `pjit` primitive, whose rules let
+every interpreter see through it; nested jits are inlined into the enclosing module when lowered.
 """
 from __future__ import annotations
 
@@ -170,10 +172,6 @@ pjit_p.def_batch(batching.AxisBatchRule(_pjit_batch))
 
 
 # -- signatures --------------------------------------------------------------------------------
-
-
-def _leaf_aval(x):
-    return x.aval if type(x) is ArrayImpl else core.get_aval(x)
 
 
 class _Entry:
