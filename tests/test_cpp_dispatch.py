@@ -206,3 +206,36 @@ def test_concurrent_calls_agree():
     for t in threads:
         t.join()
     assert len(results) == 1200 and all(results)
+
+
+def test_computations_follow_committed_arguments_to_their_device():
+    """With two CPU devices (a fresh process): jit and eager ops run where their committed
+    arguments are, uncommitted ones follow, and two different devices are JAX's ValueError."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import numpy as np, pyjax as jax, pyjax.numpy as jnp
+        d0, d1 = jax.devices()
+        x = jax.device_put(jnp.arange(3.0), d1)
+        f = jax.jit(lambda a, b: a * b)
+        for _ in range(3):   # the Python path, then C++
+            z = f(x, jnp.ones(3))
+            assert z.device == d1 and z.committed, z.device
+            np.testing.assert_array_equal(np.asarray(z), [0, 1, 2])
+        for out in (x + 1, jnp.sin(x), jax.lax.neg(x)):
+            assert out.device == d1 and out.committed
+        assert f(jnp.ones(3), jnp.ones(3)).device == d0
+        try:
+            f(x, jax.device_put(jnp.ones(3), d0))
+        except ValueError as e:
+            assert "Received incompatible devices for jitted computation" in str(e), e
+        else:
+            raise AssertionError("no error")
+        print("ok")
+    """)
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]

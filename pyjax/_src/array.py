@@ -64,11 +64,14 @@ def from_host(value: np.ndarray, weak_type=False, device=None) -> ArrayImpl:
 
 
 def put_value(x, device=None) -> ArrayImpl:
-    """Any concrete value an executable takes (Array, NumPy value, Python scalar) as an array."""
-    if type(x) is ArrayImpl:
+    """Any concrete value an executable takes (Array, NumPy value, Python scalar) as an array
+    (on `device`, None: the default one)."""
+    if type(x) is ArrayImpl and device is None:
         return x
     if isinstance(x, core.Tracer):
         raise core.escaped_tracer_error(x)
+    if type(x) is ArrayImpl:  # on another device
+        return xla.put(np.asarray(x._value), device, x.aval)
     aval = core.get_aval(x)
     return xla.put(np.asarray(x, aval.dtype), device or xla.devices()[0], aval)
 

@@ -175,7 +175,7 @@ class Compiled:
     """
 
     __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated", "_jaxpr",
-                 "_one_primitive")
+                 "_one_primitive", "device")
 
     def __init__(self, exe, closed, const_bufs, text, name, donated=()):
         self.exe = exe
@@ -185,6 +185,8 @@ class Compiled:
         self.name = name
         self.donated = tuple(donated) if any(donated) else ()
         self._jaxpr = weakref.ref(closed)
+        # where arguments must be (None: one device in the process, nothing to check)
+        self.device = exe.devices[0] if xla.multiple_devices() else None
         eqns = closed.jaxpr.eqns
         self._one_primitive = len(eqns) == 1 and eqns[0].primitive.name == name  # an eager op
 
@@ -193,12 +195,19 @@ class Compiled:
         return self._jaxpr()
 
     def __call__(self, args) -> list[ArrayImpl]:
-        bufs = [x if type(x) is ArrayImpl else put_value(x) for x in args]
+        if self.device is None:
+            bufs = [x if type(x) is ArrayImpl else put_value(x) for x in args]
+        else:  # several devices: arguments elsewhere (uncommitted ones) move to ours
+            bufs = [put_value(x, self.device) if type(x) is not ArrayImpl
+                    or xla.buffer_devices(x)[0] != self.device else x for x in args]
         if self.donated:
             self._check_donation(args)
         if self.const_bufs:
             bufs = self.const_bufs + bufs
-        return self._run(bufs, args)
+        outs = self._run(bufs, args)
+        if any_committed(args):
+            outs = [xla.committed(o) for o in outs]
+        return outs
 
     def _check_donation(self, args):
         for x, d in zip(args, self.donated, strict=True):
@@ -270,7 +279,7 @@ _float_checks()
 # jaxpr on a hit. A primitive carrying a jaxpr (scan, while) is looked up under that jaxpr,
 # weakly, so loops traced anew do not accumulate executables.
 
-_primitive_cache: dict = {}  # (primitive, avals, *params.items()) -> Compiled
+_primitive_cache: dict = {}  # (primitive, avals, device, *params.items()) -> Compiled
 _jaxpr_primitive_cache: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
@@ -309,10 +318,11 @@ def _eager_fn(prim, params, key):
 
     def run(*args):
         avals = _avals(args)
-        ckey = (prim, avals, *params.items())
+        device = committed_device(args, prim.name) if xla.multiple_devices() else None
+        ckey = (prim, avals, device, *params.items())
         compiled = _primitive_cache.get(ckey)
         if compiled is None:
-            compiled = _primitive_cache[ckey] = compile_primitive(prim, avals, params)
+            compiled = _primitive_cache[ckey] = compile_primitive(prim, avals, params, device)
         outs = compiled(args)
         return compiled, (outs if multiple else outs[0])
 
@@ -340,14 +350,39 @@ def apply_jaxpr_primitive(prim: core.Primitive, jaxpr_param: str, *args, **param
     return compiled(args)
 
 
-def compile_primitive(prim, avals, params) -> Compiled:
-    """Compile one application of `prim` (on the default device), through `compile`."""
+def compile_primitive(prim, avals, params, device=None) -> Compiled:
+    """Compile one application of `prim` (on `device`; None: the default), through `compile`."""
     out = prim.rule("abstract_eval")(*avals, **params)
     out_avals = list(out) if prim.multiple_results else [out]
     invars = [core.Var(a) for a in avals]
     outvars = [core.Var(a) for a in out_avals]
     jaxpr = core.Jaxpr([], invars, outvars, [core.JaxprEqn(invars, outvars, prim, params)])
-    return compile(CompileRequest(core.ClosedJaxpr(jaxpr, []), prim.name))
+    devices = (device,) if device is not None else ()
+    return compile(CompileRequest(core.ClosedJaxpr(jaxpr, []), prim.name, devices=devices))
+
+
+def committed_device(leaves, name, labels=None):
+    """The device a computation on `leaves` runs on: that of its committed arguments (None when
+    there are none: the default device). Arguments committed to different devices are a
+    ValueError, as in JAX. `labels` name the leaves in the message (default: their positions)."""
+    device = first = None
+    for i, x in enumerate(leaves):
+        if type(x) is ArrayImpl and x._committed:
+            d = xla.buffer_devices(x)[0]
+            if device is None:
+                device, first = d, i
+            elif d != device:
+                def say(j, dev):
+                    label = labels[j] if labels else f"argument {j}"
+                    return (f"{label} of {name} with shape {_shape_str(leaves[j].aval)} and with "
+                            f"device ids [{dev.id}] on platform {dev.platform.upper()}")
+                raise ValueError(f"Received incompatible devices for jitted computation. Got "
+                                 f"{say(first, device)} and {say(i, d)}")
+    return device
+
+
+def _shape_str(aval):
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 # -- C++ dispatch ------------------------------------------------------------------------------

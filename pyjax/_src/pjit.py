@@ -175,17 +175,29 @@ pjit_p.def_batch(batching.AxisBatchRule(_pjit_batch))
 
 
 class _Entry:
-    __slots__ = ("closed", "out_tree", "compiled", "consts_are_concrete", "donated")
+    __slots__ = ("closed", "out_tree", "compiled", "elsewhere", "consts_are_concrete", "donated")
 
     def __init__(self, closed, out_tree, donated):
         self.closed = closed
         self.out_tree = out_tree
-        self.compiled = None
+        self.compiled = None  # for the default device
+        self.elsewhere = {}   # device -> Compiled, for arguments committed to another device
         self.donated = donated
         self.consts_are_concrete = not any(isinstance(c, core.Tracer) for c in closed.consts)
 
-    def request(self, name) -> CompileRequest:
-        return CompileRequest(self.closed, f"jit_{name}", self.donated)
+    def request(self, name, device=None) -> CompileRequest:
+        devices = (device,) if device is not None else ()
+        return CompileRequest(self.closed, f"jit_{name}", self.donated, devices)
+
+    def compiled_for(self, name, device) -> Compiled:
+        if device is None or device == dispatch.default_devices()[0]:
+            if self.compiled is None:
+                self.compiled = dispatch.compile(self.request(name))
+            return self.compiled
+        compiled = self.elsewhere.get(device)
+        if compiled is None:
+            compiled = self.elsewhere[device] = dispatch.compile(self.request(name, device))
+        return compiled
 
 
 def _normalize_argnums(argnums, nargs_hint=None):
@@ -353,14 +365,13 @@ class JitInfo:
             outs = pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed),
                                name=self.name, donated_invars=None)
             return entry.out_tree.unflatten(outs), None
-        compiled = entry.compiled
-        if compiled is None:
-            compiled = entry.compiled = dispatch.compile(entry.request(self.name))
-        outs = compiled(leaves)
-        if dispatch.any_committed(leaves):
-            outs = [xla.committed(o) for o in outs]
-        out = entry.out_tree.unflatten(outs)
-        return out, dispatch.fastpath_data(compiled, (dyn_args, dyn_kwargs), leaves, out)
+        device = None
+        if xla.multiple_devices():
+            labels = _arg_origins(self._params(), dyn_args, dyn_kwargs, in_tree)
+            device = dispatch.committed_device(leaves, self.name, labels)
+        out = entry.out_tree.unflatten(entry.compiled_for(self.name, device)(leaves))
+        return out, dispatch.fastpath_data(entry.compiled_for(self.name, device),
+                                           (dyn_args, dyn_kwargs), leaves, out)
 
     def _split_static(self, args, kwargs):
         static = []

@@ -271,6 +271,12 @@ def device_count(backend=None):
     return len(get_client(backend).devices())
 
 
+@functools.cache
+def multiple_devices() -> bool:
+    """Whether the default backend has more than one device (so placement must be checked)."""
+    return len(get_client().devices()) > 1
+
+
 def local_device_count(backend=None):
     return get_client(backend).local_device_count()
 
