@@ -16,6 +16,8 @@ def encode(value) -> dict:
     """A JSON-able description of a result."""
     if isinstance(value, (tuple, list)):
         return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": {str(k): encode(v) for k, v in value.items()}}
     if isinstance(value, str):
         return {"str": value}
     if value is None or type(value) in (bool, int, float):
@@ -32,9 +34,9 @@ def encode(value) -> dict:
 
 def _values(arr):
     if arr.dtype.kind == "b":
-        return arr.astype(bool).tolist()
+        return arr.astype(bool).reshape(-1).tolist()
     if arr.dtype.kind in "iu":
-        return arr.astype(np.int64).tolist()
+        return arr.astype(np.int64).reshape(-1).tolist()
     return [_float(v) for v in arr.astype(np.float64).reshape(-1)]
 
 
@@ -81,6 +83,11 @@ def assert_matches(actual: dict, expected: dict, rtol=2e-6, atol=1e-7, err_msg="
         assert "tuple" in actual and len(actual["tuple"]) == len(expected["tuple"]), err_msg
         for i, (a, e) in enumerate(zip(actual["tuple"], expected["tuple"])):
             assert_matches(a, e, rtol, atol, f"{err_msg}[{i}]")
+        return
+    if "dict" in expected:
+        assert sorted(actual.get("dict", {})) == sorted(expected["dict"]), err_msg
+        for k, e in expected["dict"].items():
+            assert_matches(actual["dict"][k], e, rtol, atol, f"{err_msg}[{k!r}]")
         return
     if "python" in expected or "str" in expected:
         assert actual == {k: v for k, v in expected.items() if k != "warning"} | (
