@@ -72,6 +72,12 @@ from pyjax._src.lax.elementwise import (
     convert_element_type as convert_element_type,
     bitcast_convert_type as bitcast_convert_type,
 )
+from pyjax._src.lax.special import (
+    bessel_i0e as bessel_i0e,
+    bessel_i1e as bessel_i1e,
+    polygamma as polygamma,
+    zeta as zeta,
+)
 from pyjax._src.lax.shape_ops import (
     broadcast_in_dim as broadcast_in_dim,
     broadcast as broadcast,

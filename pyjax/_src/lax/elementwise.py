@@ -565,7 +565,7 @@ erfc_p = unop("erfc", lambda x: _sps().erfc(x), "chlo.erfc", FLOAT,
               jvp=lambda g, ans, x: mul(g, mul(_const(x, -2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
 erf_inv_p = unop("erf_inv", lambda x: _sps().erfinv(x), "chlo.erf_inv", FLOAT,
                  jvp=lambda g, ans, x: mul(g, mul(_const(x, np.sqrt(np.pi) / 2), exp(mul(ans, ans)))))
-# NB: digamma has no JVP rule yet: its derivative needs polygamma, which has no primitive.
+# digamma's JVP needs polygamma: special.py, which defines polygamma, attaches it.
 digamma_p = unop("digamma", lambda x: _sps().digamma(x), "chlo.digamma", FLOAT)
 lgamma_p = unop("lgamma", lambda x: _sps().gammaln(x), "chlo.lgamma", FLOAT, jvp=lambda g, ans, x: mul(g, digamma(x)))
 abs_p = unop("abs", np.abs, "stablehlo.abs", "ifc", result_dtype=real_dtype, jvp=_abs_jvp)  # as JAX: no unsigned
