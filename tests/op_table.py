@@ -696,6 +696,8 @@ MISSING_RULES: dict[str, dict[str, str]] = {
                                           "all_to_all", "ppermute", "axis_index")},
         **{name: _HIGHER_ORDER for name in ("cond", "while", "scan", "jit", "remat2",
                                             "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+        "random_gamma": "a rejection sampler driven by threefry bits: its oracle is JAX's recorded "
+                        "samples (tests/test_random.py)",
     },
 }
 

@@ -31,7 +31,7 @@ LAYERS = [
     ("numpy", ["pyjax._src.numpy"]),
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.pjit", "pyjax._src.ad_api",
              "pyjax._src.custom_derivatives", "pyjax._src.ad_checkpoint", "pyjax._src.test_util",
-             "pyjax._src.jitted_numpy", "pyjax._src.flatten_util"]),
+             "pyjax._src.jitted_numpy", "pyjax._src.flatten_util", "pyjax._src.random"]),
     ("nn", ["pyjax._src.nn"]),
     ("public", ["pyjax"]),
 ]

@@ -274,12 +274,19 @@ ACTED_ON = frozenset({
     "jax_explain_cache_misses",       # jit: explain every retrace (pyjax explains repeats anyway)
     "jax_platforms", "jax_platform_name", "jax_num_cpu_devices",  # backend: client selection
     "jax_compilation_cache_dir",      # backend: the persistent cache directory
+    "jax_threefry_partitionable",     # random: the threefry split/bits scheme
+    "jax_default_prng_impl",          # random: the implementation of raw keys and new keys
+    "jax_enable_custom_prng",         # random: PRNGKey returns typed keys
+    "jax_legacy_prng_key",            # random: raw keys allowed, warned about, or refused
+    "jax_random_seed_offset",         # random: added to every seed
+    "jax_high_dynamic_range_gumbel",  # random: gumbel's default mode
 })
 NO_OPS = frozenset(name for name, _, _ in _FLAGS) - ACTED_ON
 
 # Flags whose value changes what tracing a function produces: part of every trace-cache key.
 TRACE_FLAGS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_numpy_rank_promotion",
-               "jax_numpy_dtype_promotion", "jax_default_matmul_precision")
+               "jax_numpy_dtype_promotion", "jax_default_matmul_precision",
+               "jax_threefry_partitionable", "jax_random_seed_offset")
 
 _TRUTHY = {"1", "true", "yes", "on", "t", "y"}
 _ENV_ALIASES = {"jax_log_compiles": "PYJAX_LOG_COMPILES"}  # pyjax's own spelling, also read

@@ -1,0 +1,443 @@
+"""PRNG keys: raw uint32 keys (`PRNGKey`), typed key arrays (`key`), and the key operations
+(`split`, `fold_in`, `bits`, `clone`, `key_data`, `wrap_key_data`, `key_impl`, `key_dtype`).
+
+A typed key array is a `PRNGKeyArray`: its key data (a uint32 array whose trailing dims are the
+implementation's key shape) and the implementation. It is a pytree node whose one child is the
+data and whose aux data is the implementation, so jit, vmap, scan and grad carry keys through
+their data.
+
+NB: in JAX a typed key is an array of an extended dtype, so it is one pytree leaf and
+`isinstance(key, jax.Array)` holds; here `tree_leaves(key)` is `[key_data(key)]` and the
+isinstance check is False (README, "Differences from JAX").
+"""
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.array import Array
+from pyjax._src.config import LegacyPrngKeyState, config
+from pyjax._src.numpy import creation
+from pyjax._src.numpy import reductions as jnp_reductions
+from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy.util import is_arraylike
+from pyjax._src.random import prng
+from pyjax._src.random.prng import PRNGImpl
+
+# -- the key dtype ---------------------------------------------------------------------------
+
+
+class KeyTy(dtypes.ExtendedDType):
+    """The dtype of a typed key array: `key<fry>` for threefry2x32 keys."""
+    type = dtypes.prng_key
+    _rules = None  # (JAX's per-dtype rules: pyjax keys are pytrees instead, see the module doc)
+
+    def __init__(self, impl: PRNGImpl):
+        self._impl = impl
+
+    @property
+    def name(self) -> str:
+        return f"key<{self._impl.tag}>"
+
+    @property
+    def itemsize(self) -> int:
+        return math.prod(self._impl.key_shape) * 4
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return type(other) is KeyTy and self._impl == other._impl
+
+    def __hash__(self):
+        return hash((KeyTy, self._impl))
+
+
+# -- typed key arrays ----------------------------------------------------------------------------
+
+
+class PRNGKeyArray:
+    """An array of PRNG keys: `shape` is the key data's shape without the trailing key dims.
+
+    >>> keys = split(key(0), 4)
+    >>> keys.shape, keys[1:3].shape, keys.reshape(2, 2).shape
+    ((4,), (2,), (2, 2))
+    """
+    __slots__ = ("_impl", "_base_array")
+    __array_priority__ = 100
+    __hash__ = None
+
+    def __init__(self, impl: PRNGImpl, key_data):
+        # no checks: pytree unflattening rebuilds keys around tracers and placeholders
+        self._impl = impl
+        self._base_array = key_data
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._base_array.shape[:self._base_array.ndim - len(self._impl.key_shape)])
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def dtype(self) -> KeyTy:
+        return KeyTy(self._impl)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.itemsize * self.size
+
+    def _wrap(self, data) -> PRNGKeyArray:
+        return PRNGKeyArray(self._impl, data)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __getitem__(self, idx):
+        """Indexing picks keys: it applies to the leading dims, never to the key data's own."""
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        return self._wrap(self._base_array[(*idx, *(slice(None),) * len(self._impl.key_shape))])
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], Sequence):
+            shape = tuple(shape[0])
+        return self._wrap(self._base_array.reshape(*shape, *self._impl.key_shape, order=order))
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    flatten = ravel
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], Sequence)):
+            axes = axes[0]
+        axes = tuple(range(self.ndim))[::-1] if axes in (None, ()) else tuple(axes)
+        axes = tuple(operator.index(a) % self.ndim for a in axes)
+        return self._wrap(self._base_array.transpose(*axes, *range(self.ndim, self._base_array.ndim)))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def squeeze(self, axis=None):
+        if axis is None:
+            axis = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        return self._wrap(self._base_array.squeeze(axis))
+
+    def copy(self):
+        return self._wrap(creation.array(self._base_array, copy=True))
+
+    def block_until_ready(self):
+        self._base_array.block_until_ready()
+        return self
+
+    def __eq__(self, other):
+        if not isinstance(other, PRNGKeyArray) or other._impl != self._impl:
+            return NotImplemented
+        axes = tuple(range(-len(self._impl.key_shape), 0))
+        return jnp_reductions.all(ufuncs.equal(self._base_array, other._base_array), axis=axes)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else ufuncs.logical_not(eq)
+
+    def __bool__(self):
+        raise TypeError("key array cannot be converted to boolean.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+                        "jax.random.key_data(arr) if you wish to extract the underlying integer array.")
+
+    def __repr__(self):
+        return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{self._base_array}"
+
+    __str__ = __repr__
+
+
+tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
+                               lambda impl, children: PRNGKeyArray(impl, children[0]))
+
+
+# -- choosing an implementation --------------------------------------------------------------
+
+# Implementations JAX 0.10.2 has and pyjax does not (yet).
+_UNIMPLEMENTED_PRNGS = ("threefry4x32", "philox2x32", "philox4x32", "rbg", "unsafe_rbg")
+
+
+class PRNGSpec:
+    """Names a key implementation (what `key_impl` returns for unregistered ones)."""
+    __slots__ = ("_impl",)
+
+    def __init__(self, impl: PRNGImpl):
+        self._impl = impl
+
+    def __repr__(self):
+        return f"PRNGSpec({self._impl.name!r})"
+
+    def __str__(self):
+        return str(self._impl)
+
+    def __hash__(self):
+        return hash(self._impl)
+
+    def __eq__(self, other):
+        return isinstance(other, PRNGSpec) and self._impl == other._impl
+
+
+def _impl_by_name(name: str) -> PRNGImpl:
+    if name in prng.prngs:
+        return prng.prngs[name]
+    if name in _UNIMPLEMENTED_PRNGS:
+        raise NotImplementedError(f"the {name!r} PRNG implementation is not implemented in pyjax; "
+                                  f"available: {', '.join(prng.prngs)}")
+    names = ", ".join(f'"{s}"' for s in prng.prngs)
+    raise ValueError(f'unrecognized PRNG implementation "{name}". Did you mean one of: {names}?')
+
+
+def default_prng_impl() -> PRNGImpl:
+    """The implementation named by the `jax_default_prng_impl` flag."""
+    return _impl_by_name(config._values["jax_default_prng_impl"])
+
+
+def resolve_prng_impl(impl_spec) -> PRNGImpl:
+    if impl_spec is None:
+        return default_prng_impl()
+    if type(impl_spec) is PRNGImpl:
+        return impl_spec
+    if type(impl_spec) is PRNGSpec or type(impl_spec) is KeyTy:
+        return impl_spec._impl
+    if type(impl_spec) is str:
+        return _impl_by_name(impl_spec)
+    raise TypeError(f"unrecognized type {type(impl_spec)} for specifying PRNG implementation.")
+
+
+def key_dtype(impl_spec=None) -> KeyTy:
+    """The dtype of keys of an implementation: `key_dtype()` is `key<fry>`."""
+    return KeyTy(resolve_prng_impl(impl_spec))
+
+
+# -- checking keys ---------------------------------------------------------------------------
+
+
+def _check_key_data(impl: PRNGImpl, data):
+    """TypeError unless `data` can be the data of `impl` keys (JAX's checks and classes)."""
+    if not all(hasattr(data, a) for a in ("ndim", "shape", "dtype")):
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data to have ndim, "
+                        f"shape, and dtype attributes. Got {data}")
+    if data.ndim < 1:
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
+                        f"got ndim={data.ndim}")
+    n = len(impl.key_shape)
+    if tuple(data.shape[-n:]) != impl.key_shape:
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.shape to end "
+                        f"with {impl.key_shape}; got shape={tuple(data.shape)} for impl={impl.name}")
+    if data.dtype != np.uint32:
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; "
+                        f"got dtype={data.dtype}")
+
+
+def _as_array(x):
+    return x if isinstance(x, (Array, core.Tracer)) else creation.asarray(x)
+
+
+def _legacy_key_checks():
+    state = config._values["jax_legacy_prng_key"]
+    msg = ("Legacy uint32 key array passed as key to jax.random function. Please create keys "
+           "using jax.random.key(). If use of a raw key array was intended, set "
+           'jax_legacy_prng_key="allow".')
+    if state == LegacyPrngKeyState.ERROR:
+        raise ValueError(msg)
+    if state == LegacyPrngKeyState.WARN:
+        warnings.warn(msg, stacklevel=4)
+    elif config._values["jax_enable_custom_prng"]:
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=4)
+
+
+def check_prng_key(name: str, key, *, allow_batched=False) -> tuple[PRNGKeyArray, bool]:
+    """`key` as a typed key array, and whether it was a raw key (wrapped with the default
+    implementation). A key array of keys is refused unless `allow_batched`."""
+    if isinstance(key, PRNGKeyArray):
+        typed, wrapped = key, False
+    elif is_arraylike(key):
+        impl = default_prng_impl()
+        _check_key_data(impl, key)
+        typed, wrapped = PRNGKeyArray(impl, _as_array(key)), True
+        _legacy_key_checks()
+    else:
+        raise TypeError(f"unexpected PRNG key type {type(key)}")
+    if not allow_batched and typed.ndim:
+        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                         f"{typed.shape} != (). Use jax.vmap for batching.")
+    return typed, wrapped
+
+
+def return_keys(wrapped: bool, keys: PRNGKeyArray):
+    """What a key operation returns: raw data for raw input (unless jax_enable_custom_prng)."""
+    if wrapped and not config._values["jax_enable_custom_prng"]:
+        return keys._base_array
+    return keys
+
+
+def random_bits(key: PRNGKeyArray, bit_width: int, shape) -> Array:
+    """uint{bit_width}[*shape] random bits of one typed key."""
+    return key._impl.random_bits(key._base_array, bit_width, tuple(shape))
+
+
+def split_key(key: PRNGKeyArray, num=2) -> PRNGKeyArray:
+    """`split` for typed keys (what the samplers use)."""
+    if key.ndim:
+        raise TypeError(f"split accepts a single key, but was given a key array of shape "
+                        f"{key.shape} != (). Use jax.vmap for batching.")
+    shape = tuple(num) if isinstance(num, Sequence) else (num,)
+    shape = tuple(operator.index(d) for d in shape)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"split: num must be non-negative, got {num}")
+    return key._wrap(key._impl.split(key._base_array, shape))
+
+
+# -- making keys -----------------------------------------------------------------------------
+
+
+def _seed_array(seed):
+    """As JAX: a Python int seed goes through int64 (so a 64-bit seed is not an overflow with
+    x64 off, where it keeps its low 32 bits); anything else through `asarray`."""
+    if isinstance(seed, int):  # (bools too, as JAX)
+        seed = np.int64(seed)  # OverflowError beyond int64, as JAX
+        if not config._values["jax_enable_x64"]:
+            seed = seed.astype(np.int32)  # wraps: the low 32 bits
+    seed = _as_array(seed)
+    offset = config._values["jax_random_seed_offset"]
+    return seed + offset if offset else seed
+
+
+def _key(ctor_name: str, seed, impl_spec) -> PRNGKeyArray:
+    impl = resolve_prng_impl(impl_spec)
+    if isinstance(seed, PRNGKeyArray):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
+    if np.ndim(seed):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
+                        f"{np.shape(seed)} != (). Use jax.vmap for batching")
+    return PRNGKeyArray(impl, impl.seed(_seed_array(seed)))
+
+
+def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
+    """A typed PRNG key (a scalar key array) from an integer seed.
+
+    >>> key(0)
+    Array((), dtype=key<fry>) overlaying:
+    [0 0]
+    """
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
+        impl = dtype
+    return _key("key", seed, impl)
+
+
+def PRNGKey(seed, *, impl=None):
+    """A legacy raw key: the uint32 key data of `seed`.
+
+    >>> PRNGKey(42)
+    Array([ 0, 42], dtype=uint32)
+    """
+    return return_keys(True, _key("PRNGKey", seed, impl))
+
+
+# -- key operations --------------------------------------------------------------------------
+
+
+def split(key, num=2):
+    """`num` new keys (or an array of keys of shape `num`, a tuple) from one key."""
+    typed, wrapped = check_prng_key("split", key)
+    return return_keys(wrapped, split_key(typed, num))
+
+
+def fold_in(key, data):
+    """A new key from `key` and a 32-bit integer `data`."""
+    typed, wrapped = check_prng_key("fold_in", key)
+    if np.ndim(data):
+        raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
+                        f"{np.shape(data)} != (). Use jax.vmap for batching.")
+    data = creation.asarray(data, dtype=np.uint32)
+    return return_keys(wrapped, typed._wrap(typed._impl.fold_in(typed._base_array, data)))
+
+
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64)."""
+    typed, _ = check_prng_key("bits", key)
+    if dtype is None:
+        dtype = dtypes.default_uint_dtype()
+    else:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "bits")
+    if not dtypes.issubdtype(dtype, np.unsignedinteger):
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
+    return random_bits(typed, dtype.itemsize * 8, canonical_shape(shape, "bits"))
+
+
+def canonical_shape(shape, name):
+    """A static shape as a tuple of ints (a bare int is a 1-d shape, as in JAX)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        out = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be a sequence of integers, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise TypeError(f"{name}: shape must have non-negative dimensions, got {out}")
+    return out
+
+
+def clone(key):
+    """A copy of `key` that may be consumed separately (JAX's key-reuse checker distinguishes
+    them; pyjax has no such checker, so this is the identity).
+
+    NB: JAX binds a `random_clone` primitive here; pyjax has no key-reuse checking to inform."""
+    return key
+
+
+def key_data(keys):
+    """The uint32 data underlying a key array."""
+    typed, _ = check_prng_key("key_data", keys, allow_batched=True)
+    return typed._base_array
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
+    """A typed key array over uint32 key data (trailing dims: the implementation's key shape)."""
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.wrap_key_data")
+        impl = dtype
+    impl_obj = resolve_prng_impl(impl)
+    _check_key_data(impl_obj, key_bits_array)
+    return PRNGKeyArray(impl_obj, _as_array(key_bits_array))
+
+
+def key_impl(keys):
+    """The name of the keys' implementation (`'threefry2x32'`), or a `PRNGSpec`."""
+    typed, _ = check_prng_key("key_impl", keys, allow_batched=True)
+    impl = typed._impl
+    return impl.name if prng.prngs.get(impl.name) is impl else PRNGSpec(impl)

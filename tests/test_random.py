@@ -1,0 +1,186 @@
+"""pyjax.random against JAX 0.10.2: the recorded results of `random_cases.py` (integers and
+keys bit for bit, floats to the last ulp, exception classes), plus keys under jit, vmap, scan
+and grad checked against loops and finite differences, and the NumPy reference of the
+threefry2x32 primitive."""
+import json
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax, random
+from pyjax._src.random import prng
+from random_cases import CASES, PRELUDE, evaluate
+
+RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "random.json").read_text())["cases"]
+
+NS = {"jax": pyjax, "jnp": jnp, "np": np, "random": random}
+exec(PRELUDE, NS)
+
+
+def _bits_to_values(rec):
+    dt = np.dtype(rec["dtype"])
+    if dt.kind in "fc":
+        width = dt.itemsize // (2 if dt.kind == "c" else 1)
+        return np.array(rec["bits"], f"u{width}").view(dt.str if dt.kind == "f" else f"f{width}")
+    return np.array(rec["bits"])
+
+
+def _assert_same(got, want, where):
+    assert got.keys() == want.keys(), f"{where}: {got} vs {want}"
+    if "error" in want or "py" in want:
+        assert got == want, where
+    elif "seq" in want:
+        assert len(got["seq"]) == len(want["seq"]), where
+        for i, (g, w) in enumerate(zip(got["seq"], want["seq"])):
+            _assert_same(g, w, f"{where}[{i}]")
+    elif "key" in want:
+        assert got["key"] == want["key"], where
+        _assert_same(got["data"], want["data"], where)
+    else:
+        assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"]), where
+        if np.dtype(want["dtype"]).kind in "fc":
+            # the last float ulp: XLA may fuse a computation differently from JAX's module
+            np.testing.assert_array_max_ulp(_bits_to_values(got), _bits_to_values(want), maxulp=1)
+        else:
+            assert got["bits"] == want["bits"], where
+
+
+@pytest.mark.parametrize("name,expr,x64", CASES, ids=[c[0] for c in CASES])
+def test_matches_jax(name, expr, x64):
+    with pyjax.enable_x64(x64), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = evaluate(expr, NS, random)
+    _assert_same(got, RECORDED[name], name)
+
+
+def test_every_case_is_recorded():
+    assert {c[0] for c in CASES} == set(RECORDED)
+
+
+# -- the primitive ----------------------------------------------------------------------------
+
+
+def test_threefry2x32_matches_its_numpy_reference():
+    rng = np.random.default_rng(0)
+    k1, k2 = rng.integers(0, 2**32, (2,), dtype=np.uint32)
+    x1, x2 = rng.integers(0, 2**32, (2, 3, 5), dtype=np.uint32)
+    want = prng._np_threefry2x32(k1, k2, x1, x2)
+    for got in (prng.threefry2x32(k1, k2, x1, x2), pyjax.jit(prng.threefry2x32)(k1, k2, x1, x2)):
+        np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+        np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+
+
+def test_threefry2x32_known_answer():
+    """Random123's known-answer test for threefry2x32 with 20 rounds (kat_vectors)."""
+    got = prng._np_threefry2x32(np.uint32(0x13198a2e), np.uint32(0x03707344),
+                                np.uint32(0x243f6a88), np.uint32(0x85a308d3))
+    assert [int(w) for w in got] == [0xc4923a9c, 0x483df7a0]
+
+
+def test_threefry2x32_batches_and_has_no_derivative():
+    k = np.uint32(7)
+    xs = np.arange(12, dtype=np.uint32).reshape(4, 3)
+    out = pyjax.vmap(lambda x: prng.threefry2x32(k, k, x, x)[0])(xs)
+    np.testing.assert_array_equal(np.asarray(out), prng._np_threefry2x32(k, k, xs, xs)[0])
+    with pytest.raises(TypeError, match="uint32"):
+        prng.threefry2x32(np.float32(1), k, k, k)
+
+
+# -- keys under transformations ---------------------------------------------------------------
+
+
+def test_vmap_over_split_keys_is_the_loop():
+    keys = random.split(random.key(3), 5)
+    f = lambda k: random.normal(k, (4,))
+    batched = np.asarray(pyjax.vmap(f)(keys))
+    looped = np.stack([np.asarray(f(k)) for k in keys])
+    np.testing.assert_array_equal(batched, looped)
+    raw = random.split(random.PRNGKey(3), 5)
+    np.testing.assert_array_equal(np.asarray(pyjax.vmap(f)(raw)), looped)
+
+
+def test_keys_are_jit_arguments_and_results():
+    key = random.key(11)
+    split = pyjax.jit(lambda k: random.split(k, 3))
+    out = split(key)
+    assert isinstance(out, random.PRNGKeyArray) and out.shape == (3,)
+    np.testing.assert_array_equal(np.asarray(random.key_data(out)),
+                                  np.asarray(random.key_data(random.split(key, 3))))
+    again = split(random.key(12))  # the C++ fast path: a typed key is a registered pytree
+    assert not np.array_equal(np.asarray(random.key_data(again)), np.asarray(random.key_data(out)))
+
+
+def test_scan_over_keys_is_the_loop():
+    keys = random.split(random.key(5), 4)
+    _, ys = lax.scan(lambda c, k: (c, random.uniform(k, (2,))), 0.0, keys)
+    np.testing.assert_array_equal(np.asarray(ys), np.stack([np.asarray(random.uniform(k, (2,))) for k in keys]))
+
+
+def test_grad_of_reparameterized_samplers_matches_finite_differences():
+    key = random.key(2)
+    f = lambda mu, sigma: jnp.sum(jnp.sin(mu + sigma * random.normal(key, (3,))))
+    g = pyjax.grad(f, (0, 1))(0.3, 1.7)
+    eps = 1e-3
+    fd = [(f(0.3 + eps, 1.7) - f(0.3 - eps, 1.7)) / (2 * eps),
+          (f(0.3, 1.7 + eps) - f(0.3, 1.7 - eps)) / (2 * eps)]
+    np.testing.assert_allclose(np.asarray(g), np.asarray(fd), rtol=2e-3)
+
+
+def test_grad_of_gamma_is_the_implicit_derivative():
+    """d sample / d a = -(dF/da) / (dF/dx) at the sample, F = gammainc (SciPy, dF/da by
+    central differences): the sample moves with `a` along its quantile."""
+    from scipy import special
+    key = random.key(4)
+    a = np.array([0.3, 1.0, 2.5, 12.0], np.float32)
+    x, g = pyjax.jvp(lambda a: random.gamma(key, a), (jnp.asarray(a),), (jnp.ones(4),))
+    x, a64, eps = np.asarray(x, np.float64), a.astype(np.float64), 1e-6
+    dF_da = (special.gammainc(a64 + eps, x) - special.gammainc(a64 - eps, x)) / (2 * eps)
+    dF_dx = np.exp((a64 - 1) * np.log(x) - x - special.gammaln(a64))
+    np.testing.assert_allclose(np.asarray(g), -dF_da / dF_dx, rtol=1e-4)
+
+
+# -- typed keys as arrays of keys ----------------------------------------------------------------
+
+
+def test_typed_key_array_behaviour():
+    keys = random.split(random.key(0), 6)
+    assert keys.shape == (6,) and keys.ndim == 1 and keys.size == 6 and len(keys) == 6
+    assert pyjax.dtypes.issubdtype(keys.dtype, pyjax.dtypes.prng_key)
+    assert not pyjax.dtypes.issubdtype(keys.dtype, np.integer)
+    assert keys.dtype == random.key_dtype("threefry2x32")
+    grid = keys.reshape(2, 3)
+    assert grid.shape == (2, 3) and grid.T.shape == (3, 2) and grid[1].shape == (3,)
+    assert grid[..., 0].shape == (2,) and grid[None].shape == (1, 2, 3)
+    data = np.asarray(random.key_data(keys))
+    np.testing.assert_array_equal(np.asarray(random.key_data(grid.T[2, 1])), data[5])
+    assert [k.shape for k in keys[:2]] == [(), ()]
+    assert bool(keys[0] == keys[0]) and not bool(keys[0] == keys[1])
+    assert pyjax.tree_util.tree_leaves(keys)[0].shape == (6, 2)  # NB: JAX's leaf is the key array
+    for bad in (lambda: len(keys[0]), lambda: iter(keys[0]), lambda: np.asarray(keys),
+                lambda: bool(keys[0])):
+        with pytest.raises(TypeError):
+            bad()
+
+
+def test_legacy_key_flag():
+    with pyjax.legacy_prng_key("error"), pytest.raises(ValueError, match="Legacy uint32 key"):
+        random.normal(random.PRNGKey(0))
+    with pyjax.legacy_prng_key("warn"), pytest.warns(UserWarning, match="Legacy uint32 key"):
+        random.normal(random.PRNGKey(0))
+    with pyjax.enable_custom_prng(True):
+        assert isinstance(random.PRNGKey(0), random.PRNGKeyArray)
+
+
+def test_missing_pieces_name_what_is_missing():
+    key = random.key(0)
+    for fn, what in ((lambda: random.permutation(key, 5), "lax.sort_key_val"),
+                     (lambda: random.choice(key, 5, (2,), replace=False), "lax.sort"),
+                     (lambda: random.orthogonal(key, 3), "jnp.linalg.qr"),
+                     (lambda: random.multivariate_normal(key, jnp.zeros(2), jnp.eye(2)), "cholesky"),
+                     (lambda: random.categorical(key, jnp.zeros((3,)), shape=(2,), replace=False), "top_k")):
+        with pytest.raises(NotImplementedError, match=what):
+            fn()
