@@ -103,6 +103,7 @@ def _pjit_partial_eval(eqn, in_unknown):
     if split is None:
         nout = len(closed.out_avals)
         known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown, [False] * nout)
+        known, unknown, nres = _drop_unread_residuals(known, unknown, nres)
         split = cache[tuple(in_unknown)] = (core.ClosedJaxpr(known, closed.consts),
                                             core.ClosedJaxpr(unknown, []), out_unknown, nres)
     known, unknown, out_unknown, nres = split
@@ -117,6 +118,25 @@ def _pjit_partial_eval(eqn, in_unknown):
     u_eqn = core.JaxprEqn(res_vars + u_in, unknown_outvars, pjit_p,
                           dict(jaxpr=unknown, name=name, donated_invars=None))
     return [k_eqn], [u_eqn], out_unknown
+
+
+def _drop_unread_residuals(known: core.Jaxpr, unknown: core.Jaxpr, nres: int):
+    """Residuals the (dead-code-eliminated) unknown side never reads are not computed by the
+    known side either: e.g. the derivative pieces of a `stop_gradient`ed max in log_softmax."""
+    unknown = pe.dce_jaxpr(unknown)
+    read = {v for eqn in unknown.eqns for v in eqn.invars if type(v) is core.Var}
+    read.update(v for v in unknown.outvars if type(v) is core.Var)
+    keep = [v in read for v in unknown.invars[:nres]]
+    if all(keep):
+        return known, unknown, nres
+    unknown = core.Jaxpr(unknown.constvars,
+                         [v for v, k in zip(unknown.invars[:nres], keep) if k] + unknown.invars[nres:],
+                         unknown.outvars, unknown.eqns)
+    n_out = len(known.outvars) - nres
+    res_out = [v for v, k in zip(known.outvars[n_out:], keep) if k]
+    known = pe.dce_jaxpr(core.Jaxpr(known.constvars, known.invars, known.outvars[:n_out] + res_out,
+                                    known.eqns))
+    return known, unknown, sum(keep)
 
 
 _split_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -153,6 +173,21 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars=None):
     return [next(it) if m else None for m in mask]
 
 
+def _pjit_dce(used_outputs, eqn):
+    """Keep only the outputs that are used (and what computes them): under `grad` a jitted
+    function's primal value often is not (the backward pass needs only its residuals)."""
+    closed = eqn.params["jaxpr"]
+    key = tuple(used_outputs)
+    cache = _dce_jaxprs.setdefault(closed, {})
+    pruned = cache.get(key)
+    if pruned is None:  # cached: the same pruned jaxpr, so its executable is compiled once
+        pruned = cache[key] = core.ClosedJaxpr(pe.dce_jaxpr(closed.jaxpr, used_outputs), closed.consts)
+    outvars = [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u]
+    return None, core.JaxprEqn(eqn.invars, outvars, pjit_p, dict(eqn.params, jaxpr=pruned))
+
+
+_dce_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+pjit_p.dce = _pjit_dce
 pjit_p.def_jvp(_pjit_jvp)
 pjit_p.def_transpose(_pjit_transpose)
 pjit_p.partial_eval = _pjit_partial_eval
@@ -531,7 +566,7 @@ def _clear_jit_caches():
     for info in list(_live_infos):
         info._cache.clear()
         info._misses, info._last_sig = 0, None  # a recompile after clearing is not a miss
-    for cache in (_traces, _jvp_jaxprs, _split_jaxprs, _transpose_jaxprs,
+    for cache in (_traces, _jvp_jaxprs, _split_jaxprs, _transpose_jaxprs, _dce_jaxprs,
                   _const_free_cache, batching._batched_jaxprs):
         cache.clear()
 

@@ -170,17 +170,11 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
 
 
 def _live_eqns(jaxpr: core.Jaxpr) -> list:
-    """The equations whose results are used, plus those with effects, in order. A jaxpr from
-    `grad` keeps the primal computations its output does not need (JAX drops them with a
-    dead-code pass before lowering); emitting them would only make XLA parse and delete them."""
-    live = {v for v in jaxpr.outvars if type(v) is not core.Literal}
-    keep = []
-    for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars) or eqn.effects:
-            keep.append(eqn)
-            live.update(v for v in eqn.invars if type(v) is not core.Literal)
-    keep.reverse()
-    return keep
+    """The equations whose results are used, plus those with effects, in order (a nested jit
+    shrunk to its used outputs). A jaxpr from `grad` keeps primal computations its output does
+    not need (JAX drops them with a dead-code pass before lowering); emitting them would only
+    make XLA parse and delete them."""
+    return pe.dce_jaxpr(jaxpr).eqns
 
 
 def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replicas, num_partitions,
