@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "pyjax"
 
 # NB: nn sits above the api modules (the brief's order puts it beside numpy): its activations are
-# custom_jvp functions, as in JAX, whose nn also imports custom_derivatives and api.
+# custom_jvp functions, as in JAX, whose nn also imports custom_derivatives and api. scipy sits
+# beside nn (its special functions reuse nn's softmax family, as JAX's do).
 LAYERS = [
     ("base", ["pyjax._src", "pyjax._src.config", "pyjax._src.dtypes", "pyjax._src.tree_util",
               "pyjax._src.source_info", "pyjax._src.errors", "pyjax._src.backend",
@@ -32,7 +33,7 @@ LAYERS = [
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.pjit", "pyjax._src.ad_api",
              "pyjax._src.custom_derivatives", "pyjax._src.ad_checkpoint", "pyjax._src.test_util",
              "pyjax._src.jitted_numpy", "pyjax._src.flatten_util", "pyjax._src.random"]),
-    ("nn", ["pyjax._src.nn"]),
+    ("nn", ["pyjax._src.nn", "pyjax._src.scipy"]),
     ("public", ["pyjax"]),
 ]
 LAYER_NAMES = [name for name, _ in LAYERS]
