@@ -644,8 +644,10 @@ LAX_REDUCTIONS = [
 
 LAX_OPS = LAX_UNARY + LAX_BINARY + LAX_ELEMENTWISE_MISC + LAX_SHAPE_OPS + LAX_REDUCTIONS
 
-# Primitives covered by other test files rather than a row here (none yet).
-LAX_TESTED_ELSEWHERE: dict[str, str] = {}
+# Primitives covered by other test files rather than a row here.
+LAX_TESTED_ELSEWHERE: dict[str, str] = {
+    "rng_bit_generator": "XLA's own generator: its bits are checked against JAX's (test_random.py)",
+}
 
 
 # lax modules whose primitives are tested elsewhere: collectives need a named axis (test_vmap.py),
@@ -698,6 +700,8 @@ MISSING_RULES: dict[str, dict[str, str]] = {
                                             "custom_jvp_call", "custom_vjp_call", "custom_lin")},
         "random_gamma": "a rejection sampler driven by threefry bits: its oracle is JAX's recorded "
                         "samples (tests/test_random.py)",
+        "rng_bit_generator": "XLA's platform-dependent generator: its oracle is JAX's recorded bits "
+                             "(tests/test_random.py)",
     },
 }
 

@@ -16,6 +16,10 @@ rk = random.PRNGKey(42)
 def unpartitioned(f):
     with jax.threefry_partitionable(False):
         return f()
+
+def unsafe_rbg_default(f):
+    with jax.default_prng_impl("unsafe_rbg"):
+        return f()
 '''
 
 
@@ -199,7 +203,30 @@ ERROR_CASES = [
     ("geometric float dtype", "random.geometric(k, 0.5, dtype=jnp.float32)", False),
 ]
 
-CASES = KEY_CASES + SAMPLER_CASES + TRANSFORM_CASES + ERROR_CASES
+RBG_CASES = [
+    ("rbg key", "random.key(42, impl='rbg')", False),
+    ("unsafe_rbg key", "random.key(42, impl='unsafe_rbg')", False),
+    ("rbg key_dtype", "str(random.key_dtype('unsafe_rbg'))", False),
+    ("rbg split", "random.split(random.key(42, impl='rbg'), 3)", False),
+    ("unsafe_rbg split", "random.split(random.key(42, impl='unsafe_rbg'), (2, 2))", False),
+    ("rbg fold_in", "random.fold_in(random.key(42, impl='rbg'), 7)", False),
+    ("unsafe_rbg fold_in", "random.fold_in(random.key(42, impl='unsafe_rbg'), 7)", False),
+    ("rbg bits u8", "random.bits(random.key(1, impl='rbg'), (6,), jnp.uint8)", False),
+    ("rbg uniform", "random.uniform(random.key(1, impl='rbg'), (5,))", False),
+    ("unsafe_rbg normal", "random.normal(random.key(1, impl='unsafe_rbg'), (5,))", False),
+    ("rbg randint", "random.randint(random.key(1, impl='rbg'), (5,), 0, 100)", False),
+    ("rbg gamma", "random.gamma(random.key(1, impl='rbg'), jnp.array([0.5, 2.0]))", False),
+    ("rbg vmap", "jax.vmap(lambda k: random.normal(k, (2,)))(random.split(random.key(1, impl='rbg'), 3))", False),
+    ("rbg poisson", "random.poisson(random.key(1, impl='rbg'), 3.0)", False),
+    ("rbg wrap", "random.wrap_key_data(jnp.arange(8, dtype=jnp.uint32).reshape(2, 4), impl='rbg')", False),
+    ("rbg default impl raw", "unsafe_rbg_default(lambda: random.uniform(jnp.arange(4, dtype=jnp.uint32), (3,)))", False),
+    ("rng_bit_generator", "jax.lax.rng_bit_generator(jnp.array([1, 2, 3, 4], jnp.uint32), (2, 3))", False),
+    ("rng_bit_generator u16", "jax.lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (5,), jnp.uint16)", False),
+    ("rng_bit_generator vmap", "jax.vmap(lambda k: jax.lax.rng_bit_generator(k, (2,)))(jnp.arange(8, dtype=jnp.uint32).reshape(2, 4))", False),
+    ("rng_bit_generator int dtype", "jax.lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (2,), jnp.int32)", False),
+]
+
+CASES = KEY_CASES + SAMPLER_CASES + TRANSFORM_CASES + ERROR_CASES + RBG_CASES
 
 
 def _encode_array(x):

@@ -90,6 +90,12 @@ def test_threefry2x32_batches_and_has_no_derivative():
         prng.threefry2x32(np.float32(1), k, k, k)
 
 
+def test_rng_bit_generator_refuses_a_bad_key():
+    """NB: JAX fails in its lowering (AssertionError); pyjax's abstract eval names the key."""
+    with pytest.raises(TypeError, match="uint32\\[4\\]"):
+        lax.rng_bit_generator(jnp.zeros(3, jnp.uint32), (2,))
+
+
 # -- keys under transformations ---------------------------------------------------------------
 
 
@@ -181,6 +187,7 @@ def test_missing_pieces_name_what_is_missing():
                      (lambda: random.choice(key, 5, (2,), replace=False), "lax.sort"),
                      (lambda: random.orthogonal(key, 3), "jnp.linalg.qr"),
                      (lambda: random.multivariate_normal(key, jnp.zeros(2), jnp.eye(2)), "cholesky"),
-                     (lambda: random.categorical(key, jnp.zeros((3,)), shape=(2,), replace=False), "top_k")):
+                     (lambda: random.categorical(key, jnp.zeros((3,)), shape=(2,), replace=False), "top_k"),
+                     (lambda: random.key(0, impl="philox4x32"), "philox4x32")):
         with pytest.raises(NotImplementedError, match=what):
             fn()

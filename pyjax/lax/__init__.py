@@ -144,3 +144,8 @@ from pyjax._src.lax.control_flow.cumulative import (
     cummin as cummin,
     cumlogsumexp as cumlogsumexp,
 )
+from pyjax._src.lax.random_bits import (
+    RandomAlgorithm as RandomAlgorithm,
+    rng_bit_generator as rng_bit_generator,
+    rng_bit_generator_p as rng_bit_generator_p,
+)

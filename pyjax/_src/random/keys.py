@@ -27,6 +27,7 @@ from pyjax._src.numpy import reductions as jnp_reductions
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import is_arraylike
 from pyjax._src.random import prng
+from pyjax._src.random import rbg  # noqa: F401  (registers the "rbg" and "unsafe_rbg" PRNGs)
 from pyjax._src.random.prng import PRNGImpl
 
 # -- the key dtype ---------------------------------------------------------------------------
@@ -184,7 +185,7 @@ tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._imp
 # -- choosing an implementation --------------------------------------------------------------
 
 # Implementations JAX 0.10.2 has and pyjax does not (yet).
-_UNIMPLEMENTED_PRNGS = ("threefry4x32", "philox2x32", "philox4x32", "rbg", "unsafe_rbg")
+_UNIMPLEMENTED_PRNGS = ("threefry4x32", "philox2x32", "philox4x32")
 
 
 class PRNGSpec:
