@@ -15,7 +15,8 @@ from pyjax import lax, random
 from pyjax._src.random import prng
 from random_cases import CASES, PRELUDE, evaluate
 
-RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "random.json").read_text())["cases"]
+DATA = json.loads((pathlib.Path(__file__).parent / "data" / "random.json").read_text())
+RECORDED = DATA["cases"]
 
 NS = {"jax": pyjax, "jnp": jnp, "np": np, "random": random}
 exec(PRELUDE, NS)
@@ -57,6 +58,10 @@ def test_matches_jax(name, expr, x64):
     _assert_same(got, RECORDED[name], name)
 
 
+def test_every_public_name_of_jax_random():
+    assert not [n for n in DATA["public_names"] if not hasattr(random, n)]
+
+
 def test_every_case_is_recorded():
     assert {c[0] for c in CASES} == set(RECORDED)
 
@@ -64,10 +69,11 @@ def test_every_case_is_recorded():
 # -- the primitive ----------------------------------------------------------------------------
 
 
-def test_threefry2x32_matches_its_numpy_reference():
+@pytest.mark.parametrize("shape", [(3, 5), (256, 257)])  # rolled and unrolled CPU lowerings
+def test_threefry2x32_matches_its_numpy_reference(shape):
     rng = np.random.default_rng(0)
     k1, k2 = rng.integers(0, 2**32, (2,), dtype=np.uint32)
-    x1, x2 = rng.integers(0, 2**32, (2, 3, 5), dtype=np.uint32)
+    x1, x2 = rng.integers(0, 2**32, (2, *shape), dtype=np.uint32)
     want = prng._np_threefry2x32(k1, k2, x1, x2)
     for got in (prng.threefry2x32(k1, k2, x1, x2), pyjax.jit(prng.threefry2x32)(k1, k2, x1, x2)):
         np.testing.assert_array_equal(np.asarray(got[0]), want[0])

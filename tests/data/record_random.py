@@ -3,7 +3,7 @@
 Run with a Python that has jax==0.10.2 installed (never by the test suite):
     /path/to/jaxref/bin/python tests/data/record_random.py
 writes tests/data/random.json: per case, the result's dtype, shape and bits (or its typed key's
-data, or the class of the exception raised).
+data, or the class of the exception raised); and the public names of jax.random.
 """
 import json
 import pathlib
@@ -22,7 +22,8 @@ from random_cases import CASES, PRELUDE, evaluate  # noqa: E402
 warnings.simplefilter("ignore")
 ns = {"jax": jax, "jnp": jnp, "np": np, "random": random}
 exec(PRELUDE, ns)
-out = {"jax_version": jax.__version__, "cases": {}}
+out = {"jax_version": jax.__version__, "cases": {},
+       "public_names": sorted(n for n in dir(random) if not n.startswith("_"))}
 for name, expr, x64 in CASES:
     assert name not in out["cases"], name
     jax.config.update("jax_enable_x64", x64)

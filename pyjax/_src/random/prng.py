@@ -20,6 +20,7 @@ from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters.batching import defbroadcasting
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
+from pyjax._src.lax.control_flow.scan import fori_loop
 from pyjax._src.lax.utils import (
     broadcast_operands, broadcast_scalars_shape, standard_primitive, zero_derivative)
 from pyjax._src.pjit import jit, jit_info
@@ -95,8 +96,7 @@ defbroadcasting(threefry2x32_p)
 
 @threefry2x32_p.def_lowering
 def _threefry2x32_lowering(ctx, *operands):
-    """The 20 rounds unrolled (JAX's rule for accelerators; on CPU JAX rolls them in a loop of
-    5: the bits are the same and XLA fuses the unrolled ops into one loop)."""
+    """The 20 rounds unrolled (JAX's rule for accelerators)."""
     out = ctx.avals_out[0]
     k1, k2, x1, x2 = broadcast_operands(ctx, operands)
 
@@ -118,6 +118,51 @@ def _threefry2x32_lowering(ctx, *operands):
         x = [op("add", x[0], ks[(i + 1) % 3]),
              op("add", op("add", x[1], ks[(i + 2) % 3]), const(i + 1))]
     return x
+
+
+def _threefry2x32_rolled(k1, k2, x1, x2):
+    """The rounds as a loop of 5 steps of 4 (each step adds the next key-schedule word), with
+    the key words and rotation sets rotating in the carry: XLA compiles this far faster than
+    the unrolled rounds when the hash sits in loops (rejection samplers), as JAX lowers it on
+    CPU."""
+    shape = broadcast_scalars_shape("threefry2x32", [core.get_aval(a) for a in (k1, k2, x1, x2)])
+    # the counters take the full shape; the key words stay as they are (scalars, usually), so
+    # the loop carries no more full-size arrays than it must
+    x1, x2 = (v if np.shape(v) == shape else shape_ops.broadcast_in_dim(v, shape, tuple(range(np.ndim(v))))
+              for v in (x1, x2))
+    ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), np.uint32(_KS_PARITY))]
+
+    def rotate_left(v, d):
+        return lax.bitwise_or(lax.shift_left(v, d), lax.shift_right_logical(v, np.uint32(32) - d))
+
+    def step(i, state):
+        (x0, x1), ks, rotations = state
+        for j in range(4):
+            r = rotations[0, j]
+            x0 = lax.add(x0, x1)
+            x1 = lax.bitwise_xor(x0, rotate_left(x1, r))
+        count = lax.convert_element_type(i + 1, np.uint32)
+        x = (lax.add(x0, ks[0]), lax.add(lax.add(x1, ks[1]), count))
+        return x, (ks[1], ks[2], ks[0]), shape_ops.rev(rotations, (0,))
+
+    x = (lax.add(x1, ks[0]), lax.add(x2, ks[1]))
+    x, _, _ = fori_loop(0, 5, step, (x, (ks[1], ks[2], ks[0]), np.array(_ROTATIONS, np.uint32)))
+    return list(x)
+
+
+# Unrolled rounds run ~6x faster on large arrays but cost XLA compile time at every use, which
+# adds up in the rejection samplers' loops (poisson: 7.6 s instead of 1.9 s). So on CPU only
+# hashes of many elements are unrolled (NB: JAX rolls every CPU hash; the bits are the same).
+_UNROLL_MIN_SIZE = 1 << 16
+
+
+def _threefry2x32_cpu_lowering(ctx, *args):
+    if math.prod(ctx.avals_out[0].shape) >= _UNROLL_MIN_SIZE:
+        return _threefry2x32_lowering(ctx, *args)
+    return ctx.lower_fun(_threefry2x32_rolled, True)(*args)
+
+
+threefry2x32_p.def_lowering(_threefry2x32_cpu_lowering, platform="cpu")
 
 
 # -- the hash of a counter array, and counters by position -------------------------------------
