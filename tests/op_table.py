@@ -416,6 +416,14 @@ LAX_UNARY = [
        tol=_SPECIAL_TOL),
     op("polygamma[m=3]", lambda x: lax.polygamma(jnp.full_like(x, 3), x), 1, FLOAT,
        rng=rand_ge_one, tol=_SPECIAL_TOL, shapes=(MATRIX,)),
+    op("igamma", lax.igamma, 2, FLOAT, rng=rand_positive, tol=_SPECIAL_TOL,
+       shapes=(MATRIX, SCALAR, [(), (2, 3)])),
+    op("igammac", lax.igammac, 2, FLOAT, rng=rand_positive, tol=_SPECIAL_TOL, shapes=(MATRIX, SCALAR)),
+    op("igamma_grad_a", lax.igamma_grad_a, 2, FLOAT, rng=rand_positive, tol=_SPECIAL_TOL, shapes=(MATRIX,)),
+    # a and b fixed: regularized_incomplete_beta has a derivative in x only
+    op("regularized_incomplete_beta[x]", lambda x: lax.betainc(jnp.full_like(x, 2.5), jnp.full_like(x, 1.5), x),
+       1, FLOAT, rng=lambda rs, s, d: _cast(rs.uniform(0.05, 0.95, s), d), tol=_SPECIAL_TOL,
+       prim="regularized_incomplete_beta"),
     op("zeta", lax.zeta, 2, FLOAT, rng=(lambda rs, s, d: _cast(rs.uniform(1.5, 5, s), d), rand_positive),
        tol=_SPECIAL_TOL, shapes=(MATRIX, SCALAR, [(), (2, 3)])),
     _lax_unary("real", COMPLEX, out_dtype=real_dtype),
@@ -684,6 +692,7 @@ MISSING_RULES: dict[str, dict[str, str]] = {
     "abstract_eval": {},
     "jvp": {
         "zeta": "none in JAX's lax either (jax.scipy.special.zeta differentiates a series)",
+        "igamma_grad_a": "none in JAX either (it would need the series' second derivatives)",
         "iota": "it has no operands",
         "nextafter": "none in JAX either (jnp.spacing is not differentiable there)",
         "axis_index": "it has no operands (an integer index along a named axis)",

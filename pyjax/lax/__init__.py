@@ -75,6 +75,10 @@ from pyjax._src.lax.elementwise import (
 from pyjax._src.lax.special import (
     bessel_i0e as bessel_i0e,
     bessel_i1e as bessel_i1e,
+    betainc as betainc,
+    igamma as igamma,
+    igamma_grad_a as igamma_grad_a,
+    igammac as igammac,
     polygamma as polygamma,
     zeta as zeta,
 )

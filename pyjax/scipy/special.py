@@ -2,6 +2,7 @@
 from pyjax._src.scipy.special import (
     bernoulli as bernoulli,
     beta as beta,
+    betainc as betainc,
     betaln as betaln,
     boxcox as boxcox,
     boxcox1p as boxcox1p,
@@ -16,6 +17,8 @@ from pyjax._src.scipy.special import (
     expit as expit,
     factorial as factorial,
     gamma as gamma,
+    gammainc as gammainc,
+    gammaincc as gammaincc,
     gammaln as gammaln,
     gammasgn as gammasgn,
     i0 as i0,
@@ -46,6 +49,7 @@ from pyjax._src.scipy.special_integrals import (
     exp1 as exp1,
     expi as expi,
     expn as expn,
+    fresnel as fresnel,
     owens_t as owens_t,
     sici as sici,
 )

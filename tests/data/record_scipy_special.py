@@ -50,7 +50,7 @@ UNARY = ["gammaln", "gamma", "gammasgn", "loggamma", "digamma", "erf", "erfc", "
          "dawsn", "expit", "logit", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e",
          "entr", "factorial", "spence"]
 BINARY = ["xlogy", "xlog1py", "rel_entr", "kl_div", "betaln", "beta", "comb", "poch", "boxcox",
-          "boxcox1p", "zeta"]
+          "boxcox1p", "zeta", "gammainc", "gammaincc"]
 SMOOTH = ["gammaln", "digamma", "erf", "erfc", "erfcx", "dawsn", "expit", "logit", "ndtr",
           "log_ndtr", "i0", "i0e", "i1", "i1e", "entr", "erfinv", "ndtri", "gamma", "spence"]
 
@@ -65,9 +65,15 @@ CASES = [
     "sp.bernoulli(2)", "sp.bernoulli(7)", "sp.bernoulli(12)", "sp.bernoulli(30)",
     "sp.softmax(XS)", "sp.softmax(XS.reshape(7, 1), axis=0)", "sp.log_softmax(XS)",
     "sp.logsumexp(XS)", "sp.logsumexp(XS, b=-XS, return_sign=True)", "sp.expit(I)",
+    "sp.betainc(A, B, 0.3)", "sp.betainc(A[4:8], B, P[:, None, None])", "sp.betainc(2.0, 3.0, P)",
+    "vgrad(sp.gammainc, (0, 1))(XS + 1, XS[::-1])", "vgrad(sp.gammaincc, (0, 1))(XS + 1, XS[::-1])",
+    "vgrad(lambda x: sp.betainc(2.5, 1.5, x))(XS / 10)", "vgrad(lambda a: sp.betainc(a, 1.5, 0.5))(XS)",
+    "x64(sp.gammainc, A, B)", "x64(sp.betainc, A, B, 0.7)", "sp.gammainc(XB, XB)",
+    "sp.betainc(Z, Z, Z)",
     # integrals and series
     "XE", "sp.expi(XE)", "sp.exp1(XE)", "sp.expn(3, XE)", "sp.expn(N, XS)", "sp.expn(N.astype(np.float32) + 0.5, XS)",
-    "sp.expn(6000, XS)", "sp.sici(X)", "sp.owens_t(A, B)", "sp.bessel_jn(XS, v=3)",
+    "sp.expn(6000, XS)", "sp.sici(X)", "sp.fresnel(X)", "sp.fresnel(XB)", "x64(sp.fresnel, X)",
+    "vgrad(lambda x: sp.fresnel(x)[0])(XS)", "vgrad(lambda x: sp.fresnel(x)[1])(XS)", "sp.fresnel(Z)", "sp.owens_t(A, B)", "sp.bessel_jn(XS, v=3)",
     "sp.bessel_jn(jnp.array([5.0, 10.0, 20.0]), v=2, n_iter=80)", "sp.bessel_jn(XS.reshape(7, 1), v=1)",
     "vgrad(sp.expi)(XS)", "vgrad(sp.exp1)(XS)", "vgrad(lambda x: sp.expn(2, x))(XS)",
     "vgrad(lambda x: sp.sici(x)[0])(XS)", "vgrad(lambda x: sp.sici(x)[1])(XS)",

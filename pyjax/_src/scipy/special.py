@@ -1,5 +1,5 @@
 """`jax.scipy.special`: the gamma family (gammaln, loggamma, gamma, gammasgn, digamma, polygamma,
-zeta, beta, betaln, factorial, comb, poch, multigammaln), error functions (erf, erfc, erfinv,
+zeta, beta, betaln, factorial, comb, poch, multigammaln, gammainc, gammaincc, betainc), error functions (erf, erfc, erfinv,
 erfcx, dawsn, wofz, ndtr, ndtri, log_ndtr), logistic and entropy functions (expit, logit, xlogy,
 xlog1py, entr, rel_entr, kl_div), Bessel functions (i0e, i0, i1e, i1), Box-Cox transforms,
 bernoulli, spence, and the softmax family.
@@ -285,6 +285,27 @@ def multigammaln(a, d):
     b = arange(d, dtype=_dtype(d_)) / _c(a, 2)
     terms = gammaln(expand_dims(a, -1) - expand_dims(b, tuple(range(np.ndim(a)))))
     return jred.sum(terms, axis=-1) + constant
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x) = gamma(a, x) / Gamma(a)."""
+    a, x = _promote("gammainc", a, x)
+    return lax_special.igamma(*_broadcast_pair(a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    a, x = _promote("gammaincc", a, x)
+    return lax_special.igammac(*_broadcast_pair(a, x))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b); differentiable in x only."""
+    a, b, x = _promote("betainc", a, b, x)
+    if _is_complex(x):
+        raise ValueError("betainc does not support complex-valued inputs.")
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(x))
+    return lax_special.betainc(*(broadcast_to(v, shape) for v in (a, b, x)))
 
 
 # -- zeta ----------------------------------------------------------------------------------------
