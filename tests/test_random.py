@@ -2,6 +2,7 @@
 keys bit for bit, floats to the last ulp, exception classes), plus keys under jit, vmap, scan
 and grad checked against loops and finite differences, and the NumPy reference of the
 threefry2x32 primitive."""
+import doctest
 import json
 import pathlib
 import warnings
@@ -64,6 +65,14 @@ def test_every_public_name_of_jax_random():
 
 def test_every_case_is_recorded():
     assert {c[0] for c in CASES} == set(RECORDED)
+
+
+def test_docstring_examples():
+    from pyjax._src.lax import random_bits
+    from pyjax._src.random import gamma, keys, samplers
+    for mod in (prng, keys, samplers, gamma, random_bits):
+        failures, tried = doctest.testmod(mod)
+        assert tried and not failures, mod.__name__
 
 
 # -- the primitive ----------------------------------------------------------------------------

@@ -42,7 +42,9 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     """`(new_key, bits)`: uniform random bits of `shape` and unsigned `dtype` from XLA's
     generator, and the key to use next.
 
-    >>> new_key, bits = rng_bit_generator(jnp.zeros(4, jnp.uint32), (3,))
+    >>> new_key, bits = rng_bit_generator(np.zeros(4, np.uint32), (3,))
+    >>> bits
+    Array([1713891541, 3781805453, 3159862348], dtype=uint32)
     """
     shape = tuple(operator.index(d) for d in shape)
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "rng_bit_generator")

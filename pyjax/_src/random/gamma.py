@@ -266,8 +266,9 @@ def _gamma_grad(sample, a, log_space):
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a, 1) samples; differentiable in `a` (implicit reparameterization).
 
-    >>> gamma(key(0), 2.0, (2,))
-    Array([...], dtype=float32)
+    >>> from pyjax import random
+    >>> random.gamma(random.key(0), 2.0, (2,))
+    Array([1.5897877, 1.7599413], dtype=float32)
     """
     key, _ = check_prng_key("gamma", key)
     dtype = float_dtype("gamma", dtype)

@@ -92,8 +92,9 @@ def _missing(what, name):
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
     """Uniform floats in `[minval, maxval)`.
 
-    >>> uniform(key(0), (2,))
-    Array([0.947667  , 0.9785799 ], dtype=float32)
+    >>> from pyjax import random
+    >>> random.uniform(random.key(0), (2,))
+    Array([0.947667 , 0.9785799], dtype=float32)
     """
     key, _ = check_prng_key("uniform", key)
     dtype = float_dtype("uniform", dtype)
@@ -121,8 +122,9 @@ def _uniform(key, minval, maxval, shape, dtype):
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal samples (real, or complex with independent parts of variance 1/2).
 
-    >>> normal(key(0), (2,))
-    Array([ 1.6226422 ,  2.0252647 ], dtype=float32)
+    >>> from pyjax import random
+    >>> random.normal(random.key(0), (2,))
+    Array([1.6226422, 2.0252647], dtype=float32)
     """
     key, _ = check_prng_key("normal", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype, "normal")
@@ -181,8 +183,9 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Integers in `[minval, maxval)` (8- and 16-bit types are sampled in 32 bits).
 
-    >>> randint(key(0), (3,), 0, 10)
-    Array([9, 6, 2], dtype=int32)
+    >>> from pyjax import random
+    >>> random.randint(random.key(0), (3,), 0, 10)
+    Array([9, 0, 2], dtype=int32)
     """
     key, _ = check_prng_key("randint", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype, "randint")
