@@ -698,6 +698,7 @@ MISSING_RULES: dict[str, dict[str, str]] = {
         "axis_index": "it has no operands (an integer index along a named axis)",
         "pmax": "not yet: max over a named axis is not differentiable in pyjax",
         "pmin": "not yet: min over a named axis is not differentiable in pyjax",
+        "rng_bit_generator": "none in JAX either: its operand and results are integers",
     },
     "transpose": {},
     "batch": {},

@@ -16,7 +16,7 @@ from pyjax._src import dtypes
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters import batching
 from pyjax._src.lax import shape_ops
-from pyjax._src.lax.utils import standard_primitive, zero_derivative
+from pyjax._src.lax.utils import standard_primitive
 from pyjax._src.lowering.mlir import enum as hlo_enum
 
 
@@ -34,7 +34,8 @@ _HLO_ALGORITHMS = {RandomAlgorithm.RNG_DEFAULT: "DEFAULT", RandomAlgorithm.RNG_T
                    RandomAlgorithm.RNG_PHILOX: "PHILOX"}
 _UINTS = tuple(np.dtype(f"uint{b}") for b in (8, 16, 32, 64))
 
-rng_bit_generator_p = standard_primitive("rng_bit_generator", multiple_results=True, jvp=zero_derivative)
+# NB: no JVP rule, as in JAX: the key and the bits are integers, so tangents are always zero
+rng_bit_generator_p = standard_primitive("rng_bit_generator", multiple_results=True)
 
 
 def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *,
