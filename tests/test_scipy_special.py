@@ -55,7 +55,6 @@ NAMES = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxco
          "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py",
          "xlogy", "zeta"]
 MISSING = {
-    "hyp1f1": "not yet written (series with while loops under jnp.vectorize)",
     "hyp2f1": "not yet written",
     "sph_harm_y": "not yet written (associated Legendre recurrences)",
 }
@@ -133,6 +132,8 @@ def test_integer_order_functions_match_scipy():
             np.testing.assert_allclose(sp.polygamma(n, x), osp.polygamma(n, x), rtol=1e-9)
             np.testing.assert_allclose(sp.expn(n, x), osp.expn(n, x), rtol=1e-9, err_msg=f"expn {n}")
         np.testing.assert_allclose(sp.multigammaln(x + 2, 3), osp.multigammaln(x + 2, 3), rtol=1e-12)
+        np.testing.assert_allclose(sp.hyp1f1(x / 3, x[::-1] / 2, x - 5), osp.hyp1f1(x / 3, x[::-1] / 2, x - 5),
+                                   rtol=1e-9)
         fs, fc = sp.fresnel(x - 7)
         np.testing.assert_allclose(fs, osp.fresnel(x - 7)[0], rtol=1e-12)
         np.testing.assert_allclose(fc, osp.fresnel(x - 7)[1], rtol=1e-12)
@@ -179,6 +180,7 @@ GRADS = [
     ("spence", sp.spence, (np.array([0.3, 0.7, 2.2, 4.5], np.float32),)),
     ("boxcox", sp.boxcox, (XS, XS - 1)), ("gammainc", sp.gammainc, (XS + 1, XS[::-1])),
     ("gammaincc", sp.gammaincc, (XS + 1, XS[::-1])), ("fresnel", sp.fresnel, (XS,)),
+    ("hyp1f1", sp.hyp1f1, (XS, XS[::-1] + 1, XS - 1)),
     ("betainc", lambda x: sp.betainc(2.5, 1.5, x), (XS / 4,)),
 ]
 

@@ -50,6 +50,7 @@ from pyjax._src.scipy.special_integrals import (
     expi as expi,
     expn as expn,
     fresnel as fresnel,
+    hyp1f1 as hyp1f1,
     owens_t as owens_t,
     sici as sici,
 )

@@ -73,6 +73,8 @@ CASES = [
     # integrals and series
     "XE", "sp.expi(XE)", "sp.exp1(XE)", "sp.expn(3, XE)", "sp.expn(N, XS)", "sp.expn(N.astype(np.float32) + 0.5, XS)",
     "sp.expn(6000, XS)", "sp.sici(X)", "sp.fresnel(X)", "sp.fresnel(XB)", "x64(sp.fresnel, X)",
+    "sp.hyp1f1(A, B, 0.5)", "sp.hyp1f1(1.5, 2.5, X)", "sp.hyp1f1(XS, XS[::-1], -XS * 20)",
+    "vgrad(sp.hyp1f1, (0, 1, 2))(XS, XS + 1, XS / 3)", "x64(sp.hyp1f1, A, B, 2.0)", "sp.hyp1f1(Z, Z, Z)",
     "vgrad(lambda x: sp.fresnel(x)[0])(XS)", "vgrad(lambda x: sp.fresnel(x)[1])(XS)", "sp.fresnel(Z)", "sp.owens_t(A, B)", "sp.bessel_jn(XS, v=3)",
     "sp.bessel_jn(jnp.array([5.0, 10.0, 20.0]), v=2, n_iter=80)", "sp.bessel_jn(XS.reshape(7, 1), v=1)",
     "vgrad(sp.expi)(XS)", "vgrad(sp.exp1)(XS)", "vgrad(lambda x: sp.expn(2, x))(XS)",

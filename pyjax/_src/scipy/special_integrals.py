@@ -1,5 +1,6 @@
 """`jax.scipy.special` integrals and series: the exponential integrals expi, exp1 and expn, the
-sine and cosine integrals sici, Owen's T function owens_t, and bessel_jn.
+sine and cosine integrals sici, the Fresnel integrals, Owen's T function owens_t, bessel_jn, and
+the confluent hypergeometric function hyp1f1.
 
 As in JAX: rational approximations from Cephes (their coefficients below), piecewise by
 argument range; expn runs Cephes' series and continued fraction element by element (vmapped
@@ -27,7 +28,8 @@ from pyjax._src.numpy.lax_numpy import where
 from pyjax._src.numpy.shape import moveaxis
 from pyjax._src.numpy.util import broadcast_to
 from pyjax._src.pjit import jit
-from pyjax._src.scipy.special import _c, _dtype, _is_complex, _polyval, _promote, _select, gammaln
+from pyjax._src.scipy.special import (_c, _dtype, _is_complex, _polyval, _promote, _select, digamma,
+                                      gamma, gammaln)
 
 EULER_GAMMA = float(np.euler_gamma)
 
@@ -150,7 +152,7 @@ def _expn_series(x, n):
     def body(d):
         d = dict(d)
         d["xk"] = d["xk"] + one
-        d["yk"] = d["yk"] * (-x) / d["xk"]
+        d["yk"] = d["yk"] * (-x / d["xk"])
         d["pk"] = d["pk"] + one
         d["ans"] = d["ans"] + where(d["pk"] != zero, d["yk"] / d["pk"], zero)
         d["t"] = where(d["ans"] != zero, abs(d["yk"] / d["ans"]), one)
@@ -213,15 +215,20 @@ def _expn_scalar(n, x):
     return _piecewise(x, conditions, values, n)
 
 
-@jit
-def _expn_vectorized(n, x):
-    """_expn_scalar on every element (JAX: jnp.vectorize), by vmap over the flattened inputs."""
-    shape = np.broadcast_shapes(np.shape(n), np.shape(x))
-    if not shape:
-        return _expn_scalar(n, x)
-    size = int(np.prod(shape))
-    flat = [shape_ops.reshape(broadcast_to(a, shape), (size,)) for a in (n, x)]
-    return shape_ops.reshape(vmap(_expn_scalar)(*flat), shape)
+def _vectorize(scalar_fn):
+    """`scalar_fn` applied to every element of its broadcast arguments (jnp.vectorize of a
+    function of scalars), by vmap over the flattened arguments."""
+    def fn(*args):
+        shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+        if not shape:
+            return scalar_fn(*args)
+        size = int(np.prod(shape))
+        flat = [shape_ops.reshape(broadcast_to(a, shape), (size,)) for a in args]
+        return shape_ops.reshape(vmap(scalar_fn)(*flat), shape)
+    return fn
+
+
+_expn_vectorized = jit(_vectorize(_expn_scalar))
 
 
 @custom_jvp
@@ -534,3 +541,94 @@ def _fresnel_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     sinpi, cospi = _sincospi_x2_half(x)
     return fresnel(x), (sinpi * x_dot, cospi * x_dot)
+
+
+# -- hyp1f1 --------------------------------------------------------------------------------------
+# Kummer's series sum_k (a)_k / (b)_k x^k / k! for |x| < 100, its asymptotic expansion beyond
+# (both computed, as JAX's lax.cond becomes a select under vectorize), at most 250 terms. The
+# term ratios are grouped as JAX groups them: for large negative x the series cancels
+# catastrophically in float32, and then only identical rounding gives JAX's (meaningless) values.
+
+
+def _hyp1f1_series(a, b, x):
+    eps = float(dtypes.finfo(_dtype(x)).eps)
+
+    def body(state):
+        total, k, term = state
+        return total + term, k + 1, term * ((a + k) / (b + k) * x / (k + 1))
+
+    def keep_going(state):
+        total, k, term = state
+        return jnp.logical_and(k < 250, lax.abs(term) / lax.abs(total) > eps)
+
+    return while_loop(keep_going, body, (full_like(x, 1), np.int32(1), a / b * x))[0]
+
+
+def _hyp1f1_asymptotic(a, b, x):
+    """Gamma(b)/Gamma(a) e^x x^(a-b) sum_k (b-a)_k (1-a)_k / k! x^-k."""
+    eps = float(dtypes.finfo(_dtype(x)).eps)
+
+    def body(state):
+        total, k, term = state
+        return total + term, k + 1, term * ((b - a + k) * (1 - a + k) / (k + 1) / x)
+
+    def keep_going(state):
+        total, k, term = state
+        return jnp.logical_and(k < 250, lax.abs(term) / lax.abs(total) > eps)
+
+    total = while_loop(keep_going, body, (full_like(x, 1), np.int32(1), (b - a) * (1 - a) / x))[0]
+    return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * total
+
+
+def _hyp1f1_scalar(a, b, x):
+    result = cond(lax.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
+    # 1 where a == 0, e^x where a == b, inf where b == 0
+    index = (lax.convert_element_type(a == 0, np.int32)
+             + 2 * lax.convert_element_type(jnp.logical_and(a == b, a != 0), np.int32)
+             + 3 * lax.convert_element_type(jnp.logical_and(b == 0, a != 0), np.int32))
+    return lax.select_n(index, result, full_like(x, 1), lax.exp(x), full_like(x, np.inf))
+
+
+def _hyp1f1_parameter_derivative(which):
+    """d hyp1f1 / da (`which` = "a") or / db, term by term: each term's derivative is the term
+    times a difference of digammas."""
+    def scalar(a, b, x):
+        eps = float(dtypes.finfo(_dtype(x)).eps)
+
+        def body(state):
+            total, k, term = state
+            if which == "a":
+                factor = digamma(a + k) - digamma(a)
+            else:
+                factor = digamma(b) - digamma(b + k)
+            return total + term * factor, k + 1, term * ((a + k) / (b + k) * x / (k + 1))
+
+        def keep_going(state):
+            total, k, term = state
+            return jnp.logical_and(k < 250, lax.abs(term) / lax.abs(total) > eps)
+
+        return while_loop(keep_going, body, (full_like(x, 0), np.int32(1), a / b * x))[0]
+    return jit(_vectorize(scalar))
+
+
+_hyp1f1_da = _hyp1f1_parameter_derivative("a")
+_hyp1f1_db = _hyp1f1_parameter_derivative("b")
+
+
+@custom_jvp
+@jit
+def _hyp1f1(a, b, x):
+    return _vectorize(_hyp1f1_scalar)(a, b, x)
+
+
+_hyp1f1.defjvps(lambda a_dot, ans, a, b, x: _hyp1f1_da(a, b, x) * a_dot,
+                lambda b_dot, ans, a, b, x: _hyp1f1_db(a, b, x) * b_dot,
+                lambda x_dot, ans, a, b, x: a / b * _hyp1f1(a + 1, b + 1, x) * x_dot)
+
+
+def hyp1f1(a, b, x):
+    """The confluent hypergeometric function 1F1(a; b; x) for real arguments."""
+    a, b, x = _promote("hyp1f1", a, b, x)
+    if _is_complex(x):
+        raise ValueError("hyp1f1 does not support complex-valued inputs.")
+    return _hyp1f1(a, b, x)
