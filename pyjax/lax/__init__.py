@@ -80,6 +80,7 @@ from pyjax._src.lax.special import (
     igamma_grad_a as igamma_grad_a,
     igammac as igammac,
     polygamma as polygamma,
+    random_gamma_grad as random_gamma_grad,
     zeta as zeta,
 )
 from pyjax._src.lax.shape_ops import (

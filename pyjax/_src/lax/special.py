@@ -140,6 +140,7 @@ bessel_i1e = _unary(bessel_i1e_p)
 # computed in float32. Each loop runs until every element has converged, so the results are JAX's.
 
 _VALUE, _DERIVATIVE = "value", "derivative"
+_SAMPLE_DERIVATIVE = "sample derivative"  # d x / d a at x a Gamma(a) sample: random_gamma_grad
 
 
 def _upcast_and_broadcast(impl):
@@ -204,6 +205,8 @@ def _igamma_series(ax, x, a, enabled, dtype, mode):
     if mode == _VALUE:
         return div(mul(ans, ax), a)
     dlogax_da = sub(log(x), digamma(add(a, _const(a, 1))))
+    if mode == _SAMPLE_DERIVATIVE:
+        return div(mul(neg(add(dans_da, mul(ans, dlogax_da))), x), a)
     return div(mul(ax, add(mul(ans, dlogax_da), dans_da)), a)
 
 
@@ -257,6 +260,8 @@ def _igammac_continued_fraction(ax, x, a, enabled, dtype, mode):
     if mode == _VALUE:
         return mul(ans, ax)
     dlogax_da = sub(log(x), digamma(a))
+    if mode == _SAMPLE_DERIVATIVE:
+        return neg(mul(add(dans_da, mul(ans, dlogax_da)), x))
     return mul(ax, add(mul(ans, dlogax_da), dans_da))
 
 
@@ -291,16 +296,17 @@ def _igammac_impl(a, x, *, dtype):
     return select(domain_error, _full_like(out, np.nan), out)
 
 
-def _igamma_grad_a_impl(a, x, *, dtype):
-    """d P(a, x) / da, from the derivatives of the series and of the continued fraction."""
+def _igamma_grad_a_impl(a, x, *, dtype, mode=_DERIVATIVE):
+    """d P(a, x) / da, from the derivatives of the series and of the continued fraction (with
+    `mode=_SAMPLE_DERIVATIVE`: random_gamma_grad's d x / d a, from the same loops)."""
     x_zero, is_nan = eq(x, _const(x, 0)), _or(_isnan(a), _isnan(x))
     domain_error = bitwise_or(lt(x, _const(x, 0)), le(a, _const(a, 0)))
     use_cf = bitwise_and(gt(x, _const(x, 1)), gt(x, a))
     underflow, ax = _log_ax(a, x, dtype)
     enabled = bitwise_not(_or(x_zero, domain_error, underflow, is_nan))
     out = select(use_cf,
-                 neg(_igammac_continued_fraction(ax, x, a, bitwise_and(enabled, use_cf), dtype, _DERIVATIVE)),
-                 _igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_cf)), dtype, _DERIVATIVE))
+                 neg(_igammac_continued_fraction(ax, x, a, bitwise_and(enabled, use_cf), dtype, mode)),
+                 _igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_cf)), dtype, mode))
     out = select(x_zero, _full_like(out, 0), out)
     return select(bitwise_or(domain_error, is_nan), _full_like(out, np.nan), out)
 
@@ -437,3 +443,9 @@ def igamma_grad_a(a, x):
 def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b)."""
     return regularized_incomplete_beta_p.bind(a, b, x)
+
+
+def random_gamma_grad(a, x):
+    """d x / d a for `x` a sample of Gamma(a, 1): -(dP/da) / (dP/dx) at x, P = igamma (the
+    implicit derivative random.gamma differentiates with). A composite, as in JAX."""
+    return _upcast_and_broadcast(partial(_igamma_grad_a_impl, mode=_SAMPLE_DERIVATIVE))(a, x)

@@ -1,6 +1,7 @@
 """Rejection samplers: gamma (the `random_gamma` primitive, Marsaglia and Tsang's method, with
-its implicit derivative), the distributions JAX derives from gamma (loggamma, beta, dirichlet,
-t, chisquare, f, generalized_normal, ball), and poisson, binomial and multinomial.
+its implicit derivative `lax.random_gamma_grad`), the distributions JAX derives from gamma
+(loggamma, beta, dirichlet, t, chisquare, f, generalized_normal, ball), and poisson, binomial
+and multinomial.
 
 As in `samplers.py`, every loop, split and sub-sampler is JAX 0.10.2's, so the accepted
 candidates, and hence the samples, are JAX's.
@@ -18,12 +19,12 @@ from pyjax._src.api_vmap import vmap
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.ad import Zero, tangent_aval
 from pyjax._src.lax import elementwise as lax
-from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow import cumulative
 from pyjax._src.lax.control_flow.scan import map as lax_map
 from pyjax._src.lax.control_flow.scan import scan
 from pyjax._src.lax.control_flow.while_loop import while_loop
+from pyjax._src.lax.special import random_gamma_grad
 from pyjax._src.lax.utils import standard_primitive
 from pyjax._src.numpy import creation, lax_numpy
 from pyjax._src.numpy import reductions as jred
@@ -137,117 +138,8 @@ def _random_gamma_lowering(ctx, key, a, *, log_space, impl):
     return ctx.lower_fun(partial(_gamma_impl, log_space=log_space, impl=impl))(key, a)
 
 
-# -- the implicit derivative of a gamma sample with respect to its shape ---------------------
-# d sample / d a = -(dF/da) / (dF/dx) at x = sample, F the regularized incomplete gamma
-# function: JAX's series (small x) and continued fraction (large x) for igamma, carrying the
-# derivatives in `a` alongside ("SAMPLE_DERIVATIVE" mode). Converged elements are frozen by
-# selects, so each element's result is that of its own loop.
-
-
-def _any(pred):
-    return lax_red.reduce_or(pred, tuple(range(pred.ndim)))
-
-
-def _igamma_series_grad(ax, x, a, enabled, dtype):
-    eps = dtypes.finfo(dtype).eps
-
-    def body(vals):
-        enabled, r, c, ans, x, dc_da, dans_da = vals
-        r = r + _const(r, 1.)
-        dc_da = dc_da * (x / r) - (c * x) / (r * r)
-        dans_da = dans_da + dc_da
-        c = c * (x / r)
-        ans = ans + c
-        going = lax.bitwise_and(enabled, lax.abs(dc_da / dans_da) > eps)
-        new = (r, c, ans, x, dc_da, dans_da)
-        return (going, *(lax.select(enabled, n, o) for n, o in zip(new, vals[1:], strict=True)))
-
-    init = (enabled, a, creation.full_like(a, 1), creation.full_like(a, 1), x,
-            creation.full_like(a, 0), creation.full_like(a, 0))
-    vals = while_loop(lambda vals: _any(vals[0]), body, init)
-    ans, dans_da = vals[3], vals[6]
-    dlogax_da = lax.log(x) - lax.digamma(a + _const(a, 1))
-    return -(dans_da + ans * dlogax_da) * x / a
-
-
-def _igammac_cf_grad(ax, x, a, enabled, dtype):
-    eps = dtypes.finfo(dtype).eps
-
-    def body(vals):
-        (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
-         dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = vals
-        c = c + _const(c, 1)
-        y = y + _const(y, 1)
-        z = z + _const(z, 2)
-        yc = y * c
-        pk = pkm1 * z - pkm2 * yc
-        qk = qkm1 * z - qkm2 * yc
-        qk_is_nonzero = lax.ne(qk, _const(qk, 0))
-        r = pk / qk
-        t = lax.select(qk_is_nonzero, lax.abs(lax.div(lax.sub(ans, r), r)), creation.full_like(r, 1))
-        ans = lax.select(qk_is_nonzero, r, ans)
-        dpk_da = dpkm1_da * z - pkm1 - dpkm2_da * yc + pkm2 * c
-        dqk_da = dqkm1_da * z - qkm1 - dqkm2_da * yc + qkm2 * c
-        dans_da_new = lax.select(qk_is_nonzero, lax.div(dpk_da - ans * dqk_da, qk), dans_da)
-        grad_conditional = lax.select(qk_is_nonzero, lax.abs(dans_da_new - dans_da),
-                                      creation.full_like(dans_da, 1))
-        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
-        dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = dpkm1_da, dqkm1_da, dpk_da, dqk_da
-        rescale = lax.gt(lax.abs(pk), lax.reciprocal(_const(pk, eps)))  # keep the terms finite
-        pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = (
-            lax.select(rescale, lax.mul(v, _const(v, eps)), v)
-            for v in (pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da))
-        going = lax.bitwise_and(enabled, grad_conditional > _const(grad_conditional, eps))
-        new = (ans, t, y, z)
-        rest = (pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)
-        return (going, *(lax.select(enabled, n, o) for n, o in zip(new, vals[1:5], strict=True)), c,
-                *(lax.select(enabled, n, o) for n, o in zip(rest, vals[6:], strict=True)))
-
-    y = _const(a, 1) - a
-    z = x + y + _const(x, 1)
-    pkm1 = x + _const(x, 1)
-    qkm1 = z * x
-    ans = pkm1 / qkm1
-    dqkm1_da = -x
-    zeros = creation.full_like(x, 0)
-    dans_da = (zeros - ans * dqkm1_da) / qkm1
-    init = (enabled, ans, creation.full_like(x, 1), y, z, _const(x, 0), pkm1, qkm1,
-            creation.full_like(x, 1), x, zeros, zeros, zeros, dqkm1_da, dans_da)
-    vals = while_loop(lambda vals: lax.bitwise_and(vals[5] < _const(vals[5], 2000), _any(vals[0])),
-                      body, init)
-    ans, dans_da = vals[1], vals[14]
-    dlogax_da = lax.log(x) - lax.digamma(a)
-    return lax.neg(lax.add(dans_da, lax.mul(ans, dlogax_da)) * x)
-
-
-def random_gamma_grad(a, x):
-    """d x / d a for x a Gamma(a, 1) sample (JAX's `lax.random_gamma_grad`); f16/bf16 are
-    computed in float32."""
-    shape = broadcast_shapes(np.shape(a), np.shape(x))
-    a, x = (shape_ops.broadcast_in_dim(v, shape, tuple(range(np.ndim(v)))) for v in (a, x))
-    orig = a.dtype
-    if orig in (np.float16, dtypes.bfloat16):
-        a, x = lax.convert_element_type(a, np.float32), lax.convert_element_type(x, np.float32)
-    dtype = a.dtype
-    is_nan = lax.bitwise_or(lax.ne(a, a), lax.ne(x, x))
-    x_is_zero = lax.eq(x, creation.full_like(x, 0))
-    domain_error = lax.bitwise_or(lax.lt(x, creation.full_like(x, 0)), lax.le(a, creation.full_like(a, 0)))
-    use_igammac = lax.bitwise_and(lax.gt(x, creation.full_like(x, 1)), lax.gt(x, a))
-    ax = a * lax.log(x) - x - lax.lgamma(a)
-    underflow = lax.lt(ax, -lax.log(_const(ax, dtypes.finfo(dtype).max)))
-    ax = lax.exp(ax)
-    enabled = lax.bitwise_not(lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(x_is_zero, domain_error),
-                                                            underflow), is_nan))
-    output = lax.select(
-        use_igammac,
-        -_igammac_cf_grad(ax, x, a, lax.bitwise_and(enabled, use_igammac), dtype),
-        _igamma_series_grad(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_igammac)), dtype))
-    output = lax.select(x_is_zero, creation.full_like(output, 0), output)
-    output = lax.select(lax.bitwise_or(domain_error, is_nan), creation.full_like(a, np.nan), output)
-    return lax.convert_element_type(output, orig)
-
-
 def _gamma_grad(sample, a, log_space):
+    """d sample / d a (lax.random_gamma_grad: the sample moves with `a` along its quantile)."""
     samples = shape_ops.reshape(sample, (math.prod(np.shape(sample)),))
     alphas = shape_ops.reshape(a, (math.prod(np.shape(a)),))
     if log_space:  # d log(x) = dx / x, with x = exp(log x) kept off zero
