@@ -6,6 +6,8 @@ Each follows JAX 0.10.2's algorithm operation for operation, and each jitted pie
 JAX jits, so XLA sees the same computation and the samples are JAX's, bit for bit. The public
 function checks its arguments (JAX's exception classes) and calls a jitted `_name` with the
 static shape and dtype. Gamma-based samplers live in `gamma.py`.
+
+NB: `out_sharding` is accepted and ignored: pyjax runs on one device (no sharded outputs yet).
 """
 from __future__ import annotations
 
@@ -62,11 +64,11 @@ def check_safe_to_cast(name, dtype, *args):
                                             f"of type {creation.asarray(a).dtype} to {dtype}")
 
 
-def float_dtype(name, dtype, what="a float"):
+def float_dtype(name, dtype):
     """The canonical sample dtype (the default float if None); ValueError unless floating."""
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype, name)
     if not dtypes.issubdtype(dtype, np.floating):
-        raise ValueError(f"dtype argument to `{name}` must be {what} dtype, got {dtype}")
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype
 
 
@@ -476,7 +478,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell samples with a random sign, scaled and shifted (the shape gains the parameters'
     broadcast shape, as in JAX)."""
     key, _ = check_prng_key("double_sided_maxwell", key)
-    dtype = float_dtype("double_sided_maxwell", dtype, "a float")
+    dtype = float_dtype("double_sided_maxwell", dtype)
     return _double_sided_maxwell(key, loc, scale, canonical_shape(shape, "double_sided_maxwell"), dtype)
 
 
