@@ -493,9 +493,11 @@ class JitInfo:
     def _explain_miss(self, key):
         self._misses += 1
         prev, self._last_sig = self._last_sig, key
-        if prev is None or not (config.jax_explain_cache_misses or self._misses in (4, 16, 64)):
+        # NB: pyjax explains repeated recompiles by default (JAX only with explain_cache_misses),
+        # except for library functions (inline jits such as jnp.add, compiled per shape anyway).
+        by_default = self._misses in (4, 16, 64) and not self.inline
+        if prev is None or not (config.jax_explain_cache_misses or by_default):
             return
-        # NB: pyjax explains repeated recompiles by default (JAX only with explain_cache_misses).
         what = []
         if prev[0] != key[0]:
             what.append(f"the argument structure changed: {prev[0]} -> {key[0]}")
