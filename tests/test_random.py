@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import special, stats
 
 import pyjax
 import pyjax.numpy as jnp
@@ -154,7 +155,6 @@ def test_grad_of_reparameterized_samplers_matches_finite_differences():
 def test_grad_of_gamma_is_the_implicit_derivative():
     """d sample / d a = -(dF/da) / (dF/dx) at the sample, F = gammainc (SciPy, dF/da by
     central differences): the sample moves with `a` along its quantile."""
-    from scipy import special
     key = random.key(4)
     a = np.array([0.3, 1.0, 2.5, 12.0], np.float32)
     x, g = pyjax.jvp(lambda a: random.gamma(key, a), (jnp.asarray(a),), (jnp.ones(4),))
@@ -162,6 +162,81 @@ def test_grad_of_gamma_is_the_implicit_derivative():
     dF_da = (special.gammainc(a64 + eps, x) - special.gammainc(a64 - eps, x)) / (2 * eps)
     dF_dx = np.exp((a64 - 1) * np.log(x) - x - special.gammaln(a64))
     np.testing.assert_allclose(np.asarray(g), -dF_da / dF_dx, rtol=1e-4)
+
+
+# -- the distributions are the ones named (Kolmogorov-Smirnov against SciPy; fixed keys) ------
+
+KS_CASES = [
+    ("uniform", lambda k, n: random.uniform(k, (n,), minval=-1.0, maxval=3.0), ("uniform", (-1.0, 4.0))),
+    ("normal", lambda k, n: random.normal(k, (n,)), ("norm", ())),
+    ("truncated_normal", lambda k, n: random.truncated_normal(k, -0.5, 2.0, (n,)), ("truncnorm", (-0.5, 2.0))),
+    ("exponential", lambda k, n: random.exponential(k, (n,)), ("expon", ())),
+    ("gamma small a", lambda k, n: random.gamma(k, 0.3, (n,)), ("gamma", (0.3,))),
+    ("gamma", lambda k, n: random.gamma(k, 4.5, (n,)), ("gamma", (4.5,))),
+    ("loggamma", lambda k, n: jnp.exp(random.loggamma(k, 2.0, (n,))), ("gamma", (2.0,))),
+    ("beta", lambda k, n: random.beta(k, 0.7, 2.5, (n,)), ("beta", (0.7, 2.5))),
+    ("t", lambda k, n: random.t(k, 3.0, (n,)), ("t", (3.0,))),
+    ("chisquare", lambda k, n: random.chisquare(k, 5.0, (n,)), ("chi2", (5.0,))),
+    ("f", lambda k, n: random.f(k, 4.0, 9.0, (n,)), ("f", (4.0, 9.0))),
+    ("laplace", lambda k, n: random.laplace(k, (n,)), ("laplace", ())),
+    ("logistic", lambda k, n: random.logistic(k, (n,)), ("logistic", ())),
+    ("cauchy", lambda k, n: random.cauchy(k, (n,)), ("cauchy", ())),
+    ("gumbel", lambda k, n: random.gumbel(k, (n,)), ("gumbel_r", ())),
+    ("pareto", lambda k, n: random.pareto(k, 2.5, (n,)), ("pareto", (2.5,))),
+    ("rayleigh", lambda k, n: random.rayleigh(k, 1.0, (n,)), ("rayleigh", ())),
+    ("maxwell", lambda k, n: random.maxwell(k, (n,)), ("maxwell", ())),
+    ("weibull_min", lambda k, n: random.weibull_min(k, 1.0, 1.7, (n,)), ("weibull_min", (1.7,))),
+    ("wald", lambda k, n: random.wald(k, 1.0, (n,)), ("invgauss", (1.0,))),
+    ("lognormal", lambda k, n: random.lognormal(k, 0.6, (n,)), ("lognorm", (0.6,))),
+    ("triangular", lambda k, n: random.triangular(k, 0.0, 0.25, 1.0, (n,)), ("triang", (0.25,))),
+]
+
+
+@pytest.mark.parametrize("name,draw,dist", KS_CASES, ids=[c[0] for c in KS_CASES])
+def test_samples_follow_their_distribution(name, draw, dist):
+    x = np.asarray(draw(random.key(20240), 4000), np.float64)
+    assert stats.kstest(x, dist[0], args=dist[1]).pvalue > 1e-3
+
+
+COUNT_CASES = [
+    ("poisson", lambda k, n: random.poisson(k, 4.0, (n,)), stats.poisson(4.0)),
+    ("poisson rejection", lambda k, n: random.poisson(k, 40.0, (n,)), stats.poisson(40.0)),
+    ("binomial inversion", lambda k, n: random.binomial(k, 12.0, 0.3, (n,)), stats.binom(12, 0.3)),
+    ("binomial btrs", lambda k, n: random.binomial(k, 200.0, 0.6, (n,)), stats.binom(200, 0.6)),
+    ("geometric", lambda k, n: random.geometric(k, 0.3, (n,)), stats.geom(0.3)),
+    ("randint", lambda k, n: random.randint(k, (n,), -3, 4), stats.randint(-3, 4)),
+    ("bernoulli", lambda k, n: random.bernoulli(k, 0.3, (n,)), stats.bernoulli(0.3)),
+    ("categorical", lambda k, n: random.categorical(k, jnp.log(jnp.array([0.1, 0.2, 0.7])), shape=(n,)),
+     stats.rv_discrete(values=(range(3), (0.1, 0.2, 0.7)))),
+    ("choice p", lambda k, n: random.choice(k, 4, (n,), p=jnp.array([0.4, 0.0, 0.35, 0.25])),
+     stats.rv_discrete(values=(range(4), (0.4, 0.0, 0.35, 0.25)))),
+]
+
+
+@pytest.mark.parametrize("name,draw,dist", COUNT_CASES, ids=[c[0] for c in COUNT_CASES])
+def test_counts_follow_their_distribution(name, draw, dist):
+    """A chi-square test over the values expected at least 5 times (the rest pooled)."""
+    x = np.asarray(draw(random.key(7), 4000), np.int64)
+    values = np.arange(x.min(), x.max() + 1)
+    expected = dist.pmf(values) * len(x)
+    observed = np.array([np.sum(x == v) for v in values])
+    keep = expected >= 5
+    obs, exp = observed[keep], expected[keep]
+    if len(x) - exp.sum() > 1:  # the rest, pooled
+        obs, exp = np.append(obs, len(x) - obs.sum()), np.append(exp, len(x) - exp.sum())
+    assert stats.chisquare(obs, exp * (obs.sum() / exp.sum())).pvalue > 1e-3
+
+
+def test_multinomial_and_dirichlet_moments():
+    p = np.array([0.2, 0.3, 0.5])
+    counts = np.asarray(random.multinomial(random.key(3), 50.0, jnp.asarray(p), shape=(2000, 3)))
+    assert (counts.sum(-1) == 50).all()
+    np.testing.assert_allclose(counts.mean(0), 50 * p, rtol=0.02)
+    np.testing.assert_allclose(counts.var(0), 50 * p * (1 - p), rtol=0.1)
+    alpha = np.array([0.5, 1.0, 2.5])
+    x = np.asarray(random.dirichlet(random.key(3), jnp.asarray(alpha), (4000,)), np.float64)
+    np.testing.assert_allclose(x.sum(-1), 1, rtol=1e-5)
+    np.testing.assert_allclose(x.mean(0), alpha / alpha.sum(), atol=0.01)
 
 
 # -- typed keys as arrays of keys ----------------------------------------------------------------
