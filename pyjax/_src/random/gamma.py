@@ -36,8 +36,8 @@ from pyjax._src.random.prng import library_jit as jit
 from pyjax._src.random.keys import (
     PRNGKeyArray, canonical_shape, check_prng_key, split, split_key)
 from pyjax._src.random.samplers import (
-    _const, check_broadcast_shapes, check_safe_to_cast, check_shape, exponential, float_dtype,
-    normal, rademacher, uniform)
+    _const, check_broadcast_shapes, check_float_sampler, check_safe_to_cast, check_shape,
+    exponential, float_dtype, normal, rademacher, uniform)
 
 # -- random_gamma_p: Gamma(a, 1) samples, one key (data) per leading index of `a` -------------
 
@@ -242,10 +242,7 @@ def _dirichlet(key, alpha, shape, dtype):
 
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Student's t samples with `df` degrees of freedom: n * sqrt(df / (2 g)), g ~ Gamma(df/2)."""
-    key, _ = check_prng_key("t", key)
-    dtype = float_dtype("t", dtype)
-    shape = check_broadcast_shapes("t", shape, df)
-    check_safe_to_cast("t", dtype, df)
+    key, shape, dtype = check_float_sampler("t", key, shape, dtype, df)
     return _t(key, df, shape, dtype)
 
 
@@ -261,10 +258,7 @@ def _t(key, df, shape, dtype):
 
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square samples: twice Gamma(df / 2) (sampled in log space)."""
-    key, _ = check_prng_key("chisquare", key)
-    dtype = float_dtype("chisquare", dtype)
-    shape = check_broadcast_shapes("chisquare", shape, df)
-    check_safe_to_cast("chisquare", dtype, df)
+    key, shape, dtype = check_float_sampler("chisquare", key, shape, dtype, df)
     return _chisquare(key, df, shape, dtype)
 
 
@@ -278,10 +272,7 @@ def _chisquare(key, df, shape, dtype):
 
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     """F-distribution samples: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
-    key, _ = check_prng_key("f", key)
-    dtype = float_dtype("f", dtype)
-    shape = check_broadcast_shapes("f", shape, dfnum, dfden)
-    check_safe_to_cast("f", dtype, dfnum, dfden)
+    key, shape, dtype = check_float_sampler("f", key, shape, dtype, dfnum, dfden)
     return _f(key, dfnum, dfden, shape, dtype)
 
 

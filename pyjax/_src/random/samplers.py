@@ -72,6 +72,16 @@ def float_dtype(name, dtype):
     return dtype
 
 
+def check_float_sampler(name, key, shape, dtype, *params):
+    """The checks of a float sampler with array parameters, in JAX's order: the key, the dtype,
+    the shape against the parameters' and the parameters' casts. Returns (key, shape, dtype)."""
+    key, _ = check_prng_key(name, key)
+    dtype = float_dtype(name, dtype)
+    shape = check_broadcast_shapes(name, shape, *params)
+    check_safe_to_cast(name, dtype, *params)
+    return key, shape, dtype
+
+
 def int_dtype(name, dtype):
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype, name)
     if not dtypes.issubdtype(dtype, np.integer):
@@ -412,10 +422,7 @@ def _lognormal(key, sigma, shape, dtype):
 
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto samples of shape `b` (x >= 1): exp(Exp(1) / b)."""
-    key, _ = check_prng_key("pareto", key)
-    dtype = float_dtype("pareto", dtype)
-    shape = check_broadcast_shapes("pareto", shape, b)
-    check_safe_to_cast("pareto", dtype, b)
+    key, shape, dtype = check_float_sampler("pareto", key, shape, dtype, b)
     return _pareto(key, b, shape, dtype)
 
 
@@ -426,10 +433,7 @@ def _pareto(key, b, shape, dtype):
 
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh samples: scale * sqrt(-2 log u)."""
-    key, _ = check_prng_key("rayleigh", key)
-    dtype = float_dtype("rayleigh", dtype)
-    shape = check_broadcast_shapes("rayleigh", shape, scale)
-    check_safe_to_cast("rayleigh", dtype, scale)
+    key, shape, dtype = check_float_sampler("rayleigh", key, shape, dtype, scale)
     return _rayleigh(key, scale, shape, dtype)
 
 
@@ -442,10 +446,7 @@ def _rayleigh(key, scale, shape, dtype):
 
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Inverse Gaussian (Wald) samples of mean `mean` and shape 1 (Michael et al.'s method)."""
-    key, _ = check_prng_key("wald", key)
-    dtype = float_dtype("wald", dtype)
-    shape = check_broadcast_shapes("wald", shape, mean)
-    check_safe_to_cast("wald", dtype, mean)
+    key, shape, dtype = check_float_sampler("wald", key, shape, dtype, mean)
     return _wald(key, mean, shape, dtype)
 
 
@@ -494,10 +495,7 @@ def _double_sided_maxwell(key, loc, scale, shape, dtype):
 
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular samples on [left, right] with peak `mode`, by inverting the CDF."""
-    key, _ = check_prng_key("triangular", key)
-    dtype = float_dtype("triangular", dtype)
-    shape = check_broadcast_shapes("triangular", shape, left, mode, right)
-    check_safe_to_cast("triangular", dtype, left, mode, right)
+    key, shape, dtype = check_float_sampler("triangular", key, shape, dtype, left, mode, right)
     return _triangular(key, left, mode, right, shape, dtype)
 
 
