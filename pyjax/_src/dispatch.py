@@ -263,8 +263,14 @@ def _first_invalid(outs):
     return None
 
 
+# debug_nans / debug_infs check every output in Python: while either is on, executables run
+# through `_run_checking_floats` and nothing takes C++'s fast path (`fastpath_data`)
+_debug_checks = [False]
+
+
 def _float_checks(_=None):
-    on = config._values["jax_debug_nans"] or config._values["jax_debug_infs"]
+    values = config._values
+    on = _debug_checks[0] = bool(values["jax_debug_nans"] or values["jax_debug_infs"])
     Compiled._run = Compiled._run_checking_floats if on else Compiled._run_unchecked
 
 
@@ -397,11 +403,13 @@ FastpathData = collections.namedtuple("FastpathData", [
 
 # the leaf types C++ dispatch handles itself (besides NumPy scalars)
 _CPP_LEAF_TYPES = frozenset([ArrayImpl, np.ndarray, bool, int, float, complex])
+
+
+def is_cpp_leaf(x) -> bool:
+    """Whether C++ dispatch takes `x` as an argument itself (arrays, NumPy values, scalars)."""
+    return type(x) in _CPP_LEAF_TYPES or isinstance(x, np.generic)
 _dispatch_flatten = tree_util.dispatch_registry.flatten
 
-# debug_nans / debug_infs check every output in Python: while either is on, no fast path
-# (the flags are also part of C++'s key, see pjit)
-_debug_checks = [False]
 
 
 def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
@@ -414,10 +422,9 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
     exe = compiled.exe
     device = exe.devices[0]
     for x in leaves:
-        t = type(x)
-        if t not in _CPP_LEAF_TYPES and not isinstance(x, np.generic):
+        if not is_cpp_leaf(x):
             return None
-        if t is ArrayImpl and xla.buffer_devices(x)[0] != device:
+        if type(x) is ArrayImpl and xla.buffer_devices(x)[0] != device:
             return None
     if dyn_args is not leaves:
         cpp_leaves, _ = _dispatch_flatten(dyn_args)
@@ -441,15 +448,6 @@ def any_committed(leaves) -> bool:
 
 def shard_arg_fallback(*args):
     raise TypeError(f"pyjax: cannot place argument {args[0]!r:.80} on a device")
-
-
-def _refresh_debug_checks(_=None):
-    _debug_checks[0] = bool(config._values["jax_debug_nans"] or config._values["jax_debug_infs"])
-
-
-config.on_change("jax_debug_nans", _refresh_debug_checks)
-config.on_change("jax_debug_infs", _refresh_debug_checks)
-_refresh_debug_checks()
 
 
 # -- the in-memory cache registry ------------------------------------------------------------

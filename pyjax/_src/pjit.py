@@ -20,7 +20,7 @@ import numpy as np
 import optree
 
 from pyjax._src import core, dispatch, dtypes, tree_util
-from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
+from pyjax._src.array import Array, ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
@@ -386,7 +386,7 @@ class JitInfo:
         try:
             avals = tuple([x.aval for x in leaves])
         except AttributeError:
-            if self.inline and any(type(x) not in _PLAIN_LEAVES for x in leaves):
+            if self.inline and not all(map(dispatch.is_cpp_leaf, leaves)):
                 # a library function given a list, a string, an object with __jax_array__:
                 # run it as it is (its own checks name the problem)
                 return self.fun(*args, **kwargs), None
@@ -597,10 +597,6 @@ def _hashable_static(value, where):
         raise ValueError(f"Non-hashable static arguments are not supported: static argument "
                          f"{where} of type {type(value).__name__} ({value!r:.80}) cannot be hashed. "
                          f"Use a tuple instead of a list, or make the argument non-static.") from None
-
-
-_PLAIN_LEAVES = frozenset([ArrayImpl, np.ndarray, bool, int, float, complex, np.float32, np.float64,
-                           np.int32, np.int64, np.bool_, np.complex64])
 
 
 def _leaf_aval_checked(x):
