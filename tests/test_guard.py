@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from pyjax._src.backend import xla
+from pyjax._src.backend import guard, xla
 
 
 def _run(tmp_path, code):
@@ -56,10 +56,10 @@ def test_an_alias_of_jax_to_pyjax_still_imports(tmp_path):
 def test_another_jaxlib_release_is_refused(monkeypatch):
     monkeypatch.setattr(xla.jaxlib, "__version__", "0.9.0")
     with pytest.raises(ImportError, match=r"pyjax needs jaxlib==0\.10\.2 exactly"):
-        xla._check_jaxlib()
+        guard.check_jaxlib(xla.jaxlib, xla._jax)
 
 
 def test_missing_jaxlib_entry_points_are_named(monkeypatch):
     monkeypatch.delattr(xla._jax, "batched_device_put")
     with pytest.raises(ImportError, match="lacks the entry points pyjax uses: batched_device_put"):
-        xla._check_jaxlib()
+        guard.check_jaxlib(xla.jaxlib, xla._jax)

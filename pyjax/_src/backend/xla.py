@@ -23,8 +23,6 @@ import atexit
 import functools
 import gc
 import importlib
-import importlib.abc
-import importlib.machinery
 import logging
 import os
 import re
@@ -35,7 +33,7 @@ import time
 import numpy as np
 
 from pyjax._src.backend import cache as _cache
-from pyjax._src.backend import cuda
+from pyjax._src.backend import cuda, guard
 from pyjax._src.config import config
 
 # C++ (absl/tsl) logging reads this once, when jaxlib is first imported. By default, hide the two
@@ -50,70 +48,9 @@ from jaxlib import xla_client as xc  # noqa: E402
 
 logger = logging.getLogger("pyjax")
 
-# ---------------------------------------------------------------------------------------------
-# The guard. pyjax drives jaxlib internals that change between releases, and attaches its own
-# methods to jaxlib's classes (as jax does): check the release and the entry points now, with a
-# clear message, rather than fail later in C++; and never share a process with the real jax,
-# whose methods would overwrite pyjax's (and the reverse).
-
-JAXLIB_VERSION = "0.10.2"
-_ENTRY_POINTS = ("ArrayImpl", "PjitFunction", "PjitFunctionCache", "pjit", "batched_device_put",
-                 "array_result_handler", "batched_copy_array_to_devices_with_sharding",
-                 "batched_block_until_ready", "SingleDeviceSharding", "GSPMDSharding",
-                 "DeviceList", "config.Config", "pytree.PyTreeRegistry",
-                 "jax_jit.set_enable_x64_state", "jax_jit.set_disable_jit_state",
-                 "jax_jit.set_post_hook_state")
-
-
-def _check_jaxlib():
-    if jaxlib.__version__ != JAXLIB_VERSION:
-        raise ImportError(f"pyjax needs jaxlib=={JAXLIB_VERSION} exactly (it drives jaxlib's "
-                          f"internal C++ API), but jaxlib {jaxlib.__version__} is installed: "
-                          f"pip install jaxlib=={JAXLIB_VERSION}")
-    missing = []
-    for path in _ENTRY_POINTS:
-        obj = _jax
-        for part in path.split("."):
-            obj = getattr(obj, part, None)
-        if obj is None:
-            missing.append(path)
-    if missing:
-        raise ImportError(f"jaxlib {jaxlib.__version__} lacks the entry points pyjax uses: "
-                          f"{', '.join(missing)} (a damaged or modified install?)")
-
-
-def _is_real_jax(module) -> bool:
-    return module is not None and getattr(module, "__name__", "").partition(".")[0] == "jax"
-
-
-_JAX_CONFLICT = ("pyjax and the real jax cannot share a process: both attach their own methods "
-                 "to jaxlib's classes (ArrayImpl, PjitFunction) and would break each other. Run "
-                 "them in separate processes.")
-
-
-class _RefuseRealJax(importlib.abc.MetaPathFinder):
-    """Turns `import jax` (when the real jax is installed) into a clear ImportError. It sits
-    just before the path finder, so an alias that maps `jax` to pyjax still wins."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "jax" and not name.startswith("jax."):
-            return None
-        if name == "jax" and importlib.machinery.PathFinder.find_spec("jax") is None:
-            return None  # not installed: the usual ModuleNotFoundError
-        raise ImportError(f"import {name}: {_JAX_CONFLICT}", name=name)
-
-
-def _guard():
-    _check_jaxlib()
-    if _is_real_jax(sys.modules.get("jax")):
-        raise ImportError(f"jax is already imported: {_JAX_CONFLICT}")
-    if not any(isinstance(f, _RefuseRealJax) for f in sys.meta_path):
-        path_finder = importlib.machinery.PathFinder  # in meta_path as the class itself
-        at = next((i for i, f in enumerate(sys.meta_path) if f is path_finder), len(sys.meta_path))
-        sys.meta_path.insert(at, _RefuseRealJax())
-
-
-_guard()
+# The guard (backend/guard.py): the jaxlib release and entry points pyjax drives; no real jax.
+guard.install(jaxlib, _jax)
+JAXLIB_VERSION = guard.JAXLIB_VERSION
 
 # ---------------------------------------------------------------------------------------------
 # Re-exported jaxlib types (so that the rest of pyjax never imports jaxlib).
