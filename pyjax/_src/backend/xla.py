@@ -50,7 +50,6 @@ logger = logging.getLogger("pyjax")
 
 # The guard (backend/guard.py): the jaxlib release and entry points pyjax drives; no real jax.
 guard.install(jaxlib, _jax)
-JAXLIB_VERSION = guard.JAXLIB_VERSION
 
 # ---------------------------------------------------------------------------------------------
 # Re-exported jaxlib types (so that the rest of pyjax never imports jaxlib).
