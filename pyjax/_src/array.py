@@ -119,8 +119,18 @@ def put_sharded(value, aval, sharding, committed=True) -> ArrayImpl:
     check_divisible(sharding, aval.shape)
     indices = sharding.devices_indices_map(aval.shape)
     shard_aval = aval.update(shape=sharding.shard_shape(aval.shape))
-    singles = [xla.put(value[indices[d]], d, shard_aval) for d in sharding._device_assignment]
+    singles = [xla.put(value[indices[d]], d, shard_aval) for d in addressable_devices(sharding)]
     return assemble(aval, sharding, singles, committed)
+
+
+def addressable_devices(sharding) -> list:
+    """The devices of `sharding` this process feeds, in the sharding's order (all of them
+    unless the mesh spans processes)."""
+    devices = sharding._device_assignment
+    if xla.distributed.num_processes == 1:
+        return list(devices)
+    me = xla.process_index()
+    return [d for d in devices if d.process_index == me]
 
 
 def check_divisible(sharding, shape):
@@ -134,8 +144,8 @@ def check_divisible(sharding, shape):
 
 
 def assemble(aval, sharding, singles, committed=True) -> ArrayImpl:
-    """One Array of `aval` laid out as `sharding` from single-device arrays, one per device of
-    the sharding (in its order)."""
+    """One Array of `aval` laid out as `sharding` from single-device arrays, one per
+    addressable device of the sharding (in its order)."""
     if isinstance(sharding, SingleDeviceSharding):
         return singles[0] if not committed else xla.committed(singles[0])
     out = xla.assemble(aval, sharding._to_xla(len(aval.shape)), singles, committed)
@@ -397,7 +407,7 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     """
     shape = tuple(shape)
     sharding = named_sharding_for(sharding, "make_array_from_callback")
-    devices = sharding._device_assignment
+    devices = addressable_devices(sharding)
     indices = sharding.devices_indices_map(shape)
     blocks = [canonical_host_value(data_callback(indices[d])) for d in devices]
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else blocks[0].dtype
@@ -416,7 +426,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     the sharding (each holding that device's block, any order)."""
     shape = tuple(shape)
     arrays = list(arrays)
-    devices = sharding._device_assignment
+    devices = addressable_devices(sharding)
     by_device = {}
     for a in arrays:
         if type(a) is not ArrayImpl or len(xla.buffer_devices(a)) != 1:
@@ -426,7 +436,8 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     missing = [d for d in devices if d not in by_device]
     if missing or len(arrays) != len(devices):
         raise ValueError(f"make_array_from_single_device_arrays: the sharding spans "
-                         f"{len(devices)} devices but {len(arrays)} arrays were given "
+                         f"{len(devices)} devices of this process but {len(arrays)} arrays "
+                         f"were given "
                          f"(no array for {missing})")
     dt = np.dtype(dtype) if dtype is not None else arrays[0].dtype
     if isinstance(sharding, NamedSharding):
@@ -452,14 +463,60 @@ def _block(b, aval, where):
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None) -> ArrayImpl:
-    """An array laid out as `sharding` from this process's part of it.
+    """An array laid out as `sharding` from this process's part of it (`local_data`).
 
-    NB: pyjax runs one process, whose part is the whole array."""
+    Along each dimension, the blocks this process's devices hold are taken from `local_data`
+    in order (e.g. global rows 8:12 and 24:28 are rows 0:4 and 4:8 of the local data), unless
+    that dimension of `global_shape` equals the local one, when the local data is the whole
+    extent. Without `global_shape`, each process is assumed to hold only its own blocks.
+
+    >>> x = make_array_from_process_local_data(NamedSharding(mesh, P("batch")), local_batch)
+    """
     local = canonical_host_value(local_data)
-    if global_shape is not None and tuple(global_shape) != local.shape:
-        raise ValueError(f"make_array_from_process_local_data: with one process the local data "
-                         f"{local.shape} is the whole array, but global_shape={tuple(global_shape)}")
     if isinstance(sharding, SingleDeviceSharding):
+        if global_shape is not None and tuple(global_shape) != local.shape:
+            raise ValueError(f"make_array_from_process_local_data: a SingleDeviceSharding "
+                             f"holds all of the array, so global_shape={tuple(global_shape)} "
+                             f"must equal the local data's shape {local.shape}")
         return xla.put(local, sharding._device, core.ShapedArray(local.shape, local.dtype),
                        committed=True)
-    return put_named(local, sharding)
+    sharding = named_sharding_for(sharding, "make_array_from_process_local_data")
+    ndim = local.ndim
+    ways, pieces = sharding._tiles(ndim)
+    mine = set(addressable_devices(sharding))
+    flat = sharding._device_assignment
+    # the pieces (per dimension) this process's devices hold, in order
+    local_pieces = [sorted({p[d] for dev, p in zip(flat, pieces, strict=True) if dev in mine})
+                    for d in range(ndim)]
+    inferred = tuple(n * w // len(lp) for n, w, lp in zip(local.shape, ways, local_pieces,
+                                                          strict=True))
+    if global_shape is None:
+        global_shape = inferred
+    global_shape = tuple(int(n) for n in global_shape)
+    if len(global_shape) != ndim:
+        raise ValueError(f"make_array_from_process_local_data: global_shape {global_shape} "
+                         f"has a different rank than the local data {local.shape}")
+    for d, (g, n, i) in enumerate(zip(global_shape, local.shape, inferred, strict=True)):
+        if g not in (n, i):
+            raise ValueError(f"make_array_from_process_local_data: dimension {d} of "
+                             f"global_shape {global_shape} must be the local size {n} or the "
+                             f"size the sharding implies, {i} (local data {local.shape}, "
+                             f"sharding {sharding!r})")
+    aval = core.ShapedArray(global_shape, local.dtype)
+    check_divisible(sharding, global_shape)
+    shard_shape = sharding.shard_shape(global_shape)
+    indices = sharding.devices_indices_map(global_shape)
+    singles = []
+    for dev, piece in zip(flat, pieces, strict=True):
+        if dev not in mine:
+            continue
+        block = []
+        for d, sl in enumerate(indices[dev]):
+            if global_shape[d] == local.shape[d]:
+                block.append(sl)
+            else:
+                k = local_pieces[d].index(piece[d])
+                block.append(slice(k * shard_shape[d], (k + 1) * shard_shape[d]))
+        singles.append(xla.put(np.ascontiguousarray(local[tuple(block)]), dev,
+                               aval.update(shape=shard_shape)))
+    return assemble(aval, sharding, singles)

@@ -172,11 +172,82 @@ def _default_client():
 
 def _make_client(platform):
     if platform == "cpu":
-        return xc.make_cpu_client(asynchronous=True, num_devices=_cpu_device_count())
+        dist = distributed
+        collectives = None
+        if dist.client is not None and config.jax_cpu_collectives_implementation == "gloo":
+            collectives = _jax.make_gloo_tcp_collectives(distributed_client=dist.client)
+        elif dist.client is not None and config.jax_cpu_collectives_implementation == "mpi":
+            collectives = _jax.make_mpi_collectives()
+            collectives.Init()
+            atexit.register(collectives.Finalize)
+        return xc.make_cpu_client(asynchronous=True, num_devices=_cpu_device_count(),
+                                  distributed_client=dist.client, node_id=dist.process_id,
+                                  num_nodes=dist.num_processes, collectives=collectives)
     if platform == "cuda":
         return cuda.make_client(xc, _register_gpu_targets)
     raise RuntimeError(f"Unknown backend {platform!r}; available: cpu"
                        + (", cuda" if cuda.plugin_installed() else ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# Several processes (pyjax.distributed): XLA's distributed runtime. Process 0 runs the
+# coordination service; every process runs a client that connects to it, and the CPU client made
+# afterwards exchanges its devices with the other processes through it (global device ids) and
+# runs cross-process collectives with gloo over TCP.
+
+
+class DistributedState:
+    """What pyjax.distributed.initialize set up (one per process)."""
+
+    process_id = 0
+    num_processes = 1
+    service = None  # the coordination service (process 0 only)
+    client = None  # this process's connection to it
+    coordinator_address = None
+
+
+distributed = DistributedState()
+
+
+def backends_are_initialized() -> bool:
+    """Whether any PJRT client exists yet (distributed.initialize must come before)."""
+    return bool(_clients)
+
+
+def start_distributed_service(bind_address, num_processes, *, heartbeat_timeout,
+                              shutdown_timeout):
+    """The coordination service, listening on `bind_address` ("[::]:port")."""
+    return _jax.get_distributed_runtime_service(
+        bind_address, num_processes, heartbeat_timeout=int(heartbeat_timeout),
+        shutdown_timeout=int(shutdown_timeout))
+
+
+def connect_distributed_client(address, process_id, *, init_timeout, heartbeat_timeout,
+                               shutdown_timeout, missed_heartbeat_callback=None):
+    """A client of the coordination service at `address`, connected (blocks until every
+    process has connected, or raises after `init_timeout` seconds)."""
+    kwargs = {} if missed_heartbeat_callback is None else {
+        "missed_heartbeat_callback": missed_heartbeat_callback}
+    client = _jax.get_distributed_runtime_client(
+        address, process_id, init_timeout=int(init_timeout),
+        heartbeat_timeout=int(heartbeat_timeout), shutdown_timeout=int(shutdown_timeout),
+        use_compression=True, **kwargs)
+    client.connect()
+    return client
+
+
+def shutdown_distributed():
+    """Disconnect from the coordination service (a barrier with the other processes, bounded
+    by the shutdown timeout) and stop it on process 0; nothing when not running."""
+    dist = distributed
+    client, service = dist.client, dist.service
+    dist.client = dist.service = None
+    try:
+        if client is not None:
+            client.shutdown()
+    finally:
+        if service is not None:
+            service.shutdown()
 
 
 def _cpu_device_count():
@@ -455,6 +526,15 @@ def _gather(buf, sharding):
         sl = slices[index[s._sharding._device]]
         # With uneven tiling XLA pads the last shards: keep only the real part.
         out[sl] = part[tuple(slice(0, x.stop - x.start) for x in sl)]
+        if partial:
+            seen[sl] = True
+    if partial and not seen.all():  # as JAX: only if this process holds the whole value
+        raise RuntimeError(
+            "Fetching value for `jax.Array` that spans non-addressable (non process local) "
+            "devices is not possible. You can use "
+            "`jax.experimental.multihost_utils.process_allgather` to print the global array "
+            "or use `.addressable_shards` method of jax.Array to inspect the addressable "
+            "(process local) shards.")
     out.flags.writeable = False
     return out
 
@@ -730,21 +810,9 @@ _mlir_context = None
 def _compile_with_callbacks(client, text, device_list, opts, callbacks):
     """The host_callbacks overloads only take an MLIR module object (not text), so parse the
     text with jaxlib's MLIR bindings, imported only here (notes §5)."""
-    global _mlir_context
     from jaxlib.mlir import ir
     with _mlir_lock:
-        if _mlir_context is None:
-            from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _mlirHlo, _sdy, _stablehlo
-            registry = ir.DialectRegistry()
-            _jax_mlir_ext.register_dialects(registry)
-            ctx = ir.Context()
-            ctx.append_dialect_registry(registry)
-            ctx.load_all_available_dialects()
-            _sdy.register_dialect(ctx)
-            _mlirHlo.register_mhlo_dialect(ctx)
-            _chlo.register_dialect(ctx)
-            _stablehlo.register_dialect(ctx)
-            _mlir_context = ctx
+        _ensure_mlir_context()
         try:
             with _mlir_context:
                 module = ir.Module.parse(text)
@@ -756,6 +824,48 @@ def _compile_with_callbacks(client, text, device_list, opts, callbacks):
     except JaxRuntimeError as e:
         e.add_note(f"while compiling module {_module_name(text)} for {client.platform}")
         raise
+
+
+def _ensure_mlir_context():
+    """jaxlib's MLIR context with the StableHLO dialects (call holding `_mlir_lock`)."""
+    global _mlir_context
+    if _mlir_context is None:
+        from jaxlib.mlir import ir
+        from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _mlirHlo, _sdy, _stablehlo
+        registry = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(registry)
+        ctx = ir.Context()
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        _sdy.register_dialect(ctx)
+        _mlirHlo.register_mhlo_dialect(ctx)
+        _chlo.register_dialect(ctx)
+        _stablehlo.register_dialect(ctx)
+        _mlir_context = ctx
+    return _mlir_context
+
+
+def refine_polymorphic_shapes(module_text: str) -> str:
+    """The module with its dynamic shapes (`tensor<?x4xf32>`) made static from the static types
+    of `main`'s arguments, by jaxlib's StableHLO shape refinement pass (shape assertions are
+    checked and dropped); printed back as text. Raises ValueError when the refinement fails."""
+    from jaxlib.mlir import ir
+    try:
+        refined = _jax.mlir.refine_polymorphic_shapes(module_text.encode(),
+                                                      enable_shape_assertions=True,
+                                                      validate_static_shapes=True)
+    except JaxRuntimeError as e:
+        raise ValueError(f"shape refinement of module {_module_name(module_text)} failed: {e}") from None
+    with _mlir_lock:
+        with _ensure_mlir_context():
+            return str(ir.Module.parse(refined))
+
+
+def module_cost_analysis(module_text: str, device) -> dict:
+    """XLA's cost estimate (flops, bytes accessed, ...) of a StableHLO module, unoptimized."""
+    computation = _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False,
+                                                           return_tuple=False)
+    return _jax.hlo_module_cost_analysis(device.client, computation.get_hlo_module())
 
 
 _MODULE_NAME_RE = re.compile(r"^\s*module\s+@([\w$.\-]+)", re.MULTILINE)
@@ -861,6 +971,10 @@ def _shutdown():
         _clients.clear()
         _default_platform = None
         gc.collect()
+        try:  # as JAX: the distributed runtime goes after the clients that use it
+            shutdown_distributed()
+        except Exception as e:  # noqa: BLE001 — at exit, a peer may already be gone
+            logger.warning("pyjax: distributed shutdown failed at exit: %s", e)
 
 
 atexit.register(_shutdown)
