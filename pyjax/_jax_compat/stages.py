@@ -2,11 +2,12 @@
 `.lower()`, `.compile()`), for annotations and isinstance checks (equinox annotates with them)."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
-from pyjax._src.pjit import CompiledFunction as Compiled
-from pyjax._src.pjit import Lowered as Lowered
-from pyjax._src.pjit import Traced as Traced
+from pyjax._src.stages import ArgInfo as ArgInfo
+from pyjax._src.stages import CompiledFunction as Compiled
+from pyjax._src.stages import Lowered as Lowered
+from pyjax._src.stages import Traced as Traced
 
 CompilerOptions = dict[str, Any]
 
@@ -17,9 +18,3 @@ class Wrapped(Protocol):
     def __call__(self, *args, **kwargs): ...
 
     def lower(self, *args, **kwargs) -> Lowered: ...
-
-
-class ArgInfo(NamedTuple):
-    """An argument's abstract value and whether it is donated."""
-    aval: Any
-    donated: bool

@@ -28,6 +28,7 @@ from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.batching import BatchTrace
+from pyjax._src.stages import CompiledFunction, Lowered, Traced  # noqa: F401 (re-exported)
 
 logger = logging.getLogger("pyjax")
 _config_values = config._values
@@ -375,6 +376,12 @@ class JitInfo:
         return [p for p in self._sig.parameters.values()
                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
+    def _var_names(self):
+        """The names of the *args and **kwargs parameters (for error messages)."""
+        params = self._sig.parameters.values() if self._sig else ()
+        return (next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "args"),
+                next((p.name for p in params if p.kind == p.VAR_KEYWORD), None))
+
     def _argnums_of(self, names):
         params = [p.name for p in self._params()]
         return tuple(params.index(n) for n in names if n in params)
@@ -438,7 +445,8 @@ class JitInfo:
             return entry.out_tree.unflatten(compiled(leaves)), None
         device = None
         if xla.multiple_devices():
-            labels = _arg_origins(self._params(), dyn_args, dyn_kwargs, in_tree)
+            labels = [f"argument {n}" for n in _arg_origins(
+                self._params(), dyn_args, dyn_kwargs, in_tree, self.static_argnums) or ()] or None
             device = dispatch.committed_device(leaves, self.name, labels)
         out = entry.out_tree.unflatten(entry.compiled_for(self.name, device)(leaves))
         return out, dispatch.fastpath_data(entry.compiled_for(self.name, device),
@@ -498,7 +506,8 @@ class JitInfo:
         return hit
 
     def _trace_fun(self, args, kwargs, static_key, in_tree, avals):
-        origins = _arg_origins(self._params(), args, kwargs, in_tree)
+        debug = pe.TraceDebug(self.fun, "jit", lambda: _arg_origins(
+            self._params(), args, kwargs, in_tree, self.static_argnums, *self._var_names()))
         out_tree_box = []
 
         def flat_fun(*flat):
@@ -510,7 +519,7 @@ class JitInfo:
                 _check_output(o, self.name)
             out_tree_box.append(out_tree)
             return out_flat
-        closed, _ = pe.trace_to_jaxpr(flat_fun, list(avals), origins)
+        closed, _ = pe.trace_to_jaxpr(flat_fun, list(avals), debug=debug)
         return closed, out_tree_box[0]
 
     def _donated_leaves(self, args, kwargs, in_tree):
@@ -657,90 +666,21 @@ def _check_output(o, name):
                     f"pytrees of them.")
 
 
-def _arg_origins(params, args, kwargs, in_tree):
-    """Human-readable names of the flattened arguments, for error messages."""
+def _arg_origins(params, args, kwargs, in_tree, static_argnums=(), var_name="args", kw_name=None):
+    """The flattened dynamic arguments' names by their path in the user's arguments, as JAX
+    writes them (`p['w']`, `params.layers[0]`, `args[1]`, `kw['q']`), for error messages."""
     names = [p.name for p in params]
+    positions = [i for i in range(len(args) + len(static_argnums)) if i not in static_argnums]
     out = []
-    for i, a in enumerate(args):
-        label = f"argument '{names[i]}'" if i < len(names) else f"argument {i}"
+    for pos, a in zip(positions, args):
+        label = names[pos] if pos < len(names) else f"{var_name}[{pos - len(names)}]"
         paths, _ = tree_util.tree_flatten_with_path(a)
         out += [f"{label}{tree_util.keystr(p)}" for p, _ in paths]
-    paths, _ = tree_util.tree_flatten_with_path(kwargs)
-    out += [f"argument {tree_util.keystr(p)}" for p, _ in paths]
+    for k in sorted(kwargs):  # the flattening order of a dict
+        label = f"{kw_name}[{k!r}]" if kw_name and k not in names else k
+        paths, _ = tree_util.tree_flatten_with_path(kwargs[k])
+        out += [f"{label}{tree_util.keystr(p)}" for p, _ in paths]
     return out if len(out) == in_tree.num_leaves else None
-
-
-# -- AOT stages ----------------------------------------------------------------------------------
-
-
-class Traced:
-    def __init__(self, name, closed, in_tree, out_tree, donated):
-        self.name = name
-        self.jaxpr = closed
-        self.in_tree = in_tree
-        self.out_tree = out_tree
-        self.donated = donated
-        self.shardings = None  # (in, out) NamedShardings of a jit over a mesh
-
-    @property
-    def out_info(self):
-        return tree_util.tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
-                                                        for a in self.jaxpr.out_avals])
-
-    def lower(self) -> Lowered:
-        if self.shardings is not None:
-            request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated,
-                                     spmd.mesh_devices(*self.shardings), *self.shardings)
-        else:
-            request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated)
-        return Lowered(self, request, dispatch.lower(request))
-
-
-class Lowered:
-    def __init__(self, traced: Traced, request: CompileRequest, lowered):
-        self._traced = traced
-        self._request = request
-        self._lowered = lowered   # (module text, module context)
-        self._text = lowered[0]
-
-    def as_text(self, dialect=None, *, debug_info=False) -> str:
-        return self._text
-
-    def compiler_ir(self, dialect=None):
-        return self._text
-
-    def compile(self, compiler_options=None) -> CompiledFunction:
-        """The executable (shared with calls of the jitted function on the same signature);
-        `compiler_options`, a dict of XLA options, makes a separately compiled one."""
-        request = dataclasses.replace(self._request, compile_options=compiler_options or ())
-        t = self._traced
-        return CompiledFunction(dispatch.compile(request, self._lowered), t.jaxpr, t.in_tree,
-                                t.out_tree)
-
-    @property
-    def out_info(self):
-        return self._traced.out_info
-
-
-class CompiledFunction:
-    def __init__(self, compiled: Compiled, jaxpr, in_tree, out_tree):
-        self._compiled = compiled
-        self._jaxpr = jaxpr  # the executable holds it weakly; debug_nans re-runs it
-        self.in_tree = in_tree
-        self.out_tree = out_tree
-
-    def __call__(self, *args, **kwargs):
-        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        if in_tree != self.in_tree:
-            raise TypeError(f"Compiled function called with a different argument structure: "
-                            f"expected {self.in_tree}, got {in_tree}")
-        return tree_util.tree_unflatten(self.out_tree, self._compiled(leaves))
-
-    def cost_analysis(self):
-        return self._compiled.exe.cost_analysis()
-
-    def as_text(self):
-        return self._compiled.exe.as_hlo_text()
 
 
 # -- the C++ fast path ------------------------------------------------------------------------

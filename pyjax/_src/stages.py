@@ -1,0 +1,190 @@
+"""The ahead-of-time stages of a jitted function: `jit(f).trace(*args)` gives a `Traced`
+(the jaxpr and the argument/result structure), `.lower()` a `Lowered` (the StableHLO module),
+`.compile()` a `CompiledFunction` (the XLA executable, callable with arguments of the traced
+signature).
+
+Every stage answers the questions JAX's do: `in_tree` / `out_tree` (the pytree structures of
+`(args, kwargs)` and of the result), `in_avals`, `args_info` (each argument's aval and whether it
+is donated), `out_info` (ShapeDtypeStructs of the result); a Lowered and a Compiled also give
+XLA's `cost_analysis()` (the unoptimized and the optimized module's), a Compiled
+`memory_analysis()` and its `input_shardings` / `output_shardings`.
+
+    >>> c = jit(lambda x: x * 2).lower(jnp.ones(3)).compile()
+    >>> c.memory_analysis().argument_size_in_bytes
+    12
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+from pyjax._src import core, dispatch, spmd, tree_util
+from pyjax._src.array import ShapeDtypeStruct
+from pyjax._src.backend import xla
+from pyjax._src.dispatch import Compiled, CompileRequest
+from pyjax._src.sharding import SingleDeviceSharding
+
+
+class ArgInfo(NamedTuple):
+    """An argument's abstract value and whether it is donated."""
+    aval: Any
+    donated: bool
+
+
+def _args_info(in_tree, in_avals, donated):
+    flags = list(donated) if donated else [False] * len(in_avals)
+    return tree_util.tree_unflatten(in_tree, [ArgInfo(a, bool(d)) for a, d in
+                                              zip(in_avals, flags, strict=True)])
+
+
+def _donate_argnums(args_info) -> tuple:
+    args = args_info[0] if isinstance(args_info, tuple) and len(args_info) == 2 else args_info
+    return tuple(i for i, a in enumerate(args)
+                 if any(leaf.donated for leaf in tree_util.tree_leaves(
+                     a, is_leaf=lambda x: isinstance(x, ArgInfo))))
+
+
+class _Stage:
+    """What every stage knows: the traced jaxpr and the argument/result structure."""
+
+    _traced: Traced
+
+    @property
+    def in_tree(self):
+        return self._traced.in_tree
+
+    @property
+    def out_tree(self):
+        return self._traced.out_tree
+
+    @property
+    def in_avals(self):
+        """The arguments' avals, structured as `(args, kwargs)`."""
+        t = self._traced
+        return tree_util.tree_unflatten(t.in_tree, t.jaxpr.in_avals)
+
+    @property
+    def args_info(self):
+        t = self._traced
+        return _args_info(t.in_tree, t.jaxpr.in_avals, t.donated)
+
+    @property
+    def donate_argnums(self) -> tuple:
+        return _donate_argnums(self.args_info)
+
+    @property
+    def out_info(self):
+        t = self._traced
+        return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                                                     for a in t.jaxpr.out_avals])
+
+
+class Traced(_Stage):
+    """A function traced for one signature: `jaxpr`, `in_tree`/`out_tree`, `lower()`."""
+
+    def __init__(self, name, closed, in_tree, out_tree, donated):
+        self.name = self.fun_name = name
+        self.jaxpr = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.donated = donated
+        self.shardings = None  # (in, out) NamedShardings of a jit over a mesh
+
+    _traced = property(lambda self: self)
+    in_tree = out_tree = None  # plain attributes here (set in __init__)
+
+    @property
+    def out_avals(self):
+        return tree_util.tree_unflatten(self.out_tree, self.jaxpr.out_avals)
+
+    def lower(self) -> Lowered:
+        if self.shardings is not None:
+            request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated,
+                                     spmd.mesh_devices(*self.shardings), *self.shardings)
+        else:
+            request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated)
+        return Lowered(self, request, dispatch.lower(request))
+
+
+class Lowered(_Stage):
+    """The StableHLO module of a traced function: `as_text()`, `compile()`."""
+
+    def __init__(self, traced: Traced, request: CompileRequest, lowered):
+        self._traced = traced
+        self._request = request
+        self._lowered = lowered   # (module text, module context)
+        self._text = lowered[0]
+
+    def as_text(self, dialect=None, *, debug_info=False) -> str:
+        return self._text
+
+    def compiler_ir(self, dialect=None):
+        return self._text
+
+    def cost_analysis(self) -> dict:
+        """XLA's cost estimate (flops, bytes accessed, ...) of the module before optimization."""
+        return xla.module_cost_analysis(self._text, self._request.devices[0])
+
+    def compile(self, compiler_options=None) -> CompiledFunction:
+        """The executable (shared with calls of the jitted function on the same signature);
+        `compiler_options`, a dict of XLA options, makes a separately compiled one."""
+        request = dataclasses.replace(self._request, compile_options=compiler_options or ())
+        return CompiledFunction(dispatch.compile(request, self._lowered), self._traced)
+
+
+class CompiledFunction(_Stage):
+    """A compiled executable for one signature: call it with arguments of that signature."""
+
+    def __init__(self, compiled: Compiled, traced: Traced):
+        self._compiled = compiled
+        self._traced = traced
+        self._jaxpr = traced.jaxpr  # the executable holds it weakly; debug_nans re-runs it
+
+    def __call__(self, *args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != self.in_tree:
+            raise TypeError(f"Compiled function called with a different argument structure: "
+                            f"expected {self.in_tree}, got {in_tree}")
+        avals = [core.get_aval(x) for x in leaves]
+        for i, (a, want) in enumerate(zip(avals, self._traced.jaxpr.in_avals, strict=True)):
+            if a.shape != want.shape or a.dtype != want.dtype:
+                raise TypeError(f"Argument types differ from the types for which this computation "
+                                f"was compiled: leaf {i} is {a.str_short()}, compiled for "
+                                f"{want.str_short()}")
+        return tree_util.tree_unflatten(self.out_tree, self._compiled(leaves))
+
+    call = __call__
+
+    def cost_analysis(self) -> dict:
+        return self._compiled.exe.cost_analysis()
+
+    def memory_analysis(self):
+        """XLA's memory statistics of the executable (`argument_size_in_bytes`,
+        `output_size_in_bytes`, `temp_size_in_bytes`, `generated_code_size_in_bytes`, ...)."""
+        return self._compiled.exe.memory_analysis()
+
+    def as_text(self) -> str:
+        return self._compiled.exe.as_hlo_text()
+
+    def runtime_executable(self):
+        return self._compiled.exe.xla_executable
+
+    @property
+    def input_shardings(self):
+        """The arguments' shardings, structured as `(args, kwargs)`."""
+        c = self._compiled
+        n = len(self._traced.jaxpr.in_avals)
+        if c.in_shardings is not None:
+            flat = list(c.in_shardings)[-n:]
+        else:
+            flat = [SingleDeviceSharding(c.exe.devices[0])] * n
+        return tree_util.tree_unflatten(self.in_tree, flat)
+
+    @property
+    def output_shardings(self):
+        c = self._compiled
+        if c.out_shardings is not None:
+            flat = list(c.out_shardings)
+        else:
+            flat = [SingleDeviceSharding(c.exe.devices[0])] * len(self._traced.jaxpr.out_avals)
+        return tree_util.tree_unflatten(self.out_tree, flat)
