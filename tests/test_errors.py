@@ -252,7 +252,7 @@ def test_int_of_tracer():
     with pytest.raises(errors.ConcretizationTypeError) as info:
         pyjax.jit(lambda x: int(x))(1.0)
     msg = str(info.value)
-    assert "int()" in msg and "argument 'x'" in msg and "test_errors.py" in msg
+    assert "int()" in msg and "argument x" in msg and "test_errors.py" in msg
     assert "static_argnums" in msg
 
 
@@ -301,7 +301,7 @@ def test_leaked_tracer():
     pyjax.jit(f)(1.0)
     with pytest.raises(errors.UnexpectedTracerError) as info:
         leaked[0] + 1
-    assert "argument 'x'" in str(info.value) and "escaped" in str(info.value)
+    assert "argument x" in str(info.value) and "escaped" in str(info.value)
     with pytest.raises(errors.UnexpectedTracerError):
         jnp.sin(leaked[0])
     with pytest.raises(errors.UnexpectedTracerError):

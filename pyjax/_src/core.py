@@ -565,10 +565,10 @@ def new_trace(trace_type, *args, **kwargs):
 def escaped_tracer_error(tracer) -> errors.UnexpectedTracerError:
     aval = getattr(tracer, "aval", None)
     desc = aval.str_short() if aval is not None else "?"
-    origin = getattr(tracer, "_origin", None)
+    origin = errors.tracer_origin(tracer)
     return errors.UnexpectedTracerError(
         f"Encountered an unexpected tracer ({type(tracer).__name__} {desc}"
-        + (f", created for {origin}" if origin else "") + "). A value traced inside a transformed "
+        + (f", {origin}" if origin else "") + "). A value traced inside a transformed "
         "function (jit, grad, vmap, ...) escaped it, e.g. by being stored in a global, a closure "
         "or an object attribute, and was then used after the transformation finished. Return the "
         "value from the transformed function instead of leaking it.")
@@ -611,6 +611,11 @@ class Tracer:
         """The concrete value behind this tracer, or None. A JVP tracer outside `jit` has one
         (its primal is concrete), so Python control flow on it works as in JAX."""
         return None
+
+    def _provenance(self):
+        """[(TraceDebug or None, input name)]: the traced functions' inputs this value depends
+        on (for error messages; computed only when one is raised)."""
+        return []
 
     def __bool__(self):
         value = self.to_concrete_value()

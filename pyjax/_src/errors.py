@@ -24,26 +24,97 @@ class InconclusiveDimensionOperation(Exception):
 class _TracerError(JAXTypeError):
     """Base of the errors raised when a traced value is used where a concrete one is needed.
 
-    The first line is JAX's own wording (users and JAX's tests match on it); pyjax adds which
-    operation asked, the user's line, and the fix."""
+    The first lines are JAX's own wording (users and JAX's tests match on them): what was
+    attempted, and which traced function and which of its arguments (by their path in the
+    user's arguments, `p['w']`) the value depends on. pyjax adds which operation asked, the
+    user's source line, and the fix."""
 
     def __init__(self, tracer, what, fix):
-        where = source_info.user_frame_str()
+        frame = source_info.user_frame()
         aval = getattr(tracer, "aval", None)
         desc = (f"traced array with shape {aval.str_short(short_dtypes=False)}"
                 if aval is not None else "a traced value")
-        origin = getattr(tracer, "_origin", None)
-        msg = self._lead(desc) + f"\n{what} was called on a {desc}"
-        if origin:
-            msg += f" ({origin})"
-        if where:
-            msg += f"\n  at {where}"
+        msg = self._lead(desc)
+        context, static_hint = provenance_message(tracer)
+        if context:
+            msg += "\n" + context
+        msg += f"\n{what} was called on a {desc}"
+        if frame is not None:
+            msg += f" at {source_info.frame_str(frame)}"
+            line = source_info.frame_line(frame)
+            if line:
+                msg += f":\n    {line}"
         msg += f"\n{fix}"
+        if static_hint and self._static_fix:
+            msg += static_hint
         super().__init__(msg)
+
+    _static_fix = True
 
     @staticmethod
     def _lead(desc):
         return f"Abstract tracer value encountered where concrete value is expected: {desc}"
+
+
+def _join(names):
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + ", and " + names[-1]
+
+
+def tracer_origin(tracer) -> str:
+    """'created while tracing f at file:line for jit, from the argument p['w']' ('' if unknown)."""
+    try:
+        deps = tracer._provenance()
+        debug = getattr(getattr(tracer, "_trace", None), "debug", None)
+    except Exception:  # noqa: BLE001 - a message helper must never mask the real error
+        return ""
+    debug = debug or next((d for d, _ in deps if d is not None), None)
+    names = [n for d, n in deps if d is debug and n is not None]
+    msg = f"created while tracing the function {debug.fun_str()} for {debug.what}" if debug else ""
+    if names:
+        msg += (", " if msg else "") + ("from the argument " if len(names) == 1 else
+                                        "from the arguments ") + _join(names)
+    return msg
+
+
+def provenance_message(tracer):
+    """JAX's sentence naming the traced function and the arguments `tracer` depends on (''
+    when unknown), and a hint to make that argument static (jit arguments only)."""
+    try:
+        deps = tracer._provenance()
+        trace = getattr(tracer, "_trace", None)
+        debug = getattr(trace, "debug", None)
+    except Exception:  # noqa: BLE001 - a message helper must never mask the real error
+        return "", ""
+    groups: dict = {}
+    for d, name in deps:
+        groups.setdefault(d, [])
+        if name is not None and name not in groups[d]:
+            groups[d].append(name)
+    if debug is None:
+        debug = next((d for d in groups if d is not None), None)
+    if debug is None:
+        return "", ""
+    msg = f"The error occurred while tracing the function {debug.fun_str()} for {debug.what}."
+    names = groups.pop(debug, [])
+    if names:
+        msg += (" This concrete value was not available in Python because it depends on the "
+                + ("value of the argument " if len(names) == 1 else "values of the arguments ")
+                + _join(names) + ".")
+    for d, outer in groups.items():
+        if d is not None and outer:
+            msg += (f" It also depends, through a value closed over from the function "
+                    f"{d.fun_str()} traced for {d.what}, on its argument"
+                    + ("s " if len(outer) > 1 else " ") + _join(outer) + ".")
+    hint = ""
+    if debug.what == "jit" and names:
+        tops = sorted({n.split("[")[0].split(".")[0] for n in names})
+        if all(t.isidentifier() for t in tops):
+            hint = (f"\nIf {_join(tops)} {'is a configuration value' if len(tops) == 1 else 'are configuration values'}"
+                    f" rather than data, mark {'it' if len(tops) == 1 else 'them'} static: "
+                    f"jit(..., static_argnames={tuple(tops) if len(tops) > 1 else repr(tops[0])}).")
+    return msg, hint
 
 
 class ConcretizationTypeError(_TracerError):
@@ -63,6 +134,8 @@ class TracerIntegerConversionError(_TracerError):
 
 
 class TracerArrayConversionError(_TracerError):
+    _static_fix = False
+
     @staticmethod
     def _lead(desc):
         return f"The numpy.ndarray conversion method __array__() was called on {desc}"

@@ -1,4 +1,5 @@
 """Find the user's own source line (the first frame outside pyjax) for error messages."""
+import linecache
 import os
 import sys
 
@@ -31,4 +32,13 @@ def user_frame_str():
     f = user_frame()
     if f is None:
         return ""
+    return frame_str(f)
+
+
+def frame_str(f) -> str:
     return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
+
+
+def frame_line(f) -> str:
+    """The stripped source text of the frame's current line ('' if unavailable)."""
+    return linecache.getline(f.f_code.co_filename, f.f_lineno).strip()

@@ -169,6 +169,9 @@ class JVPTracer(Tracer):
     def to_concrete_value(self):
         return core.to_concrete_value(self.primal)
 
+    def _provenance(self):
+        return self.primal._provenance() if isinstance(self.primal, Tracer) else []
+
 
 class JVPTrace(core.Trace):
     __slots__ = ()

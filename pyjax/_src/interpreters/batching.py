@@ -61,6 +61,9 @@ class BatchTracer(Tracer):
         shape = aval.shape
         return aval.update(shape=shape[:self.batch_dim] + shape[self.batch_dim + 1:])
 
+    def _provenance(self):
+        return self.val._provenance() if isinstance(self.val, Tracer) else []
+
 
 class BatchTrace(core.Trace):
     __slots__ = ("axis_data",)

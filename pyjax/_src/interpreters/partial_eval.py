@@ -7,9 +7,12 @@ are bound in the resulting `ClosedJaxpr`).
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from pyjax._src import core, tree_util
+from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src import pretty_print  # noqa: F401 - installs the jaxpr printer in core
 from pyjax._src.core import Var, Literal, JaxprEqn, Jaxpr, ClosedJaxpr, Tracer
@@ -28,6 +31,77 @@ class DynamicJaxprTracer(Tracer):
     def aval(self):
         return self._aval
 
+    def _provenance(self):
+        return trace_provenance(self._trace, self._var)
+
+
+class TraceDebug:
+    """What error messages say about a trace: the traced function, the transformation that
+    traced it ('jit', 'scan', ...) and the names of its inputs by their path in the function's
+    arguments (`p['w']`, `args[1]`). The names are a thunk: they are only computed when an
+    error needs them, so tracing pays nothing for them."""
+
+    __slots__ = ("fun", "what", "_names")
+
+    def __init__(self, fun, what, names):
+        self.fun = fun
+        self.what = what
+        self._names = names
+
+    def arg_names(self):
+        if callable(self._names):
+            try:
+                self._names = self._names()
+            except Exception:  # noqa: BLE001 - names are a courtesy; never mask the real error
+                self._names = None
+        return self._names
+
+    def fun_str(self):
+        fun = self.fun
+        name = getattr(fun, "__name__", None) or type(fun).__name__
+        code = getattr(getattr(fun, "__wrapped__", fun), "__code__", None)
+        return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else name
+
+
+def arg_paths(fun, in_tree):
+    """The names of the leaves of `in_tree` (a tuple of positional arguments of `fun`) by their
+    parameter name and key path: `p['w']`, `params.layers[0]`, `args[1]`."""
+    leaves = list(range(in_tree.num_leaves))
+    args = tree_util.tree_unflatten(in_tree, leaves)
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var_pos = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "args")
+    names = [None] * len(leaves)
+    for i, a in enumerate(args):
+        base = positional[i] if i < len(positional) else f"{var_pos}[{i - len(positional)}]"
+        for path, leaf in tree_util.tree_flatten_with_path(a)[0]:
+            names[leaf] = base + tree_util.keystr(path)
+    return names
+
+
+def trace_provenance(trace, var):
+    """[(TraceDebug or None, input name)] of the inputs `var` of `trace` depends on, following
+    values closed over from enclosing traces outwards. Computed only for error messages: a
+    backwards walk over the recorded equations (nothing is tracked per operation)."""
+    needed = {var}
+    for eqn in reversed(trace.eqns):
+        if any(v in needed for v in eqn.outvars):
+            needed.update(v for v in eqn.invars if type(v) is Var)
+    debug = getattr(trace, "debug", None)
+    names = debug.arg_names() if debug is not None else None
+    out = []
+    for i, v in enumerate(trace.invars):
+        if v in needed:
+            name = names[i] if names and i < len(names) else None
+            out.append((debug, name))
+    for v, c in zip(trace.constvars, trace.consts):
+        if v in needed and isinstance(c, Tracer):
+            out += [o for o in c._provenance() if o not in out]
+    return out
+
 
 def _is_literalable(x) -> bool:
     """Scalars known on the host are inlined into the jaxpr as literals."""
@@ -36,21 +110,25 @@ def _is_literalable(x) -> bool:
 
 
 _folding = config._values  # (read on every staged equation: the plain dict)
+# Each staged equation's source_info: where it was traced (jaxlib's C++ traceback capture), read
+# by checkify and debug_nans to name the user's line.
+_source_traceback = xla.get_traceback
 
 # Types that can answer `_host_value()` cheaply (host-resident Arrays register here).
 literal_value_handlers: dict[type, object] = {}
 
 
 class DynamicJaxprTrace(core.Trace):
-    __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids")
+    __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids", "debug")
 
-    def __init__(self, parent):
+    def __init__(self, parent, debug=None):
         super().__init__(parent)
         self.eqns = []
         self.invars = []
         self.constvars = []
         self.consts = []
         self._const_ids = {}
+        self.debug = debug  # a TraceDebug, for error messages
 
     def new_arg(self, aval, origin=None) -> DynamicJaxprTracer:
         var = Var(aval)
@@ -95,10 +173,10 @@ class DynamicJaxprTrace(core.Trace):
         out = prim.rule("abstract_eval")(*[v.aval for v in invars], **params)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
-            self.eqns.append(JaxprEqn(invars, outvars, prim, params, None))
+            self.eqns.append(JaxprEqn(invars, outvars, prim, params, _source_traceback()))
             return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
         outvar = Var(out)
-        self.eqns.append(JaxprEqn(invars, [outvar], prim, params, None))
+        self.eqns.append(JaxprEqn(invars, [outvar], prim, params, _source_traceback()))
         return DynamicJaxprTracer(self, out, outvar)
 
     def to_jaxpr(self, out_tracers) -> ClosedJaxpr:
@@ -173,13 +251,14 @@ def _read(env, v):
     return v.val if type(v) is Literal else env[v]
 
 
-def trace_to_jaxpr(fun, in_avals, origins=None) -> tuple[ClosedJaxpr, list]:
+def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr, list]:
     """Trace `fun(*tracers)` (flat list in, flat list out) into a ClosedJaxpr.
 
     Returns the closed jaxpr and the flat list of outputs as returned by `fun` (tracers of the
-    finished trace, or constants) so callers can inspect them.
+    finished trace, or constants) so callers can inspect them. `debug`, a TraceDebug, names
+    the function and its inputs in tracer errors.
     """
-    with core.new_trace(DynamicJaxprTrace) as trace:
+    with core.new_trace(DynamicJaxprTrace, debug) as trace:
         origins = origins or [None] * len(in_avals)
         args = [trace.new_arg(a, o) for a, o in zip(in_avals, origins, strict=True)]
         outs = fun(*args)
@@ -193,7 +272,7 @@ def as_const_free(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(convert_constvars_jaxpr(closed.jaxpr), []), list(closed.consts)
 
 
-def trace_tree_to_jaxpr(fun, in_tree, in_avals):
+def trace_tree_to_jaxpr(fun, in_tree, in_avals, what=None):
     """Trace `fun(*tree_unflatten(in_tree, leaves))` on `in_avals`.
 
     Returns `(jaxpr, consts, out_tree)`: `jaxpr` is a const-free ClosedJaxpr taking
@@ -206,7 +285,8 @@ def trace_tree_to_jaxpr(fun, in_tree, in_avals):
         out_flat, out_tree = tree_util.tree_flatten(out)
         box.append(out_tree)
         return out_flat
-    closed, _ = trace_to_jaxpr(flat, list(in_avals))
+    debug = TraceDebug(fun, what, lambda: arg_paths(fun, in_tree)) if what else None
+    closed, _ = trace_to_jaxpr(flat, list(in_avals), debug=debug)
     jaxpr, consts = as_const_free(closed)
     return jaxpr, consts, box[0]
 

@@ -29,9 +29,10 @@ as_const_free = pe.as_const_free
 trace_jaxpr = pe.trace_tree_to_jaxpr
 
 
-def trace_flat(fun, in_avals):
-    """`trace_jaxpr` for a flat function (list of values in, list out): `(jaxpr, consts)`."""
-    closed, _ = pe.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals))
+def trace_flat(fun, in_avals, debug=None):
+    """`trace_jaxpr` for a flat function (list of values in, list out): `(jaxpr, consts)`.
+    `debug` (a pe.TraceDebug) names the user's function in tracer errors."""
+    closed, _ = pe.trace_to_jaxpr(lambda *xs: list(fun(*xs)), list(in_avals), debug=debug)
     return as_const_free(closed)
 
 
@@ -74,7 +75,7 @@ def cached_trace(fun, key, trace):
 def trace_jaxpr_cached(what, fun, in_tree, in_avals):
     """`trace_jaxpr(fun, in_tree, in_avals)` through the eager cache (`what` names the use)."""
     return cached_trace(fun, (what, in_tree, tuple(in_avals)),
-                        lambda: trace_jaxpr(fun, in_tree, in_avals))
+                        lambda: trace_jaxpr(fun, in_tree, in_avals, what))
 
 
 def join_consts(jaxprs_and_consts) -> tuple[list[core.ClosedJaxpr], list]:

@@ -125,7 +125,9 @@ def _trace_body_now(f, init_tree, init_avals, xs_tree, x_avals):
         y_flat, y_tree = tree_util.tree_flatten(out[1])
         box.append((carry_tree, y_tree))
         return carry_flat + y_flat
-    jaxpr, consts = common.trace_flat(body, list(init_avals) + list(x_avals))
+    debug = pe.TraceDebug(f, "scan", lambda: pe.arg_paths(f, tree_util.treedef_tuple(
+        [init_tree, xs_tree])))
+    jaxpr, consts = common.trace_flat(body, list(init_avals) + list(x_avals), debug)
     carry_tree, y_tree = box[0]
     if carry_tree != init_tree:
         common.check_carry_agrees("scan body function", init_tree, init_avals, carry_tree, [])

@@ -74,7 +74,7 @@ def _while_loop(cond_fun, body_fun, init_val, cache_as):
 def _trace(cache_as, fun, in_tree, avals):
     fun_key, tag = cache_as
     return common.cached_trace(fun_key, (tag, in_tree, tuple(avals)), lambda: common.trace_jaxpr(
-        fun, tree_util.treedef_tuple([in_tree]), avals))
+        fun, tree_util.treedef_tuple([in_tree]), avals, "while_loop"))
 
 
 @while_p.def_abstract_eval
