@@ -127,4 +127,5 @@ from pyjax import scipy as scipy  # noqa: E402
 from pyjax import sharding as sharding  # noqa: E402
 from pyjax import typing as typing  # noqa: E402
 from pyjax import image as image  # noqa: E402
+from pyjax import ffi as ffi  # noqa: E402
 from pyjax import distributed as distributed  # noqa: E402

@@ -329,6 +329,32 @@ def _register_lapack():
     lapack._lapack.initialize()
 
 
+# FFI targets: a user's C functions registered with XLA by name (`jax.ffi`).
+
+def register_custom_call_target(name, fn, platform="cpu", api_version=0, **kwargs):
+    """Register `fn` (a PyCapsule holding an XLA FFI handler, or a dict of them by stage) as the
+    custom call target `name` on `platform` (api_version 1: typed FFI; 0: legacy)."""
+    xc.register_custom_call_target(name, fn, platform=platform, api_version=api_version, **kwargs)
+
+
+def register_custom_type(name, type_registration, platform="cpu"):
+    xc.register_custom_type(name, type_registration, platform=platform)
+
+
+def register_custom_call_as_batch_partitionable(name):
+    xc.register_custom_call_as_batch_partitionable(name)
+
+
+def custom_call_targets(platform="cpu"):
+    """The names of the custom call targets registered for `platform`."""
+    return xc.custom_call_targets(platform)
+
+
+def jaxlib_include_dir():
+    """The directory of the C headers jaxlib ships (`xla/ffi/api/ffi.h`, ...)."""
+    return os.path.join(os.path.dirname(os.path.abspath(jaxlib.__file__)), "include")
+
+
 # ---------------------------------------------------------------------------------------------
 # Host <-> device.
 
