@@ -243,6 +243,10 @@ class _ArrayImplMethods:
 
     global_shards = addressable_shards
 
+    def addressable_data(self, index):
+        """The single-device Array of this process's `index`-th shard."""
+        return self.addressable_shards[index].data
+
     def delete(self):
         _native_delete(self)
         self.__dict__.pop("_npy", None)

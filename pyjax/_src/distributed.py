@@ -105,6 +105,8 @@ def initialize(coordinator_address: str | None = None,
             state.service.shutdown()
             state.service = None
         raise
+    if config.read("jax_enable_preemption_service"):
+        state.preemption_sync_manager = xla.start_preemption_sync_manager(state.client)
     state.process_id, state.num_processes = process_id, num_processes
     state.coordinator_address = coordinator_address
     if partition_index is None and os.environ.get("JAX_PARTITION_INDEX") is not None:

@@ -103,6 +103,17 @@ class Mesh(_MeshBase):
         return [d for d in self.devices.flat if d.process_index == xla.process_index()]
 
     @property
+    def local_mesh(self):
+        """The sub-mesh of this process's devices (they must form a block of the mesh)."""
+        me = xla.process_index()
+        mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(self.devices)
+        box = tuple(slice(int(i.min()), int(i.max()) + 1) for i in np.nonzero(mine))
+        if not mine.any() or not mine[box].all():
+            raise ValueError(f"Mesh.local_mesh: this process's devices do not form a block of "
+                             f"the mesh {self!r} (devices {self.device_ids.tolist()})")
+        return Mesh(self.devices[box], self.axis_names, self.axis_types)
+
+    @property
     def is_multi_process(self) -> bool:
         return any(d.process_index != self.devices.flat[0].process_index
                    for d in self.devices.flat)

@@ -203,6 +203,7 @@ class DistributedState:
     num_processes = 1
     service = None  # the coordination service (process 0 only)
     client = None  # this process's connection to it
+    preemption_sync_manager = None
     coordinator_address = None
 
 
@@ -236,13 +237,22 @@ def connect_distributed_client(address, process_id, *, init_timeout, heartbeat_t
     return client
 
 
+def start_preemption_sync_manager(client):
+    """XLA's preemption sync manager on `client` (multihost_utils.reached_preemption_sync_point)."""
+    manager = _jax.create_preemption_sync_manager()
+    manager.initialize(client)
+    return manager
+
+
 def shutdown_distributed():
     """Disconnect from the coordination service (a barrier with the other processes, bounded
     by the shutdown timeout) and stop it on process 0; nothing when not running."""
     dist = distributed
-    client, service = dist.client, dist.service
-    dist.client = dist.service = None
+    client, service, manager = dist.client, dist.service, dist.preemption_sync_manager
+    dist.client = dist.service = dist.preemption_sync_manager = None
     try:
+        if manager is not None:
+            manager.shutdown()
         if client is not None:
             client.shutdown()
     finally:
