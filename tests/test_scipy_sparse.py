@@ -1,14 +1,21 @@
-"""jax.scipy.sparse.linalg.cg against SciPy's cg and NumPy's solve: a matrix or a function,
-pytrees, a preconditioner, x0, complex Hermitian systems, maxiter, jit, vmap and implicit
-derivatives (finite differences and the analytic derivative of a solve)."""
+"""jax.scipy.sparse.linalg (cg, bicgstab, gmres) against SciPy's solvers and NumPy's solve: a
+matrix or a function, pytrees, a preconditioner, x0, complex systems, maxiter, jit, vmap,
+implicit derivatives (finite differences and the analytic derivative of a solve), and the
+iterates of partial solves recorded from JAX 0.10.2 (tests/data/record_sparse.py)."""
 import numpy as np
+import json
+import pathlib
+
 import pytest
 import scipy.sparse.linalg
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax.scipy.sparse.linalg import cg
+from pyjax.scipy.sparse.linalg import bicgstab, cg, gmres
 from pyjax.test_util import check_grads
+from recorded_cases import assert_matches, evaluate_cases
+
+_RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "sparse.json").read_text())
 
 
 def _spd(n, seed=0, dtype=np.float64):
@@ -76,3 +83,83 @@ def test_cg_derivatives_are_those_of_the_solve():
                     modes=("fwd", "rev"))
         g = pyjax.grad(lambda b: jnp.sum(cg(a, b, tol=1e-12)[0]))(b)
         np.testing.assert_allclose(g, np.linalg.solve(a.T, np.ones(4)), rtol=1e-8)
+
+
+def _general(n, seed=0, dtype=np.float64):
+    rs = np.random.RandomState(seed)
+    a = rs.randn(n, n) + n * np.eye(n)
+    b = rs.randn(n)
+    if np.dtype(dtype).kind == "c":
+        a, b = a + 1j * rs.randn(n, n), b + 1j * rs.randn(n)
+    return a.astype(dtype), b.astype(dtype)
+
+
+@pytest.mark.parametrize("solver", ["bicgstab", "gmres_batched", "gmres_incremental"])
+def test_general_solvers_match_scipy(solver):
+    a, b = _general(8, seed=1)
+    want = np.linalg.solve(a, b)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    if solver == "bicgstab":
+        solve = lambda A, b, **kw: bicgstab(A, b, **kw)[0]
+        ref = scipy.sparse.linalg.bicgstab(a, b, rtol=1e-6)[0]
+    else:
+        method = solver.split("_")[1]
+        solve = lambda A, b, **kw: gmres(A, b, solve_method=method, **kw)[0]
+        ref = scipy.sparse.linalg.gmres(a, b, rtol=1e-6, restart=4)[0]
+    np.testing.assert_allclose(solve(a32, b32, tol=1e-6), want, rtol=2e-4, atol=1e-5)
+    np.testing.assert_allclose(ref, want, rtol=1e-4)
+    # matrix-free, restarted, preconditioned, from x0, under jit
+    m = np.diag(1 / np.diag(a32)).astype(np.float32)
+    x = pyjax.jit(lambda b: solve(lambda v: jnp.dot(a32, v), b, M=m, x0=jnp.ones(8), tol=1e-6))(b32)
+    np.testing.assert_allclose(x, want, rtol=2e-4, atol=1e-5)
+    if solver != "bicgstab":
+        np.testing.assert_allclose(solve(a32, b32, tol=1e-6, restart=3), want, rtol=2e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("method", ["batched", "incremental"])
+def test_gmres_pytree_complex_info_and_vmap(method):
+    a, b = _general(4, seed=2, dtype=np.complex64)
+    x, info = gmres(a, b, tol=1e-6, solve_method=method)
+    assert int(info) == 0
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-4, atol=1e-5)
+    a, b = _general(4, seed=3, dtype=np.float32)
+    tree_b = {"u": b[:2], "v": b[2:]}
+
+    def matvec(t):
+        y = jnp.dot(a, jnp.concatenate([t["u"], t["v"]]))
+        return {"u": y[:2], "v": y[2:]}
+    x = gmres(matvec, tree_b, tol=1e-6, solve_method=method)[0]
+    np.testing.assert_allclose(np.concatenate([x["u"], x["v"]]), np.linalg.solve(a, b), rtol=1e-4)
+    bs = np.stack([b, 2 * b, -b])
+    np.testing.assert_allclose(pyjax.vmap(lambda v: gmres(a, v, tol=1e-6, solve_method=method)[0])(bs),
+                               np.linalg.solve(a, bs.T).T, rtol=1e-4)
+    # a NaN residual stops the loop before it starts (x stays x0), as in JAX
+    x, info = gmres(np.full((4, 4), np.nan, np.float32), b, maxiter=1, solve_method=method)
+    assert int(info) == 0 and not np.any(x)
+
+
+def test_bicgstab_pytree_and_complex():
+    a, b = _general(4, seed=4, dtype=np.complex64)
+    np.testing.assert_allclose(bicgstab(a, b, tol=1e-6)[0], np.linalg.solve(a, b), rtol=1e-4, atol=1e-5)
+    a, b = _general(4, seed=5, dtype=np.float32)
+    x = bicgstab(lambda t: (a[:2, :2] @ t[0] + a[:2, 2:] @ t[1], a[2:, :2] @ t[0] + a[2:, 2:] @ t[1]),
+                 (b[:2], b[2:]), tol=1e-6)[0]
+    np.testing.assert_allclose(np.concatenate(x), np.linalg.solve(a, b), rtol=1e-4)
+
+
+@pytest.mark.parametrize("solver", [bicgstab, gmres])
+def test_general_solver_derivatives_are_those_of_the_solve(solver):
+    a, b = _general(4, seed=6)
+    with pyjax.enable_x64(True):
+        check_grads(lambda a, b: solver(lambda v: a @ v, b, tol=1e-12)[0], (a, b), order=1,
+                    modes=("fwd", "rev"))
+        g = pyjax.grad(lambda b: jnp.sum(solver(a, b, tol=1e-12)[0]))(b)
+        np.testing.assert_allclose(g, np.linalg.solve(a.T, np.ones(4)), rtol=1e-8)
+
+
+@pytest.mark.parametrize("expr", sorted(_RECORDED["solver_cases"]))
+def test_solver_iterates_and_errors_match_recorded_jax(expr):
+    import pyjax.scipy.sparse.linalg as sla
+    ns = {"jax": pyjax, "jnp": jnp, "np": np, "sla": sla}
+    got = evaluate_cases(_RECORDED["prelude"].split("D = ")[0], [expr], ns)[expr]
+    assert_matches(got, _RECORDED["solver_cases"][expr], rtol=2e-5, atol=2e-6, err_msg=expr)
