@@ -145,3 +145,20 @@ def _attach(cls, replace):
 
 _attach(ArrayImpl, replace=True)  # jaxlib's class: its own __eq__ etc. give way to NumPy's
 _attach(core.Tracer, replace=False)
+
+
+def _tracer_getitem(self, idx):
+    getitem = getattr(self.aval, "_getitem", None)   # a Ref (state.types.AbstractRef) reads itself
+    return indexing.getitem(self, idx) if getitem is None else getitem(self, idx)
+
+
+def _tracer_setitem(self, idx, value):
+    setitem = getattr(self.aval, "_setitem", None)   # only a Ref can be written in place
+    if setitem is None:
+        raise TypeError(f"'{type(self).__name__}' object does not support item assignment. JAX "
+                        "arrays are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)``.")
+    setitem(self, idx, value)
+
+
+core.Tracer.__getitem__ = _tracer_getitem
+core.Tracer.__setitem__ = _tracer_setitem

@@ -1,0 +1,237 @@
+"""State discharge: turning a jaxpr over refs into a functional jaxpr, and `run_state`.
+
+`discharge_state(jaxpr, consts)` gives a jaxpr taking the same inputs, with each ref input now
+an array input, and returning the original outputs followed by the final value of each ref
+input. It is built by tracing `eval_discharged`, an interpreter that keeps the current value of
+every ref in its environment: `get`/`swap`/`addupdate` become slices and updates of that value,
+and an equation of a higher-order primitive that takes refs (a loop or cond closing over them)
+uses the primitive's *discharge rule*, which threads the refs' values through it (refs closed
+over by a `scan`/`fori_loop`/`while_loop` body become extra carries; a `cond`'s branches return
+the refs' new values). Calls (`jit`, `checkpoint`, ...) holding refs are inlined.
+
+    discharge_rules[prim] = rule(invars, is_ref, args, **params) -> (new_ref_values, outs)
+
+`new_ref_values` has one entry per operand: the operand's new value if it is a ref, else None.
+
+NB: the discharge rules of scan/while/cond live here rather than beside those primitives (the
+control-flow modules sit below state in the import order), as JAX keeps its in state/discharge.
+"""
+from __future__ import annotations
+
+from pyjax._src import core, tree_util
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lax.control_flow import conditionals, scan as scan_mod, while_loop
+from pyjax._src.state.primitives import (addupdate_p, addupdate_value, get_p, get_value, swap_p,
+                                         swap_value)
+from pyjax._src.state.types import AbstractRef
+
+discharge_rules: dict = {}
+
+
+def _is_ref(v) -> bool:
+    return type(v) is not core.Literal and isinstance(v.aval, AbstractRef)
+
+
+def has_refs(jaxpr: core.Jaxpr) -> bool:
+    return any(_is_ref(v) for v in jaxpr.constvars + jaxpr.invars) or \
+        any(_is_ref(v) for e in jaxpr.eqns for v in e.invars)
+
+
+def eval_discharged(jaxpr: core.Jaxpr, consts, args):
+    """Evaluate `jaxpr` under the current trace with its refs as values: returns `(outs,
+    final_ref_values)`, the latter one per ref invar, in order."""
+    env = {}
+
+    def read(v):
+        return v.val if type(v) is core.Literal else env[v]
+
+    for v, x in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args, strict=True):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        prim, ins = eqn.primitive, eqn.invars
+        if prim is get_p:
+            env[eqn.outvars[0]] = get_value(env[ins[0]], eqn.params["spec"], [read(v) for v in ins[1:]])
+        elif prim is swap_p:
+            old, env[ins[0]] = swap_value(env[ins[0]], read(ins[1]), eqn.params["spec"],
+                                          [read(v) for v in ins[2:]])
+            env[eqn.outvars[0]] = old
+        elif prim is addupdate_p:
+            env[ins[0]] = addupdate_value(env[ins[0]], read(ins[1]), eqn.params["spec"],
+                                          [read(v) for v in ins[2:]])
+        elif any(_is_ref(v) for v in ins):
+            is_ref = [_is_ref(v) for v in ins]
+            new_refs, outs = _rule(prim, eqn.params)(ins, is_ref, [read(v) for v in ins], **eqn.params)
+            for v, new in zip(ins, new_refs, strict=True):
+                if new is not None:
+                    env[v] = new
+            env.update(zip(eqn.outvars, outs, strict=True))
+        else:
+            out = prim.bind(*[read(v) for v in ins], **eqn.params)
+            env.update(zip(eqn.outvars, out if prim.multiple_results else [out], strict=True))
+    for v in eqn_outvars_refs(jaxpr):
+        raise NotImplementedError(f"discharge_state: a ref output ({v.aval.str_short()}) cannot be discharged")
+    return [read(v) for v in jaxpr.outvars], [env[v] for v in jaxpr.invars if _is_ref(v)]
+
+
+def eqn_outvars_refs(jaxpr):
+    return [v for v in jaxpr.outvars if _is_ref(v)]
+
+
+def _rule(prim, params):
+    rule = discharge_rules.get(prim)
+    if rule is not None:
+        return rule
+    if isinstance(params.get("jaxpr"), core.ClosedJaxpr):
+        return _inline_call_discharge
+    raise NotImplementedError(f"discharge_state: no discharge rule for '{prim}', which takes refs")
+
+
+def discharge_state(jaxpr: core.Jaxpr, consts, *, should_discharge=None):
+    """The functional form of `jaxpr`: `(new_jaxpr, new_consts)` where `new_jaxpr` takes arrays
+    for the ref inputs and returns `(*outs, *final values of the ref inputs)`.
+
+    Example:
+        >>> closed = make_jaxpr(lambda r: r.__setitem__(..., r[...] + 1))(ref_aval)   # refs in
+        >>> discharge_state(closed.jaxpr, closed.consts)                          # values out
+    """
+    if should_discharge is not None and not all(should_discharge):
+        raise NotImplementedError("discharge_state: discharging only some refs is not supported")
+    in_avals = [v.aval.inner_aval if _is_ref(v) else v.aval for v in jaxpr.invars]
+
+    def fun(*args):
+        outs, finals = eval_discharged(jaxpr, consts, args)
+        return list(outs) + list(finals)
+    closed, _ = pe.trace_to_jaxpr(fun, in_avals)
+    return closed.jaxpr, closed.consts
+
+
+def run_state(f):
+    """`run_state(f)(init)`: run the stateful `f(refs)` on refs holding `init` (any pytree) and
+    return their final values.
+
+    Example:
+        >>> def f(refs):
+        ...     x_ref, y_ref = refs
+        ...     y_ref[...] = x_ref[...] * 2
+        >>> run_state(f)((jnp.ones(3), jnp.zeros(3)))   # (ones, twos)
+
+    NB: JAX stages a `run_state` primitive; pyjax discharges `f` where it is called, so what runs
+    (and what jit, grad and vmap see) is the functional program.
+    """
+    def wrapped(init):
+        leaves, tree = tree_util.tree_flatten(init)
+        avals = [AbstractRef(core.get_aval(x).strip_weak_type()) for x in leaves]
+
+        def flat(*refs):
+            out = f(tree_util.tree_unflatten(tree, refs))
+            if tree_util.tree_leaves(out):
+                raise ValueError("run_state: the function must return None (it writes its refs)")
+            return []
+        closed, _ = pe.trace_to_jaxpr(flat, avals)
+        _, finals = eval_discharged(closed.jaxpr, closed.consts, leaves)
+        return tree_util.tree_unflatten(tree, finals)
+    return wrapped
+
+
+def run_state_reference(f):
+    """`run_state`, returning `(initial values, final values)` as JAX's does not; kept simple."""
+    def wrapped(init):
+        return init, run_state(f)(init)
+    return wrapped
+
+
+# -- discharge rules -------------------------------------------------------------------------------
+
+
+def _inline_call_discharge(invars, is_ref, args, *, jaxpr, **_):
+    """A call (jit, checkpoint, ...) whose body uses refs: inlined, discharged."""
+    outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, args)
+    it = iter(finals)
+    return [next(it) if r else None for r in is_ref], outs
+
+
+def _slots(invars, is_ref, uniq):
+    """For each operand, the index of its ref in `uniq` (the distinct ref variables) or None."""
+    out = []
+    for v, r in zip(invars, is_ref, strict=True):
+        if not r:
+            out.append(None)
+            continue
+        if v not in uniq:
+            uniq.append(v)
+        out.append(uniq.index(v))
+    return out
+
+
+def _fill(args, slots, refvals):
+    return [refvals[s] if s is not None else a for a, s in zip(args, slots, strict=True)]
+
+
+def _scatter_finals(refvals, slots, finals):
+    new = list(refvals)
+    for s, f in zip([s for s in slots if s is not None], finals, strict=True):
+        new[s] = f
+    return new
+
+
+def _scan_discharge(invars, is_ref, args, *, jaxpr, num_consts, num_carry, length, reverse, unroll, **_):
+    if any(is_ref[num_consts:]):
+        raise NotImplementedError("discharge_state: refs as scan carries or xs are not supported")
+    uniq = []
+    slots = _slots(invars[:num_consts], is_ref[:num_consts], uniq)
+    consts, init, xs = args[:num_consts], args[num_consts:num_consts + num_carry], args[num_consts + num_carry:]
+    ref0 = [args[invars.index(v)] for v in uniq]
+
+    def body(carry, x):
+        refvals, c = carry
+        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, _fill(consts, slots, refvals) + list(c) + (list(x) if x is not None else []))
+        return (_scatter_finals(refvals, slots, finals), outs[:num_carry]), outs[num_carry:]
+    (refvals, carry), ys = scan_mod.scan(body, (ref0, list(init)), list(xs) if xs else None,
+                                         length=length, reverse=reverse, unroll=unroll)
+    return [refvals[s] if s is not None else None for s in slots] + [None] * (len(args) - num_consts), \
+        list(carry) + list(ys)
+
+
+def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    if any(is_ref[nc + nb:]):
+        raise NotImplementedError("discharge_state: refs as while_loop carries are not supported")
+    uniq = []
+    cslots = _slots(invars[:nc], is_ref[:nc], uniq)
+    bslots = _slots(invars[nc:nc + nb], is_ref[nc:nc + nb], uniq)
+    cconsts, bconsts, init = args[:nc], args[nc:nc + nb], args[nc + nb:]
+    ref0 = [args[invars.index(v)] for v in uniq]
+
+    def cond_f(carry):
+        refvals, c = carry
+        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, _fill(cconsts, cslots, refvals) + list(c))
+        return outs[0]
+
+    def body_f(carry):
+        refvals, c = carry
+        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, _fill(bconsts, bslots, refvals) + list(c))
+        return _scatter_finals(refvals, bslots, finals), list(outs)
+    refvals, outs = while_loop.while_loop(cond_f, body_f, (ref0, list(init)))
+    return [refvals[s] if s is not None else None for s in cslots + bslots] + [None] * len(init), list(outs)
+
+
+def _cond_discharge(invars, is_ref, args, *, branches, **_):
+    index, ops = args[0], list(args[1:])
+    nref = sum(is_ref[1:])
+
+    def branch(closed):
+        def f(*ops):
+            outs, finals = eval_discharged(closed.jaxpr, closed.consts, ops)
+            return list(outs) + list(finals)
+        return f
+    outs = conditionals.switch(index, [branch(b) for b in branches], *ops)
+    nout = len(outs) - nref
+    it = iter(outs[nout:])
+    return [None] + [next(it) if r else None for r in is_ref[1:]], list(outs[:nout])
+
+
+discharge_rules[scan_mod.scan_p] = _scan_discharge
+discharge_rules[while_loop.while_p] = _while_discharge
+discharge_rules[conditionals.cond_p] = _cond_discharge

@@ -1,0 +1,211 @@
+"""The state primitives: `get` (`ref[idx]`), `swap` (`ref[idx] = v`, returning the old value)
+and `addupdate` (`ref[idx] += v`), each with its rules in one place.
+
+`get_p.bind(ref, *dynamic, spec)`, `swap_p.bind(ref, value, *dynamic, spec)`,
+`addupdate_p.bind(ref, value, *dynamic, spec)`: `spec` and `dynamic` form the `NDIndexer` of
+`types.to_indexer`. The rules: abstract eval (shape after indexing; the value must have exactly
+that shape and the ref's dtype, as in JAX), effects (read / write / accum on operand 0), impl on
+an eager `Ref` (reads and writes its value), and the *discharge* forms (`get_value`, `swap_value`, `addupdate_value`): the same operation on an
+array value, used by `discharge.discharge_state`. There is no lowering: a jaxpr with refs is
+discharged before it is compiled.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.core import Primitive
+from pyjax._src.lax import elementwise as lax_elem
+from pyjax._src.lax import shape_ops
+from pyjax._src.lax.convert import _convert_element_type
+from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
+from pyjax._src.state.types import (AbstractRef, AccumEffect, NDIndexer, ReadEffect, Ref,
+                                    WriteEffect, indexed_shape, to_indexer)
+
+get_p = Primitive("get")
+swap_p = Primitive("swap")
+addupdate_p = Primitive("addupdate", multiple_results=True)
+
+
+def _ref_aval(ref, what):
+    aval = core.get_aval(ref)
+    if not isinstance(aval, AbstractRef):
+        raise TypeError(f"{what}: expected a Ref, got a value of type {aval.str_short()}")
+    return aval
+
+
+def _indexer(ref, idx, what):
+    aval = _ref_aval(ref, what)
+    if isinstance(idx, NDIndexer):
+        return idx
+    return to_indexer(() if idx is None else idx, aval.shape, what)
+
+
+def ref_get(ref, idx=()):
+    """`ref[idx]`: the indexed part of the ref's current value.
+
+    Example:
+        >>> jax.ref.get(r, (0, pl.ds(i, 4)))   # r[0, i:i + 4]
+    """
+    ix = _indexer(ref, idx, "get")
+    if type(ref) is Ref:  # an eager box: its value is read under the current trace (types.Ref)
+        return get_value(ref._value, ix.spec, ix.dynamic)
+    return get_p.bind(ref, *ix.dynamic, spec=ix.spec)
+
+
+def _value_for(ref, ix, value, what):
+    """`value` checked against the indexed shape (weak scalars take the ref's dtype)."""
+    aval = _ref_aval(ref, what)
+    expected = indexed_shape(ix.spec, aval.shape, [core.get_aval(d) for d in ix.dynamic])
+    vaval = core.get_aval(value)
+    if vaval.dtype != aval.dtype and vaval.weak_type and vaval.ndim == 0 and dtypes.issubdtype(
+            dtypes.result_type(vaval.dtype, aval.dtype), aval.dtype):
+        value = _convert_element_type(value, aval.dtype, False)
+        vaval = core.get_aval(value)
+    _check_value(what, aval, vaval, expected)
+    return value
+
+
+def ref_swap(ref, idx, value):
+    """Write `value` at `ref[idx]`, returning what was there."""
+    ix = _indexer(ref, idx, "swap")
+    value = _value_for(ref, ix, value, "swap")
+    if type(ref) is Ref:
+        return _swap_impl(ref, value, *ix.dynamic, spec=ix.spec)
+    return swap_p.bind(ref, value, *ix.dynamic, spec=ix.spec)
+
+
+def ref_set(ref, idx, value):
+    """`ref[idx] = value`."""
+    ref_swap(ref, idx, value)
+
+
+def ref_addupdate(ref, idx, value):
+    """`ref[idx] += value` as one accumulation (an `addupdate`)."""
+    ix = _indexer(ref, idx, "addupdate")
+    value = _value_for(ref, ix, value, "addupdate")
+    if type(ref) is Ref:
+        _addupdate_impl(ref, value, *ix.dynamic, spec=ix.spec)
+    else:
+        addupdate_p.bind(ref, value, *ix.dynamic, spec=ix.spec)
+
+
+# -- abstract evaluation and effects --------------------------------------------------------------
+
+
+def _check_value(what, ref, val, shape):
+    if not isinstance(ref, AbstractRef):
+        raise TypeError(f"{what}: operand 0 must be a Ref, got {ref.str_short()}")
+    if tuple(val.shape) != tuple(shape):
+        raise ValueError(f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
+                         f"{tuple(shape)}. Value shape: {tuple(val.shape)}.")
+    if val.dtype != ref.dtype:
+        raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {ref.dtype}. Value dtype: {val.dtype}.")
+
+
+@get_p.def_abstract_eval
+def _get_abstract_eval(ref, *dynamic, spec):
+    if not isinstance(ref, AbstractRef):
+        raise TypeError(f"get: operand 0 must be a Ref, got {ref.str_short()}")
+    return core.ShapedArray(indexed_shape(spec, ref.shape, dynamic), ref.dtype)
+
+
+@swap_p.def_abstract_eval
+def _swap_abstract_eval(ref, val, *dynamic, spec):
+    shape = indexed_shape(spec, ref.shape, dynamic) if isinstance(ref, AbstractRef) else ()
+    _check_value("swap", ref, val, shape)
+    return core.ShapedArray(shape, ref.dtype)
+
+
+@addupdate_p.def_abstract_eval
+def _addupdate_abstract_eval(ref, val, *dynamic, spec):
+    shape = indexed_shape(spec, ref.shape, dynamic) if isinstance(ref, AbstractRef) else ()
+    _check_value("addupdate", ref, val, shape)
+    return []
+
+
+get_p.def_effects(lambda **_: frozenset({ReadEffect(0)}))
+swap_p.def_effects(lambda **_: frozenset({WriteEffect(0)}))
+addupdate_p.def_effects(lambda **_: frozenset({AccumEffect(0)}))
+
+
+# -- the value forms (discharge), and impl on an eager Ref -----------------------------------------
+
+
+def _window(x, spec, dynamic):
+    """The box of `x` the index touches (a dynamic_slice), and the index inside it."""
+    shape = core.get_aval(x).shape
+    it = iter(dynamic)
+    starts, sizes, inner = [], [], []
+    for d, e in zip(shape, spec, strict=True):
+        if e[0] == "slice":
+            start = e[1] if e[1] is not None else next(it)
+            size, stride = e[2], e[3]
+            starts.append(start)
+            sizes.append(min(d, (size - 1) * stride + 1) if size else 0)
+            inner.append(slice(None, None, stride) if stride != 1 else slice(None))
+        elif e[0] == "int":
+            starts.append(e[1] if e[1] is not None else next(it))
+            sizes.append(1)
+            inner.append(0)
+        else:
+            starts.append(0)
+            sizes.append(d)
+            inner.append(next(it))
+    trivial = all(type(s) is int and s == 0 for s in starts) and tuple(sizes) == tuple(shape)
+    win = x if trivial else dynamic_slice(x, starts, sizes)
+    simple = all(type(i) is slice and i.step is None for i in inner) or \
+        all((type(i) is slice and i.step is None) or (type(i) is int) for i in inner)
+    return win, starts, sizes, tuple(inner), trivial, simple
+
+
+def get_value(x, spec, dynamic):
+    from pyjax._src.numpy.indexing import getitem
+    win, _, sizes, inner, _, simple = _window(x, spec, dynamic)
+    if simple:
+        out_shape = tuple(s for s, i in zip(sizes, inner) if type(i) is slice)
+        return win if out_shape == tuple(sizes) else shape_ops.reshape(win, out_shape)
+    return getitem(win, inner)
+
+
+def _update(x, spec, dynamic, value, accumulate):
+    win, starts, sizes, inner, trivial, simple = _window(x, spec, dynamic)
+    if simple:
+        upd = shape_ops.reshape(value, tuple(sizes)) if core.get_aval(value).shape != tuple(sizes) else value
+        new_win = lax_elem.add(win, upd) if accumulate else upd
+    else:
+        at = win.at[inner]
+        new_win = at.add(value) if accumulate else at.set(value)
+    return new_win if trivial else dynamic_update_slice(x, new_win, starts)
+
+
+def swap_value(x, value, spec, dynamic):
+    """`(old, new_x)`: the value at the index, and `x` with `value` written there."""
+    return get_value(x, spec, dynamic), _update(x, spec, dynamic, value, False)
+
+
+def addupdate_value(x, value, spec, dynamic):
+    return _update(x, spec, dynamic, value, True)
+
+
+def _box(ref, what):
+    if type(ref) is not Ref:
+        raise TypeError(f"{what}: a traced ref outside its jaxpr (discharge the jaxpr first)")
+    return ref
+
+
+get_p.def_impl(lambda ref, *dyn, spec: get_value(_box(ref, "get")._value, spec, dyn))
+
+
+@swap_p.def_impl
+def _swap_impl(ref, val, *dyn, spec):
+    old, new = swap_value(_box(ref, "swap")._value, val, spec, dyn)
+    ref._write(new)
+    return old
+
+
+@addupdate_p.def_impl
+def _addupdate_impl(ref, val, *dyn, spec):
+    ref = _box(ref, "addupdate")
+    ref._write(addupdate_value(ref._value, val, spec, dyn))
+    return []

@@ -1,0 +1,280 @@
+"""Ref types: the `AbstractRef` aval, the state effects, indexers and the eager `Ref` object.
+
+A jaxpr variable whose aval is an `AbstractRef` is a mutable buffer: `get`/`swap`/`addupdate`
+read and write it with NumPy-style indices, and `discharge_state` turns such a jaxpr into a
+functional one. Indexing a ref tracer (`ref[i, pl.ds(j, 4)]`, `ref[...] = v`) binds those
+primitives (Tracer.__getitem__ asks the aval, as in JAX).
+
+An index is normalized to an `NDIndexer`: one entry per ref axis, each a `Slice` (static size,
+static or traced start, static stride), an integer (static or a traced scalar) or an integer
+array; the traced pieces travel as operands of the primitive, the rest is a hashable `spec`.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+
+
+class RefEffect(core.Effect):
+    """An effect on the ref operand at `input_index` of an equation (read, write or accumulate)."""
+
+    __slots__ = ("input_index",)
+
+    def __init__(self, input_index: int):
+        super().__init__(f"{self.kind}<{input_index}>", ordered=False)
+        self.input_index = input_index
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.input_index == self.input_index
+
+    def __hash__(self):
+        return hash((type(self), self.input_index))
+
+
+class ReadEffect(RefEffect):
+    kind = "Read"
+
+
+class WriteEffect(RefEffect):
+    kind = "Write"
+
+
+class AccumEffect(RefEffect):
+    kind = "Accum"
+
+
+StateEffect = RefEffect
+
+
+class AbstractRef:
+    """The aval of a mutable reference to an array of aval `inner_aval`."""
+
+    __slots__ = ("inner_aval", "memory_space")
+    array_abstraction_level = 2
+
+    def __init__(self, inner_aval: core.ShapedArray, memory_space=None):
+        self.inner_aval = inner_aval
+        self.memory_space = memory_space
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+    weak_type = False
+    sharding = None
+    vma = frozenset()
+
+    def update(self, inner_aval=None, shape=None, dtype=None, **_):
+        inner = self.inner_aval if inner_aval is None else inner_aval
+        if shape is not None or dtype is not None:
+            inner = inner.update(shape=shape, dtype=dtype)
+        return AbstractRef(inner, self.memory_space)
+
+    def strip_weak_type(self):
+        return self
+
+    def str_short(self, short_dtypes=True):
+        return f"Ref{{{self.inner_aval.str_short(short_dtypes)}}}"
+
+    def __repr__(self):
+        return self.str_short(short_dtypes=False)
+
+    def __eq__(self, other):
+        return type(other) is AbstractRef and other.inner_aval == self.inner_aval
+
+    def __hash__(self):
+        return hash((AbstractRef, self.inner_aval))
+
+    # indexing a ref tracer (core.Tracer's __getitem__/__setitem__ ask the aval)
+    def _getitem(self, tracer, idx):
+        from pyjax._src.state.primitives import ref_get
+        return ref_get(tracer, idx)
+
+    def _setitem(self, tracer, idx, value):
+        from pyjax._src.state.primitives import ref_set
+        ref_set(tracer, idx, value)
+
+
+# -- indexers ---------------------------------------------------------------------------------
+
+
+class Slice(NamedTuple):
+    """`size` elements from `start` (static int or traced scalar) every `stride` elements; the
+    size and stride are static (`pl.ds(start, size)` makes one)."""
+    start: Any
+    size: int
+    stride: int = 1
+
+    @classmethod
+    def from_slice(cls, s: slice, dim: int) -> "Slice":
+        for b in (s.start, s.stop, s.step):
+            if isinstance(b, core.Tracer):
+                raise IndexError(f"ref indexing: slice bounds must be static, got {s}; use "
+                                 "pl.ds(start, size) for a traced start")
+        start, stop, step = s.indices(dim)
+        if step < 1:
+            raise NotImplementedError(f"ref indexing: slices need a positive step, got {s}")
+        return cls(start, len(range(start, stop, step)), step)
+
+
+def ds(start, size=None, stride=1) -> Slice:
+    """A dynamic slice `start:start + size` (`pl.ds(i * 4, 4)`); `ds(n)` is `0:n`.
+
+    Example:
+        >>> o_ref[pl.ds(i * 8, 8)] = x_ref[pl.ds(i * 8, 8)] * 2
+    """
+    if size is None:
+        start, size = 0, start
+    size = core.concrete_dim(size, "the size of pl.ds")
+    if not isinstance(start, core.Tracer):
+        start = operator.index(start) if not isinstance(start, np.ndarray) else int(start)
+    return Slice(start, size, int(stride))
+
+
+dslice = ds
+
+
+class NDIndexer(NamedTuple):
+    """A normalized index: `spec` (hashable, static) and `dynamic` (traced scalars and arrays in
+    the order `spec` asks for them). Entries of spec: ("slice", start|None, size, stride),
+    ("int", value|None) or ("array",); None marks a value taken from `dynamic`."""
+    spec: tuple
+    dynamic: tuple
+
+
+def _is_int_scalar(x):
+    aval = core.get_aval(x)
+    return aval.ndim == 0 and dtypes.issubdtype(aval.dtype, np.integer)
+
+
+def to_indexer(idx, shape, what="ref") -> NDIndexer:
+    """Normalize `idx` (as written in `ref[idx]`) for a ref of `shape`."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    if sum(1 for i in idx if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_used = sum(1 for i in idx if i is not Ellipsis)
+    if n_used > len(shape):
+        raise IndexError(f"{what} indexing: too many indices for a ref of shape {tuple(shape)}: {idx}")
+    if Ellipsis in idx:
+        k = idx.index(Ellipsis)
+        idx = idx[:k] + (slice(None),) * (len(shape) - n_used) + idx[k + 1:]
+    else:
+        idx = idx + (slice(None),) * (len(shape) - n_used)
+    spec, dynamic = [], []
+    for i, d in zip(idx, shape, strict=True):
+        if i is None:
+            raise IndexError(f"{what} indexing: None (new axes) is not supported")
+        if isinstance(i, slice):
+            i = Slice.from_slice(i, d)
+        if isinstance(i, Slice):
+            if isinstance(i.start, core.Tracer) or not isinstance(i.start, (int, np.integer)):
+                spec.append(("slice", None, i.size, i.stride))
+                dynamic.append(i.start)
+            else:
+                spec.append(("slice", int(i.start), i.size, i.stride))
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            i = int(i)
+            if not -d <= i < d:
+                raise IndexError(f"{what} indexing: index {i} is out of bounds for axis of size {d}")
+            spec.append(("int", i + d if i < 0 else i))
+        elif isinstance(i, (core.Tracer, np.ndarray)) or hasattr(i, "__jax_array__") or \
+                type(i).__name__ == "ArrayImpl":
+            aval = core.get_aval(i)
+            if not dtypes.issubdtype(aval.dtype, np.integer):
+                raise IndexError(f"{what} indexing: indices must be integers, got {aval.str_short()}")
+            if aval.ndim == 0:
+                spec.append(("int", None))
+            else:
+                spec.append(("array",))
+            dynamic.append(i)
+        else:
+            raise TypeError(f"{what} indexing: unsupported index {i!r} of type {type(i).__name__}")
+    return NDIndexer(tuple(spec), tuple(dynamic))
+
+
+def indexed_shape(spec, shape, dynamic_avals) -> tuple:
+    """The shape `ref[idx]` has: NumPy's rule (integer and array indices broadcast together; their
+    shape goes where the first of them stands if they are adjacent, else in front)."""
+    it = iter(dynamic_avals)
+    adv_shapes, adv_pos, sliced = [], [], []
+    for pos, e in enumerate(spec):
+        if e[0] == "slice":
+            if e[1] is None:
+                next(it)
+            sliced.append((pos, e[2]))
+        else:
+            a = next(it) if e[0] == "array" or e[1] is None else None
+            adv_shapes.append(() if a is None else a.shape)
+            adv_pos.append(pos)
+    if not adv_pos:
+        return tuple(s for _, s in sliced)
+    try:
+        bshape = tuple(np.broadcast_shapes(*adv_shapes))
+    except ValueError:
+        raise IndexError(f"ref indexing: index arrays of shapes {adv_shapes} do not broadcast") from None
+    if not any(adv_shapes):  # integers only: their axes go away
+        return tuple(s for _, s in sliced)
+    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+    before = [s for p, s in sliced if contiguous and p < adv_pos[0]]
+    after = [s for p, s in sliced if not (contiguous and p < adv_pos[0])]
+    return tuple(before) + bshape + tuple(after)
+
+
+# -- the eager Ref object -----------------------------------------------------------------------
+
+
+class Ref:
+    """A mutable array (what `jax.new_ref(x)` returns): `ref[idx]` reads, `ref[idx] = v` writes in
+    place, `jax.freeze(ref)` gives the value.
+
+    NB: pyjax's eager Ref is a box holding an immutable Array (a write makes a new Array). Inside
+    a transformation (jit, grad, vmap) `new_ref` gives such a box holding that transformation's
+    value, so reads and writes become functional code as they are traced (JAX stages a
+    `new_ref` and discharges it later; the results are the same). A Ref made outside a
+    transformation cannot be written inside it (or inside a loop body): pyjax raises.
+    """
+
+    __slots__ = ("_value", "_trace", "__weakref__")
+
+    def __init__(self, value):
+        self._value = value
+        self._trace = core.current_trace()
+
+    aval = property(lambda self: AbstractRef(core.get_aval(self._value).strip_weak_type()))
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+
+    def __getitem__(self, idx):
+        from pyjax._src.state.primitives import ref_get
+        return ref_get(self, idx)
+
+    def __setitem__(self, idx, value):
+        from pyjax._src.state.primitives import ref_set
+        ref_set(self, idx, value)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        v = self._value
+        if isinstance(v, core.Tracer):
+            return f"Ref<traced {self.aval.str_short()}>"
+        return "Ref(" + repr(v)[len("Array("):] if repr(v).startswith("Array(") else f"Ref({v!r})"
+
+    def _write(self, value):
+        cur = core.current_trace()
+        if cur is not self._trace and (isinstance(value, core.Tracer) or isinstance(self._value, core.Tracer)):
+            raise NotImplementedError(
+                "pyjax: a Ref made outside a transformation or loop body (jit, grad, vmap, "
+                "fori_loop, ...) cannot be written inside it; create the Ref inside (new_ref), or "
+                "use lax.fori_loop/scan carries or pallas/run_state refs there")
+        self._value = value
+
+
+core.pytype_aval_mappings[Ref] = lambda r: r.aval
