@@ -24,6 +24,8 @@ class ModuleContext:
         self.platform = platform   # the compile request's: rules are looked up per platform
         self.host_callbacks = []
         self.axis_env = axis_env   # named axes of pmap/shard_map (later issues)
+        self.functions = {}        # name -> text of a private function (an exported module's)
+        self.dim_values = None     # symbolic dimension variable -> SSA name (export lowering)
 
 
 class LoweringRuleContext:
@@ -38,6 +40,8 @@ class LoweringRuleContext:
     def op(self, name, *operands, out=None, attrs=None, regions=None) -> str:
         """Emit an op with one result (typed by `out`, default: this equation's only output)."""
         aval = self.avals_out[0] if out is None else out
+        if self.module.dim_values is not None and name in dynamic_shape_ops:
+            return dynamic_shape_ops[name](self, list(operands), aval, attrs)
         return self.fb.op(name, list(operands), [aval_type(aval)], attrs, regions)[0]
 
     def op_multi(self, name, *operands, outs=None, attrs=None, regions=None) -> list[str]:
@@ -92,6 +96,12 @@ class LoweringRuleContext:
             outs = self.lower_jaxpr(closed.jaxpr, const_names, list(operands))
             return outs if multiple_results else outs[0]
         return emit
+
+
+# Ops whose result shape is an attribute or implicit, and their dynamic-shape variants: with
+# symbolic dimensions (export) `LoweringRuleContext.op` hands them to these emitters
+# (`rule(ctx, operands, out_aval, attrs) -> name`), which `export.shape_poly` fills.
+dynamic_shape_ops: dict = {}
 
 
 def _as_list(out, multiple_results):
@@ -204,7 +214,8 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     text = mlir.module_text(_sanitize(name), args, [aval_type(v.aval) for v in jaxpr.outvars],
                             fb.lines, outs, num_replicas, num_partitions,
                             [f'{{mhlo.sharding = "{s}"}}' if s is not None else ""
-                             for s in result_shardings] if result_shardings else None)
+                             for s in result_shardings] if result_shardings else None,
+                            functions=list(module.functions.values()))
     return text, module
 
 

@@ -38,7 +38,8 @@ def ir_dtype(dtype) -> str:
 
 
 def tensor_type(shape, dtype) -> str:
-    dims = "".join(f"{d}x" for d in shape)
+    # a symbolic dimension (export's DimExpr) is dynamic: `?`
+    dims = "".join(f"{d}x" if isinstance(d, (int, np.integer)) else "?x" for d in shape)
     return f"tensor<{dims}{ir_dtype(dtype)}>"
 
 
@@ -192,9 +193,10 @@ class FuncBuilder:
 
 def module_text(name: str, args: list[tuple[str, str, str]], results: list[str], body: list[str],
                 ret_names: list[str], num_replicas=1, num_partitions=1,
-                result_attrs=None) -> str:
+                result_attrs=None, functions=()) -> str:
     """Assemble a module. `args` holds (name, type, extra attributes) triples;
-    `result_attrs` one attribute string per result ("" for none)."""
+    `result_attrs` one attribute string per result ("" for none); `functions` holds the texts
+    of further (private) functions, placed after `main`."""
     arg_sig = ", ".join(f"{n}: {t}{(' ' + a) if a else ''}" for n, t, a in args)
     res_sig = ", ".join(f"{t}{(' ' + a) if a else ''}"
                         for t, a in zip(results, result_attrs or [""] * len(results), strict=True))
@@ -204,5 +206,5 @@ def module_text(name: str, args: list[tuple[str, str, str]], results: list[str],
              f"  func.func public @main({arg_sig}) -> ({res_sig}) {{",
              *body,
              f'    "func.return"({", ".join(ret_names)}) : ({ret_types}) -> ()',
-             "  }", "}"]
+             "  }", *functions, "}"]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,599 @@
+"""`export(jit(f))(*specs)` → `Exported`: a jitted function's StableHLO module with its calling
+signature, serializable (`serialization.py`), callable again (`Exported.call`) in this or
+another process, eagerly or inside other jitted functions, and differentiable through its
+serialized VJP.
+
+Calling: `call_exported` is a primitive. Its abstract evaluation checks the arguments against
+the exported avals (rank, dtype, constant dims, and the values of the symbolic dimension
+variables, solved from the arguments' shapes) and gives the results' avals. Its lowering
+specializes the module to the call's concrete shapes with jaxlib's StableHLO shape refinement
+pass (`refine_polymorphic_shapes`: the exported `main` is called from a wrapper whose argument
+types are static, and the pass propagates them through the dynamic ops), then places the refined
+functions in the calling module, renamed, and emits a `func.call`. A call whose shapes are
+themselves symbolic (exporting a function that calls an Exported) embeds the module unrefined.
+
+Differentiation: `Exported.call` is a `custom_vjp` function whose backward pass calls the VJP's
+Exported (`Exported.vjp()`), which is exported on demand from the original function, or read
+from the blob when it was serialized with `vjp_order >= 1`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import re
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src import core, dispatch, tree_util
+from pyjax._src.array import ShapeDtypeStruct
+from pyjax._src.backend import xla
+from pyjax._src.export import serialization, shape_poly
+from pyjax._src.export.shape_poly import DimExpr
+from pyjax._src.lowering import lower, mlir
+
+# NB: pyjax's modules follow pyjax's own calling convention (arguments are exactly the flattened
+# inputs, no platform index, tokens or dimension arguments); these are JAX's numbers, kept for
+# code that reads them.
+minimum_supported_calling_convention_version = 9
+maximum_supported_calling_convention_version = 10
+
+
+class DisabledSafetyCheck:
+    """A safety check to skip when calling an Exported: `platform()` (the current platform need
+    not be one the module was exported for), `custom_call(name)`, `shape_assertions()`."""
+
+    def __init__(self, _impl: str):
+        self._impl = _impl
+
+    @classmethod
+    def platform(cls) -> DisabledSafetyCheck:
+        return cls("platform")
+
+    @classmethod
+    def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
+        return cls("custom_call:" + target_name)
+
+    @classmethod
+    def shape_assertions(cls) -> DisabledSafetyCheck:
+        return cls("shape_assertions")
+
+    def is_custom_call(self) -> str | None:
+        return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
+
+    def __str__(self):
+        return self._impl
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, DisabledSafetyCheck) and self._impl == other._impl
+
+    def __hash__(self):
+        return hash(self._impl)
+
+
+def default_export_platform() -> str:
+    """The platform modules are exported for by default: the default backend's."""
+    return xla.default_backend()
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Exported:
+    """A function exported for some argument shapes: its StableHLO module and signature.
+
+    >>> exp = export(jit(jnp.sin))(ShapeDtypeStruct((3,), jnp.float32))
+    >>> exp.in_avals, exp.out_avals
+    ((ShapedArray(float32[3]),), (ShapedArray(float32[3]),))
+    >>> exp.call(jnp.arange(3.0))
+    """
+
+    fun_name: str
+    in_tree: Any
+    in_avals: tuple
+    out_tree: Any
+    out_avals: tuple
+    in_shardings_hlo: tuple
+    out_shardings_hlo: tuple
+    nr_devices: int
+    platforms: tuple
+    ordered_effects: tuple
+    unordered_effects: tuple
+    disabled_safety_checks: tuple
+    mlir_module_serialized: bytes
+    calling_convention_version: int
+    module_kept_var_idx: tuple
+    uses_global_constants: bool
+    _get_vjp: Callable | None = None
+    _scope: Any = None
+
+    def mlir_module(self) -> str:
+        """The StableHLO module text (dynamic dimensions as `?`)."""
+        return self.mlir_module_serialized.decode("utf-8")
+
+    def __str__(self):
+        return f"Exported(fun_name={self.fun_name!r}, in_avals={self.in_avals}, out_avals={self.out_avals})"
+
+    def __repr__(self):
+        return (f"Exported(fun_name={self.fun_name!r}, in_tree={self.in_tree}, "
+                f"in_avals={self.in_avals}, out_tree={self.out_tree}, out_avals={self.out_avals}, "
+                f"in_shardings_hlo={self.in_shardings_hlo}, out_shardings_hlo={self.out_shardings_hlo}, "
+                f"nr_devices={self.nr_devices}, platforms={self.platforms})")
+
+    def has_vjp(self) -> bool:
+        return self._get_vjp is not None
+
+    def vjp(self) -> Exported:
+        """The Exported of the VJP: `(*primals, *out_cotangents) -> in_cotangents`, flat."""
+        if self._get_vjp is None:
+            raise ValueError(f"No VJP is available for the exported function '{self.fun_name}': "
+                             "it was deserialized from a blob serialized with vjp_order=0. "
+                             "Serialize with vjp_order=1 (or more) to keep its VJP.")
+        return self._get_vjp(self)
+
+    def in_shardings_jax(self, mesh):
+        return tuple(None if s is None else _named_from_hlo(mesh, s, a)
+                     for s, a in zip(self.in_shardings_hlo, self.in_avals, strict=True))
+
+    def out_shardings_jax(self, mesh):
+        return tuple(None if s is None else _named_from_hlo(mesh, s, a)
+                     for s, a in zip(self.out_shardings_hlo, self.out_avals, strict=True))
+
+    def serialize(self, vjp_order: int = 0) -> bytes:
+        """Bytes that `deserialize` turns back into this Exported (format: see
+        `pyjax._src.export.serialization`); `vjp_order=k` keeps k levels of VJPs."""
+        return serialization.pack(_to_json(self, vjp_order))
+
+    def call(self, *args, **kwargs):
+        """Call the exported function (eagerly, or inside a transformation or jit)."""
+        return call_exported(self)(*args, **kwargs)
+
+
+def _named_from_hlo(mesh, hlo, aval):
+    from pyjax._src.spmd import named_from_hlo
+    return named_from_hlo(mesh, xla.HloSharding.from_proto(hlo) if not isinstance(hlo, str) else hlo,
+                          len(aval.shape))
+
+
+# -- export -----------------------------------------------------------------------------------------
+
+
+def export(fun_jit, *, platforms: Sequence[str] | None = None,
+           disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
+    """Export a jitted function: `export(jit(f))(*args_specs, **kwargs_specs)` traces `f` on
+    the specs (ShapeDtypeStructs, possibly with symbolic dimensions from `symbolic_shape`, or
+    arrays) and returns an `Exported`.
+
+    >>> b, = symbolic_shape("b")
+    >>> exp = export(jit(lambda x: x.sum(0)))(ShapeDtypeStruct((b, 4), jnp.float32))
+    >>> exp.in_avals
+    (ShapedArray(float32[b,4]),)
+    """
+    from pyjax._src.pjit import jit_info
+    if not (callable(fun_jit) and "_jit_info" in getattr(fun_jit, "__dict__", {})):
+        raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+    info = jit_info(fun_jit)
+    if platforms is None:
+        platforms = (default_export_platform(),)
+    else:
+        platforms = tuple(_canonical_platform(p) for p in platforms)
+
+    def do_export(*args_specs, **kwargs_specs) -> Exported:
+        traced = info.trace(*args_specs, **kwargs_specs)
+        if traced.shardings is not None:
+            raise NotImplementedError("pyjax.export: exporting a function laid out over several "
+                                      "devices (in/out shardings over a mesh) is not supported")
+        return _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
+                              platforms, tuple(disabled_checks), info.fun)
+    return do_export
+
+
+def _canonical_platform(p):
+    p = {"gpu": "cuda"}.get(p.lower(), p.lower())
+    if p not in lower.KNOWN_PLATFORMS:
+        raise ValueError(f"Unknown platform {p!r}; known platforms: {', '.join(lower.KNOWN_PLATFORMS)}")
+    return p
+
+
+def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, fun) -> Exported:
+    ordered = [e for e in closed.jaxpr.effects if getattr(e, "ordered", False)]
+    if ordered:
+        raise NotImplementedError(f"pyjax.export: the function has ordered effects {ordered}; "
+                                  "exporting them (token arguments) is not supported")
+    texts = {p: lower_for_export(name, closed, p) for p in platforms}
+    if len(set(texts.values())) > 1:
+        raise NotImplementedError(f"pyjax.export: the function lowers differently for the "
+                                  f"platforms {platforms}; multi-platform modules (a platform "
+                                  f"index argument) are not supported: export for one platform")
+    text = texts[platforms[0]]
+    in_avals = tuple(closed.in_avals)
+    scope = _scope_of(in_avals)
+    exp = Exported(
+        fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree,
+        out_avals=tuple(closed.out_avals),
+        in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(closed.out_avals),
+        nr_devices=1, platforms=tuple(platforms), ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=disabled, mlir_module_serialized=text.encode("utf-8"),
+        calling_convention_version=maximum_supported_calling_convention_version,
+        module_kept_var_idx=tuple(range(len(in_avals))),
+        uses_global_constants=not all(shape_poly.is_constant_shape(a.shape) for a in in_avals),
+        _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled), _scope=scope)
+    return exp
+
+
+def _scope_of(avals):
+    for a in avals:
+        for d in a.shape:
+            if isinstance(d, DimExpr):
+                return d._scope
+    return None
+
+
+def _vjp_of_jaxpr(closed, platforms, disabled, primal: Exported) -> Exported:
+    """Export the VJP of the traced function: `(*primals, *cts) -> in_cts` (flat)."""
+    from pyjax._src.ad_api import vjp
+    from pyjax._src.pjit import jit
+    n_in = len(closed.in_avals)
+    fwd = core.jaxpr_as_fun(closed)
+
+    def fun_vjp_jax(*primals_and_cts):
+        primals, cts = primals_and_cts[:n_in], primals_and_cts[n_in:]
+        _, pullback = vjp(lambda *xs: list(fwd(*xs)), *primals)
+        return tuple(pullback(list(cts)))
+
+    specs = [ShapeDtypeStruct(a.shape, a.dtype) for a in (*closed.in_avals, *closed.out_avals)]
+    return export(jit(fun_vjp_jax), platforms=platforms, disabled_checks=disabled)(*specs)
+
+
+# -- lowering for export ----------------------------------------------------------------------------
+
+
+def lower_for_export(name, closed: core.ClosedJaxpr, platform) -> str:
+    """The StableHLO module of `closed`: its invars are `main`'s arguments (dynamic dimensions
+    `?`), its consts are constants in the module; symbolic dimension variables are read from
+    the arguments' shapes with `stablehlo.get_dimension_size`."""
+    fb = mlir.FuncBuilder()
+    module = lower.ModuleContext(platform)
+    jaxpr = closed.jaxpr
+    args, names = [], []
+    for i, v in enumerate(jaxpr.invars):
+        n = f"%arg{i}"
+        fb.types[n] = mlir.aval_type(v.aval)
+        args.append((n, fb.types[n], ""))
+        names.append(n)
+    symbolic = not all(shape_poly.is_constant_shape(v.aval.shape)
+                       for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval"))
+    if symbolic:
+        module.dim_values = _dimension_values(fb, jaxpr.invars, names)
+    consts = [fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in closed.consts]
+    outs = lower.lower_jaxpr_body(fb, module, jaxpr, consts, names)
+    out_types = [mlir.aval_type(v.aval) for v in jaxpr.outvars]
+    return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, outs,
+                            functions=list(module.functions.values()))
+
+
+def _dimension_values(fb, invars, names) -> dict:
+    values: dict = {}
+    for v, n in zip(invars, names, strict=True):
+        for axis, d in enumerate(v.aval.shape):
+            var = d._as_var() if isinstance(d, DimExpr) else None
+            if var is not None and var not in values:
+                values[var] = fb.op("stablehlo.get_dimension_size", [n], ["tensor<i32>"],
+                                    {"dimension": f"{axis} : i64"})[0]
+    return values
+
+
+# -- calling ---------------------------------------------------------------------------------------
+
+call_exported_p = core.Primitive("call_exported")
+call_exported_p.multiple_results = True
+
+
+def call_exported(exported: Exported) -> Callable:
+    """`exported`'s function: takes arguments of its in_tree, returns its out_tree."""
+    def call(*args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != exported.in_tree:
+            raise ValueError(
+                f"The invocation args and kwargs must have the same pytree structure as when the "
+                f"function '{exported.fun_name}' was exported, but they differ: exported with "
+                f"{exported.in_tree}, called with {in_tree}")
+        if exported.has_vjp():
+            outs = _call_with_vjp(exported)(*leaves)
+        else:
+            outs = call_exported_p.bind(*leaves, exported=exported)
+        return tree_util.tree_unflatten(exported.out_tree, outs)
+    return call
+
+
+@functools.lru_cache(maxsize=256)
+def _call_with_vjp(exported: Exported):
+    from pyjax._src.custom_derivatives import custom_vjp
+
+    @custom_vjp
+    def f(*leaves):
+        return call_exported_p.bind(*leaves, exported=exported)
+
+    def fwd(*leaves):
+        return f(*leaves), leaves
+
+    def bwd(leaves, cts):
+        return tuple(call_exported(exported.vjp())(*leaves, *cts))
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+@call_exported_p.def_abstract_eval
+def _call_exported_abstract_eval(*avals, exported: Exported):
+    env = solve_dimensions(exported, avals)
+    return [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype)
+            for a in exported.out_avals]
+
+
+def solve_dimensions(exported: Exported, avals) -> dict:
+    """The values of the exported avals' dimension variables for arguments of `avals`; raises
+    ValueError (as JAX) when the arguments do not match the exported signature."""
+    if len(avals) != len(exported.in_avals):
+        raise ValueError(f"Exported function '{exported.fun_name}' called with {len(avals)} "
+                         f"arguments, expected {len(exported.in_avals)}")
+    for i, (got, want) in enumerate(zip(avals, exported.in_avals, strict=True)):
+        if len(got.shape) != len(want.shape):
+            raise ValueError(f"Rank mismatch for args[{i}]: expected {_shape_str(want.shape)} and "
+                             f"called with {_shape_str(got.shape)}")
+        if got.dtype != want.dtype:
+            raise ValueError(f"Dtype mismatch for args[{i}]: expected {want.dtype} and called "
+                             f"with {got.dtype}")
+        for j, (g, w) in enumerate(zip(got.shape, want.shape, strict=True)):
+            if not isinstance(w, DimExpr) and g != w:
+                raise ValueError(f"Shape mismatch for args[{i}].shape[{j}] (expected same "
+                                 f"constant): expected {_shape_str(want.shape)} and called with "
+                                 f"{_shape_str(got.shape)}")
+    env: dict = {}
+    where: dict = {}
+    specs = ",".join(f"args[{i}].shape = {_shape_str(a.shape)}" for i, a in enumerate(exported.in_avals))
+    pending = []
+    for i, (got, want) in enumerate(zip(avals, exported.in_avals, strict=True)):
+        for j, (g, w) in enumerate(zip(got.shape, want.shape, strict=True)):
+            if isinstance(w, DimExpr):
+                pending.append((f"args[{i}].shape[{j}]", g, w))
+
+    def fail(msg):
+        obtained = "".join(f"'{k}' = {v} from specification '{k}' for dimension {where[k]}, "
+                           for k, v in env.items())
+        return ValueError(f"Input shapes do not match the polymorphic shapes specification. "
+                          f"{msg} Using the following polymorphic shapes specifications: {specs}. "
+                          f"Obtained dimension variables: {obtained}.")
+    # solve the dims that are k*v + c in one unknown variable, in order; then check them all
+    for loc, g, w in pending:
+        unknown = [v for v in w._variables() if v not in env]
+        single = w._single_var_linear()
+        if len(unknown) == 1 and single is not None and single[0] == unknown[0]:
+            var, k, c = single
+            q, r = divmod(g - c, k) if not isinstance(g, DimExpr) else ((g - c) // k, 0)
+            if isinstance(r, int) and r != 0:
+                raise fail(f"Division had remainder {r} when computing the value of '{var}'.")
+            env[var], where[var] = q, f"{loc} (= {g})"
+    for loc, g, w in pending:
+        missing = w._variables() - set(env)
+        if missing:
+            raise fail(f"Cannot solve for the values of the dimension variables {sorted(missing)}.")
+        value = _evaluate(w, env)
+        if value != g:
+            raise fail(f"Found inconsistency between dimension size {loc} (= {g}) and the "
+                       f"specification '{w}' (= {value}).")
+    scope = exported._scope or shape_poly._default_scope
+    for var, value in env.items():
+        lo, hi = scope._bounds.get(var, (1, shape_poly._INF))
+        if not isinstance(value, DimExpr) and not lo <= value <= hi:
+            raise fail(f"Expected value >= {lo} for dimension variable '{var}'." if value < lo else
+                       f"Expected value <= {hi} for dimension variable '{var}'.")
+    return env
+
+
+def _shape_str(shape):
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _evaluate(d, env):
+    """The value of dimension expression `d` with the variables of `env` substituted."""
+    if not isinstance(d, DimExpr):
+        return d
+    total = 0
+    for mono, c in d._terms:
+        t = c
+        for atom, p in mono:
+            if isinstance(atom, str):
+                a = env[atom]
+            else:
+                op, x, y = atom
+                x, y = _evaluate(x, env), _evaluate(y, env)
+                a = {"floordiv": lambda: shape_poly._divmod(x, y)[0],
+                     "mod": lambda: shape_poly._divmod(x, y)[1],
+                     "max": lambda: shape_poly.max_dim(x, y),
+                     "min": lambda: shape_poly.min_dim(x, y)}[op]()
+            for _ in range(p):
+                t = t * a
+        total = total + t
+    return total
+
+
+call_exported_p.def_impl(functools.partial(dispatch.apply_primitive, call_exported_p))
+
+
+def _call_exported_lowering(ctx, *args, exported: Exported):
+    platform = ctx.module.platform or xla.default_backend()
+    if (platform not in exported.platforms
+            and DisabledSafetyCheck.platform() not in exported.disabled_safety_checks):
+        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                         f"'{exported.platforms}' but it is used on '{platform}'.")
+    avals_in = tuple(ctx.avals_in)
+    static = all(shape_poly.is_constant_shape(a.shape) for a in avals_in)
+    callee, functions, callee_in = _callee(exported, avals_in if static else None)
+    for fname, text in functions:
+        ctx.module.functions.setdefault(fname, text)
+    if not static:  # the unrefined main's argument types are the exported ones
+        args = [a if t == mlir.aval_type(av) else ctx.fb.op("stablehlo.convert", [a], [t])[0]
+                for a, t, av in zip(args, callee_in, avals_in, strict=True)]
+        outs = ctx.fb.op("func.call", list(args),
+                         [mlir.aval_type(a) for a in exported.out_avals], {"callee": "@" + callee})
+        return [o if mlir.aval_type(want) == mlir.aval_type(a)
+                else ctx.fb.op("stablehlo.convert", [o], [mlir.aval_type(a)])[0]
+                for o, want, a in zip(outs, exported.out_avals, ctx.avals_out, strict=True)]
+    return ctx.fb.op("func.call", list(args), [mlir.aval_type(a) for a in ctx.avals_out],
+                     {"callee": "@" + callee})
+
+
+call_exported_p.def_lowering(_call_exported_lowering)
+
+_callees: dict = {}
+_callee_lock = threading.Lock()
+_callee_counter = itertools.count()
+
+
+def _callee(exported: Exported, avals):
+    """(name of the function to call, [(name, text)] of the functions to add, its argument
+    types): the module refined for `avals` (None: the module as exported)."""
+    key = (exported.mlir_module_serialized, avals)
+    with _callee_lock:
+        hit = _callees.get(key)
+    if hit is not None:
+        return hit
+    prefix = f"_pyjax_exported_{next(_callee_counter)}"
+    text = exported.mlir_module()
+    if avals is not None:
+        text = _refine_for(text, exported, avals)
+    functions = _rename_functions(_module_functions(text), prefix)
+    in_types = [mlir.aval_type(a) for a in exported.in_avals]
+    out = (f"{prefix}_main", functions, in_types)
+    with _callee_lock:
+        if len(_callees) > 1024:
+            _callees.clear()
+        _callees[key] = out
+    return out
+
+
+def _refine_for(text, exported, avals) -> str:
+    """The module specialized to arguments of `avals`: a wrapper `main` with static argument
+    types calls the exported `main` (renamed); jaxlib's shape refinement does the rest."""
+    env = solve_dimensions(exported, avals)
+    outs = [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype)
+            for a in exported.out_avals]
+    fb = mlir.FuncBuilder()
+    args = []
+    for i, a in enumerate(avals):
+        n = f"%arg{i}"
+        fb.types[n] = mlir.aval_type(a)
+        args.append((n, fb.types[n], ""))
+    converted = [n if t == mlir.aval_type(w) else fb.op("stablehlo.convert", [n], [mlir.aval_type(w)])[0]
+                 for (n, t, _), w in zip(args, exported.in_avals, strict=True)]
+    res = fb.op("func.call", converted, [mlir.aval_type(a) for a in exported.out_avals],
+                {"callee": "@_pyjax_inner_main"})
+    res = [r if mlir.aval_type(o) == mlir.aval_type(w) else
+           fb.op("stablehlo.convert", [r], [mlir.aval_type(o)])[0]
+           for r, o, w in zip(res, outs, exported.out_avals, strict=True)]
+    inner = _rename_functions(_module_functions(text), "_pyjax_inner")
+    wrapper = mlir.module_text("pyjax_refine", args, [mlir.aval_type(o) for o in outs], fb.lines,
+                               res, functions=[t for _, t in inner])
+    try:
+        return xla.refine_polymorphic_shapes(wrapper)
+    except ValueError as e:
+        raise ValueError(f"Calling the exported function '{exported.fun_name}' with arguments "
+                         f"{[a.str_short() for a in avals]}: {e}") from None
+
+
+_FUNC_RE = re.compile(r"^\s*func\.func\s+(?:(public|private|nested)\s+)?@([\w$.\-]+)")
+
+
+def _module_functions(text) -> list[tuple[str, str]]:
+    """The top-level functions of a module's text, as (name, text) pairs (the module's own
+    printer's layout: each function starts at `func.func` and ends with its closing brace at
+    the same indentation)."""
+    lines = text.splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        m = _FUNC_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        j = i + 1
+        while j < len(lines) and not (lines[j].startswith(" " * indent + "}")
+                                      and len(lines[j]) - len(lines[j].lstrip()) == indent):
+            j += 1
+        out.append((m.group(2), "\n".join(lines[i:j + 1])))
+        i = j + 1
+    if not out:
+        raise ValueError("the exported module has no functions")
+    return out
+
+
+def _rename_functions(functions, prefix) -> list[tuple[str, str]]:
+    """The functions renamed (`main` → prefix + `_main`, f → prefix + `_f`), all private."""
+    names = {name for name, _ in functions}
+    pattern = re.compile(r"@(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                         + r")(?![\w$.\-])")
+    out = []
+    for name, text in functions:
+        text = pattern.sub(lambda m: f"@{prefix}_{m.group(1)}", text)
+        text = re.sub(r"func\.func\s+(public\s+|nested\s+)?@", "func.func private @", text, count=1)
+        out.append((f"{prefix}_{name}", text))
+    return out
+
+
+# -- serialization ----------------------------------------------------------------------------------
+
+
+def _to_json(exp: Exported, vjp_order: int) -> dict:
+    if vjp_order < 0:
+        raise ValueError(f"serialize: vjp_order must be >= 0, got {vjp_order}")
+    scope = exp._scope
+    return {
+        "fun_name": exp.fun_name,
+        "in_tree": serialization.tree_to_json(exp.in_tree),
+        "out_tree": serialization.tree_to_json(exp.out_tree),
+        "in_avals": [serialization.aval_to_json(a) for a in exp.in_avals],
+        "out_avals": [serialization.aval_to_json(a) for a in exp.out_avals],
+        "symbolic_constraints": list(scope._constraints_str) if scope is not None else [],
+        "in_shardings_hlo": [None if s is None else str(s) for s in exp.in_shardings_hlo],
+        "out_shardings_hlo": [None if s is None else str(s) for s in exp.out_shardings_hlo],
+        "nr_devices": exp.nr_devices,
+        "platforms": list(exp.platforms),
+        "calling_convention_version": exp.calling_convention_version,
+        "disabled_checks": [str(c) for c in exp.disabled_safety_checks],
+        "module": exp.mlir_module(),
+        "vjp": _to_json(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None,
+    }
+
+
+def deserialize(blob: bytes | bytearray) -> Exported:
+    """The Exported that `Exported.serialize()` wrote into `blob`.
+
+    >>> deserialize(exp.serialize()).call(x)
+    """
+    return _from_json(serialization.unpack(blob))
+
+
+def _from_json(d: dict) -> Exported:
+    constraints = d["symbolic_constraints"]
+    scope = shape_poly.SymbolicScope(constraints) if constraints else shape_poly._default_scope
+    in_avals = tuple(serialization.aval_from_json(a, scope) for a in d["in_avals"])
+    out_avals = tuple(serialization.aval_from_json(a, scope) for a in d["out_avals"])
+    vjp = d.get("vjp")
+    vjp_exported = _from_json(vjp) if vjp is not None else None
+    return Exported(
+        fun_name=d["fun_name"], in_tree=serialization.tree_from_json(d["in_tree"]),
+        in_avals=in_avals, out_tree=serialization.tree_from_json(d["out_tree"]),
+        out_avals=out_avals, in_shardings_hlo=tuple(d["in_shardings_hlo"]),
+        out_shardings_hlo=tuple(d["out_shardings_hlo"]), nr_devices=d["nr_devices"],
+        platforms=tuple(d["platforms"]), ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=tuple(DisabledSafetyCheck(c) for c in d["disabled_checks"]),
+        mlir_module_serialized=d["module"].encode("utf-8"),
+        calling_convention_version=d["calling_convention_version"],
+        module_kept_var_idx=tuple(range(len(in_avals))),
+        uses_global_constants=not all(shape_poly.is_constant_shape(a.shape) for a in in_avals),
+        _get_vjp=(lambda _: vjp_exported) if vjp_exported is not None else None,
+        _scope=scope if constraints or not all(shape_poly.is_constant_shape(a.shape)
+                                               for a in in_avals) else None)

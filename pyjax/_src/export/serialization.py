@@ -1,0 +1,192 @@
+"""pyjax's serialization format for `Exported` (`Exported.serialize()` / `deserialize()`).
+
+A blob is
+
+    b"PYJAXEXP"                  8 bytes, the magic string
+    version                      2 bytes, unsigned big-endian (this module writes FORMAT_VERSION)
+    payload                      zlib-compressed UTF-8 JSON
+
+The JSON object holds `fun_name`, `in_tree` / `out_tree` (pytree structures, below),
+`in_avals` / `out_avals` (`[dtype name, [dims...]]`, a symbolic dim as its expression string,
+e.g. `"2*b + 1"`), `symbolic_constraints` (the scope's constraint strings),
+`in_shardings_hlo` / `out_shardings_hlo` (HloSharding strings or null), `nr_devices`,
+`platforms`, `calling_convention_version`, `disabled_checks`, `module` (the StableHLO module
+text, dynamic dimensions as `?`) and `vjp` (the VJP's Exported as a nested JSON object, or null;
+`serialize(vjp_order=k)` nests k levels).
+
+Pytree structures are nested JSON: `"*"` for a leaf, `null` for None, and
+`{"node": kind, "aux": ..., "children": [...]}` for a node, kind one of `tuple`, `list`,
+`dict` (aux: its keys), `namedtuple:<name>` / `custom:<name>` (registered with
+`register_namedtuple_serialization` / `register_pytree_node_serialization`; aux: the bytes the
+registered function made, base64).
+
+A blob of another major version is refused with a ValueError naming both versions.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+
+from pyjax._src import core, tree_util
+from pyjax._src.export import shape_poly
+
+MAGIC = b"PYJAXEXP"
+FORMAT_VERSION = 1
+
+
+# -- pytree structures ----------------------------------------------------------------------------
+
+_serializers: dict[type, tuple[str, Callable, Callable]] = {}   # type -> (name, ser, deser)
+_deserializers: dict[str, tuple[type, Callable, Callable | None]] = {}  # name -> (type, deser, from_children)
+
+
+def register_pytree_node_serialization(nodetype, *, serialized_name: str, serialize_auxdata,
+                                       deserialize_auxdata, from_children=None):
+    """Let pytree structures containing `nodetype` (a registered pytree node) be serialized:
+    its aux data is saved as `serialize_auxdata(aux) -> bytes` and read back with
+    `deserialize_auxdata(bytes)`; `from_children(aux, children)` rebuilds a node (default: the
+    node's registered unflatten function).
+
+    >>> register_pytree_node_serialization(MyNode, serialized_name="my.MyNode",
+    ...     serialize_auxdata=lambda aux: b"", deserialize_auxdata=lambda b: None)
+    """
+    if not tree_util.is_tree_node(nodetype):
+        raise ValueError(f"Cannot register serialization for {nodetype}: it is not a registered "
+                         "pytree node")
+    if serialized_name in _deserializers:
+        raise ValueError(f"Duplicate serialization registration for serialized_name "
+                         f"'{serialized_name}'")
+    if nodetype in _serializers:
+        raise ValueError(f"Duplicate serialization registration for type '{nodetype}'")
+    _serializers[nodetype] = (serialized_name, serialize_auxdata, deserialize_auxdata)
+    _deserializers[serialized_name] = (nodetype, deserialize_auxdata, from_children)
+    return nodetype
+
+
+def register_namedtuple_serialization(nodetype, *, serialized_name: str):
+    """Let pytree structures containing the namedtuple class `nodetype` be serialized under
+    `serialized_name`."""
+    if not (issubclass(nodetype, tuple) and hasattr(nodetype, "_fields")):
+        raise ValueError(f"Cannot register namedtuple serialization for {nodetype}: it is not a "
+                         "namedtuple class")
+    if serialized_name in _deserializers or nodetype in _serializers:
+        raise ValueError(f"Duplicate namedtuple serialization registration for "
+                         f"'{serialized_name}' / {nodetype}")
+    _serializers[nodetype] = (serialized_name, None, None)
+    _deserializers[serialized_name] = (nodetype, None, None)
+    return nodetype
+
+
+class _Leaf:
+    __slots__ = ()
+
+
+_LEAF = _Leaf()
+
+
+def tree_to_json(treedef) -> Any:
+    example = tree_util.tree_unflatten(treedef, [_LEAF] * treedef.num_leaves)
+    return _node_to_json(example)
+
+
+def _node_to_json(x):
+    if x is _LEAF:
+        return "*"
+    if x is None:
+        return None
+    t = type(x)
+    if t in (tuple, list):
+        return {"node": t.__name__, "children": [_node_to_json(c) for c in x]}
+    if t is dict:
+        keys = sorted(x)
+        for k in keys:
+            if not isinstance(k, (str, int)):
+                raise ValueError(f"Cannot serialize a dict pytree node with key {k!r} of type "
+                                 f"{type(k).__name__}: only str and int keys are supported")
+        return {"node": "dict", "aux": keys, "children": [_node_to_json(x[k]) for k in keys]}
+    if t in _serializers:
+        name, ser, _ = _serializers[t]
+        if ser is None:  # a namedtuple
+            return {"node": "namedtuple:" + name, "children": [_node_to_json(c) for c in x]}
+        children, aux = tree_util.flatten_one_level(x)
+        return {"node": "custom:" + name, "aux": base64.b64encode(ser(aux)).decode("ascii"),
+                "children": [_node_to_json(c) for c in children]}
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
+                         "Use `export.register_namedtuple_serialization`.")
+    raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
+                     "Use `export.register_pytree_node_serialization`.")
+
+
+def tree_from_json(obj):
+    example = _node_from_json(obj)
+    return tree_util.tree_structure(example, is_leaf=lambda x: x is _LEAF)
+
+
+def _node_from_json(obj):
+    if obj == "*":
+        return _LEAF
+    if obj is None:
+        return None
+    kind, children = obj["node"], [_node_from_json(c) for c in obj["children"]]
+    if kind == "tuple":
+        return tuple(children)
+    if kind == "list":
+        return list(children)
+    if kind == "dict":
+        return dict(zip(obj["aux"], children, strict=True))
+    prefix, _, name = kind.partition(":")
+    if name not in _deserializers:
+        raise ValueError(f"Cannot deserialize a PyTreeDef containing the type registered as "
+                         f"'{name}': register it with `export.register_"
+                         f"{'namedtuple' if prefix == 'namedtuple' else 'pytree_node'}_serialization`")
+    nodetype, deser, from_children = _deserializers[name]
+    if prefix == "namedtuple":
+        return nodetype(*children)
+    aux = deser(base64.b64decode(obj["aux"]))
+    if from_children is not None:
+        return from_children(aux, children)
+    return tree_util._registry[nodetype].unflatten_func(aux, children)
+
+
+# -- avals ------------------------------------------------------------------------------------------
+
+
+def aval_to_json(aval):
+    return [aval.dtype.name, [d if isinstance(d, int) else str(d) for d in aval.shape]]
+
+
+def aval_from_json(obj, scope):
+    dtype, dims = obj
+    return core.ShapedArray(tuple(d if isinstance(d, int) else shape_poly._parse_dim(d, scope, d)
+                                  for d in dims), np.dtype(dtype))
+
+
+# -- the blob -------------------------------------------------------------------------------------
+
+
+def pack(payload: dict) -> bytes:
+    body = zlib.compress(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+    return MAGIC + struct.pack(">H", FORMAT_VERSION) + body
+
+
+def unpack(blob) -> dict:
+    blob = bytes(blob)
+    if not blob.startswith(MAGIC):
+        raise ValueError("deserialize: not a pyjax serialized Exported (the blob does not start "
+                         f"with {MAGIC!r}); pyjax reads only what pyjax's Exported.serialize wrote")
+    if len(blob) < len(MAGIC) + 2:
+        raise ValueError("deserialize: the blob is truncated (no format version)")
+    (version,) = struct.unpack(">H", blob[len(MAGIC):len(MAGIC) + 2])
+    if version != FORMAT_VERSION:
+        raise ValueError(f"deserialize: the blob has serialization format version {version}, but "
+                         f"this pyjax reads only version {FORMAT_VERSION}")
+    try:
+        return json.loads(zlib.decompress(blob[len(MAGIC) + 2:]).decode("utf-8"))
+    except (zlib.error, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"deserialize: the blob's payload is corrupt ({e})") from None
