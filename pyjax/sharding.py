@@ -1,5 +1,6 @@
 """pyjax.sharding: device meshes and how arrays are laid out over them (re-exports only)."""
 from pyjax._src.mesh import (
+    AbstractDevice as AbstractDevice,
     AbstractMesh as AbstractMesh,
     AxisType as AxisType,
     Mesh as Mesh,

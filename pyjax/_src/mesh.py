@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import enum
 import math
 import threading
@@ -147,6 +148,19 @@ class Mesh(_MeshBase):
     def _short_repr(self):  # how a NamedSharding shows its mesh
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         return f"Mesh({axes}, {self._types_str()})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AbstractDevice:
+    """What an AbstractMesh knows of its devices (`AbstractMesh(..., abstract_device=...)`)."""
+
+    device_kind: str
+    num_cores: int | None
+    platform: str
+
+    def __repr__(self):
+        return (f"AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform})")
 
 
 class AbstractMesh(_MeshBase):
