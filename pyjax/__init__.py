@@ -129,3 +129,7 @@ from pyjax import typing as typing  # noqa: E402
 from pyjax import image as image  # noqa: E402
 from pyjax import ffi as ffi  # noqa: E402
 from pyjax import distributed as distributed  # noqa: E402
+from pyjax import ref as ref  # noqa: E402  (mutable references: Ref, new_ref, freeze)
+from pyjax.ref import Ref as Ref, new_ref as new_ref, freeze as freeze  # noqa: E402
+from pyjax.ref import empty_ref as empty_ref, free_ref as free_ref  # noqa: E402
+from pyjax._src.state.types import ds as ds  # noqa: E402

@@ -209,3 +209,39 @@ def _addupdate_impl(ref, val, *dyn, spec):
     ref = _box(ref, "addupdate")
     ref._write(addupdate_value(ref._value, val, spec, dyn))
     return []
+
+
+# -- jax.new_ref and friends: the eager Ref object ---------------------------------------------------
+
+
+def new_ref(init_val, *, kind=None, memory_space=None):
+    """A mutable array holding `init_val` (see `types.Ref`).
+
+    Example:
+        >>> r = jax.new_ref(jnp.zeros(3))
+        >>> r[0] = 1.0; r[1:] += 2.0
+        >>> jax.freeze(r)   # Array([1., 2., 2.])
+    """
+    from pyjax._src.numpy.util import asarray_value
+    return Ref(asarray_value(init_val))
+
+
+def empty_ref(ty, *, memory_space=None):
+    """A Ref of `ty`'s shape and dtype (`jax.ShapeDtypeStruct`), filled with zeros.
+
+    NB: JAX 0.10.2 has no eager rule for `empty_ref` (it raises outside jit); pyjax zero-fills."""
+    from pyjax._src.numpy.creation import zeros
+    return Ref(zeros(tuple(ty.shape), ty.dtype))
+
+
+def freeze(ref):
+    """The current value of `ref` as an (immutable) Array."""
+    if type(ref) is not Ref:
+        raise TypeError(f"freeze: expected a Ref, got {type(ref).__name__}")
+    return ref._value
+
+
+def free_ref(ref):
+    """Release `ref` (a no-op here: its value is garbage collected with it)."""
+    if type(ref) is not Ref:
+        raise TypeError(f"free_ref: expected a Ref, got {type(ref).__name__}")

@@ -1,0 +1,6 @@
+"""pyjax.ref: mutable references (`jax.ref`), re-exported from pyjax._src.state."""
+from pyjax._src.state.primitives import (
+    empty_ref as empty_ref, free_ref as free_ref, freeze as freeze, new_ref as new_ref,
+    ref_addupdate as addupdate, ref_get as get, ref_set as set, ref_swap as swap,
+)
+from pyjax._src.state.types import AbstractRef as AbstractRef, Ref as Ref
