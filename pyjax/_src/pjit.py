@@ -67,6 +67,11 @@ def _pjit_abstract_eval(*avals, jaxpr, name, donated_invars=None):
 
 @pjit_p.def_impl
 def _pjit_impl(*args, jaxpr, name, donated_invars=None):
+    mesh = spmd.constrained_mesh(jaxpr.jaxpr) if xla.multiple_devices() else None
+    if mesh is not None:  # e.g. the known half of a jitted shard_map under grad
+        ins, _ = spmd.shardings_for(None, None, (), {}, list(args), None, name, mesh)
+        return dispatch.compile(CompileRequest(jaxpr, name, donated_invars or (),
+                                               spmd.mesh_devices(ins, None), ins, None))(args)
     return dispatch.compile(CompileRequest(jaxpr, name, donated_invars or ()))(args)
 
 
@@ -567,10 +572,11 @@ class JitInfo:
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         traced = Traced(self.name, closed, in_tree, out_tree, donated)
+        mesh = spmd.constrained_mesh(closed.jaxpr) if xla.multiple_devices() else None
         if self.in_shardings is not None or self.out_shardings is not None or any(
-                type(x) is ArrayImpl and x._named_sharding is not None for x in leaves):
+                type(x) is ArrayImpl and x._named_sharding is not None for x in leaves) or mesh:
             traced.shardings = spmd.shardings_for(self.in_shardings, self.out_shardings, args,
-                                                  kwargs, leaves, out_tree, self.name)
+                                                  kwargs, leaves, out_tree, self.name, mesh)
         return traced
 
     def lower(self, *args, **kwargs) -> Lowered:

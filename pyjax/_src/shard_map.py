@@ -1,28 +1,54 @@
-"""shard_map: a function written for one device's block of its arguments, mapped over a mesh.
+"""shard_map: a function written for one device's block of its arguments, run on every device
+of a mesh as one SPMD program (`shard_map_p`), plus `reshard` and `lay_out`.
 
-`shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)` splits `x` into the blocks
-`NamedSharding(mesh, in_spec)` gives each device, runs `f` on every block with the mesh axes
-bound as named axes (so `lax.psum(v, "x")`, `all_gather`, `ppermute`, `axis_index`... work
-inside), and reassembles the per-device outputs as `out_specs` says.
+`shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)` traces `f` once on the
+*per-device* block shapes that `NamedSharding(mesh, in_spec)` gives, with the mesh axes bound as
+named axes (`batching.extend_axis_env`), so `lax.psum(v, "x")`, `all_gather`, `ppermute`,
+`axis_index`... inside record collectives over them. The traced body becomes one `shard_map_p`
+equation carrying the body jaxpr, the mesh, the specs and `check_vma`.
 
-NB: this first version maps with nested `vmap`s, one per mesh axis (named after it): the
-per-device bodies run batched on one device, and the result is then laid out over the mesh
-(`NamedSharding(mesh, out_spec)`). Values, collectives and derivatives are those of shard_map;
-the SPMD execution (a manual-sharding region in one partitioned XLA module) is still to come.
+Lowering is GSPMD's manual-sharding region, inside the one partitioned module of the enclosing
+jit (whose device assignment is the mesh's devices in flat order, `spmd.constrained_mesh`):
+each operand goes through `custom_call @Sharding` (its `mhlo.sharding` from the in_spec) and
+`@SPMDFullToShardShape` (`{manual}`), the body is emitted on per-device shapes, and each
+result goes back through `@Sharding {manual}` and `@SPMDShardToFullShape` (the out_spec's
+sharding). Collectives in the body lower to StableHLO collectives whose replica groups are the
+mesh positions along the named axes (`lax/parallel.py`). We use the GSPMD form rather than
+Shardy's `sdy.manual_computation` because the rest of pyjax's SPMD path (jit with shardings)
+already emits GSPMD `mhlo.sharding` annotations and compiles with the Shardy partitioner off;
+one module cannot mix the two. Eager calls run jitted, as in JAX; outputs are Arrays laid out as
+`NamedSharding(mesh, out_spec)`, never gathered to the host.
+
+Differentiation: the JVP is a shard_map of the body's JVP; partial evaluation splits the body
+into a known and an unknown shard_map whose residuals travel as per-device blocks stacked
+along a leading axis split over every mesh axis; the transpose is a shard_map of the body's
+backward pass.
+
+NB: pyjax's avals carry no "varying manual axes" (JAX's vma types), so reverse mode uses the
+rule JAX applies when `check_vma=False` for every shard_map: output cotangents are divided by
+the number of devices of the mesh axes their out_spec leaves out, and input cotangents are
+summed (`psum`) over the axes their in_spec leaves out. The gradients are the same as JAX's.
+`check_vma=True` replication checking is a separate static pass over the body jaxpr
+(`_check_vma`), with JAX's rules for the collectives.
 """
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import weakref
 
 import numpy as np
 
 from pyjax._src import core, tree_util
-from pyjax._src.api_vmap import vmap
 from pyjax._src.array import ArrayImpl, named_sharding_for, put_named
+from pyjax._src.interpreters import ad, batching
+from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import barriers, shape_ops
 from pyjax._src.mesh import AbstractMesh, Mesh, get_mesh
-from pyjax._src.sharding import NamedSharding, PartitionSpec
+from pyjax._src.sharding import NamedSharding, PartitionSpec, _hlo_sharding
+
+shard_map_p = core.Primitive("shard_map", multiple_results=True)
 
 
 def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
@@ -31,7 +57,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
 
     `in_specs` / `out_specs` are PartitionSpecs (or pytree prefixes of the arguments /
     outputs made of them): which mesh axes split which dimension. A mesh axis an output's spec
-    does not name must not vary along it (with `check_vma`, else its first device's block is
+    does not name must not vary along it (checked with `check_vma`, else one device's block is
     taken), e.g. the result of `lax.psum` over that axis.
 
     Example:
@@ -44,6 +70,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                                  axis_names=axis_names, check_vma=check_vma)
     if not callable(f):
         raise TypeError(f"shard_map requires a callable, got {f!r}")
+    eager = {}  # mesh -> the jitted map (eager calls run jitted, traced once per signature)
 
     @functools.wraps(f)
     def mapped(*args):
@@ -53,7 +80,22 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if in_specs is None:
             raise NotImplementedError("shard_map: in_specs must be given (inferring them from "
                                       "the arguments is not supported yet)")
-        return _shard_map(f, m, in_specs, out_specs, check_vma, args)
+        if axis_names and set(axis_names) != set(m.axis_names):
+            raise NotImplementedError(f"shard_map: axis_names={set(axis_names)} (manual over some "
+                                      f"mesh axes only) is not supported yet; the mesh axes are "
+                                      f"{m.axis_names}")
+        if type(core.current_trace()) is core.EvalTrace and isinstance(m, Mesh):
+            from pyjax._src.pjit import jit  # pjit sits above this module
+            j = eager.get(m)
+            if j is None:
+                j = eager[m] = jit(functools.partial(_shard_map, f, m, in_specs, out_specs,
+                                                     check_vma))
+            out = j(*args)
+            flat, tree = tree_util.tree_flatten(out)
+            specs = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
+            return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
+                                                   for o, s in zip(flat, specs, strict=True)])
+        return _shard_map(f, m, in_specs, out_specs, check_vma, *args)
     return mapped
 
 
@@ -61,108 +103,398 @@ def _is_spec(s):
     return s is None or isinstance(s, PartitionSpec)
 
 
-def _shard_map(f, mesh, in_specs, out_specs, check_vma, args):
-    leaves, in_tree = tree_util.tree_flatten(args)
-    specs = tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")
-    parts_in = [_parts(s, core.get_aval(x).ndim, mesh, "in_specs")
-                for s, x in zip(specs, leaves, strict=True)]
-    blocks = [_to_blocks(x, p, mesh) for x, p in zip(leaves, parts_in, strict=True)]
-    out_specs = _as_tuple(out_specs)
-
-    def body(*bs):
-        return f(*tree_util.tree_unflatten(in_tree, bs))
-
-    fn = body
-    for level in reversed(range(len(mesh.axis_names))):
-        name = mesh.axis_names[level]
-        in_axes = tuple(0 if any(name in p for p in parts) else None for parts in parts_in)
-        # an output whose spec leaves this axis out must not vary along it (check_vma);
-        # without the check vmap keeps the axis and `_from_blocks` takes its first block
-        out_axes = tree_util.tree_map(
-            lambda s, name=name: 0 if not check_vma or _uses(s, name) else None,
-            out_specs, is_leaf=_is_spec)
-        fn = vmap(fn, in_axes=in_axes, out_axes=out_axes, axis_name=name,
-                  axis_size=mesh.axis_sizes[level])
-    out = fn(*blocks)
-    out_leaves, out_tree = tree_util.tree_flatten(out)
-    flat_specs = tree_util.flatten_prefix(out_specs, out, "shard_map out_specs")
-    outs = [lay_out(_from_blocks(o, _spec_axes(s, mesh), mesh, check_vma), mesh, s)
-            for o, s in zip(out_leaves, flat_specs, strict=True)]
-    return tree_util.tree_unflatten(out_tree, outs)
-
-
-def _uses(spec, name):
-    return spec is not None and any(name in p for p in spec._normalized(len(spec)))
-
-
 def _as_tuple(specs):
     return tuple(specs) if isinstance(specs, list) else specs
 
 
-def _spec_axes(spec, mesh):
-    spec = spec if spec is not None else PartitionSpec()
-    for p in spec._normalized(len(spec)):
-        for a in p:
-            if a not in mesh.axis_names:
-                raise ValueError(f"shard_map: {spec!r} names {a!r}, which is not a mesh axis "
-                                 f"{mesh.axis_names}")
-    return spec._normalized(len(spec))
+def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
+    leaves, in_tree = tree_util.tree_flatten(args)
+    specs = [s if s is not None else PartitionSpec() for s in
+             tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")]
+    in_avals = [core.get_aval(x) for x in leaves]
+    for i, (s, a) in enumerate(zip(specs, in_avals, strict=True)):
+        _check_spec(s, a, mesh, f"in_specs[{i}]", f, global_shape=True)
+    local = [_local_aval(a, s, mesh) for a, s in zip(in_avals, specs, strict=True)]
+    box = []
+
+    def body(*bs):
+        out = f(*tree_util.tree_unflatten(in_tree, bs))
+        flat, tree = tree_util.tree_flatten(out)
+        box.append((out, tree))
+        return flat
+    with batching.extend_axis_env(mesh.shape):
+        closed, _ = pe.trace_to_jaxpr(body, local)
+    out, out_tree = box[0]
+    flat_out = [o if o is not None else PartitionSpec() for o in
+                tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")]
+    for i, (s, a) in enumerate(zip(flat_out, closed.out_avals, strict=True)):
+        _check_spec(s, a, mesh, f"out_specs[{i}]", f)
+    jaxpr, consts = pe.as_const_free(closed)
+    all_specs = (PartitionSpec(),) * len(consts) + tuple(specs)
+    if check_vma:
+        _check_vma(jaxpr.jaxpr, all_specs, flat_out, mesh, f)
+    outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh, in_specs=all_specs,
+                            out_specs=tuple(flat_out), check_vma=check_vma,
+                            manual_axes=frozenset(mesh.axis_names))
+    return tree_util.tree_unflatten(out_tree, outs)
 
 
-def _parts(spec, ndim, mesh, what):
-    spec = spec if spec is not None else PartitionSpec()
-    if len(spec) > ndim:
-        raise ValueError(f"shard_map {what}: {spec!r} has {len(spec)} entries for an argument of "
-                         f"rank {ndim}")
-    _spec_axes(spec, mesh)
-    return spec._normalized(ndim)
+def _fun_name(f):
+    return getattr(f, "__name__", type(f).__name__)
 
 
-def _to_blocks(x, parts, mesh):
-    """`x` reshaped so its leading axes are the mesh axes splitting it (in mesh order), then
-    one device's block."""
-    shape = core.get_aval(x).shape
-    sizes = mesh.shape
-    split, order_names = [], []
-    for d, (n, p) in enumerate(zip(shape, parts, strict=True)):
-        ways = math.prod(sizes[a] for a in p)
-        if n % ways:
-            raise ValueError(f"shard_map: dimension {d} of an argument of shape {tuple(shape)} "
-                             f"(size {n}) is not divisible by the {ways} devices of mesh axes {p}")
-        split += [sizes[a] for a in p] + [n // ways]
-        order_names += list(p) + [None]
-    if not any(parts):
-        return x
-    x = shape_ops.reshape(x, tuple(split))
-    mesh_pos = sorted((mesh.axis_names.index(a), i) for i, a in enumerate(order_names) if a)
-    rest = [i for i, a in enumerate(order_names) if a is None]
-    return shape_ops.transpose(x, tuple([i for _, i in mesh_pos] + rest))
+def _check_spec(spec, aval, mesh, what, f, global_shape=False):
+    if len(spec) > aval.ndim:
+        raise ValueError(f"shard_map applied to the function {_fun_name(f)!r} was given an {what} "
+                         f"{spec!r} of length {len(spec)}, which is too long for a value of shape "
+                         f"{aval.str_short()} (rank {aval.ndim}). For scalars use P().")
+    parts = spec._normalized(aval.ndim)
+    used = [a for p in parts for a in p]
+    for a in used:
+        if a not in mesh.axis_names:
+            raise ValueError(f"shard_map {what}: {spec!r} names {a!r}, which is not a mesh axis "
+                             f"{mesh.axis_names}")
+    if len(set(used)) != len(used):
+        raise ValueError(f"shard_map {what}: {spec!r} uses a mesh axis twice")
+    if global_shape:
+        for d, (n, p) in enumerate(zip(aval.shape, parts, strict=True)):
+            ways = math.prod(mesh.shape[a] for a in p)
+            if n % ways:
+                raise ValueError(f"shard_map applied to the function {_fun_name(f)!r} was given "
+                                 f"an argument of shape {aval.str_short()} whose dimension {d} "
+                                 f"(size {n}) is not divisible by the {ways} devices of mesh "
+                                 f"axes {p} ({what} is {spec!r})")
 
 
-def _from_blocks(o, parts, mesh, check_vma):
-    """Inverse of `_to_blocks` for an output; without check_vma the axes its spec leaves out
-    (kept by vmap) take their first device's block."""
-    names = mesh.axis_names
-    if not check_vma:  # vmap kept every mesh axis: drop those the spec does not use
-        used = {a for p in parts for a in p}
-        o = o[tuple(slice(None) if a in used else 0 for a in names)]
-    used_sorted = sorted({a for p in parts for a in p}, key=names.index)
-    if not used_sorted:
-        return o
-    block = core.get_aval(o).shape[len(used_sorted):]
-    if len(parts) < len(block):
-        parts = list(parts) + [()] * (len(block) - len(parts))
-    # destination order: for each dim, its mesh axes (spec order), then the block dim
-    src = {a: i for i, a in enumerate(used_sorted)}
-    perm, shape = [], []
-    for d, p in enumerate(parts):
-        for a in p:
-            perm.append(src[a])
-        perm.append(len(used_sorted) + d)
-        shape.append(block[d] * math.prod(mesh.shape[a] for a in p))
-    o = shape_ops.transpose(o, tuple(perm))
-    return shape_ops.reshape(o, tuple(shape))
+def _ways(spec, ndim, mesh):
+    return [math.prod(mesh.shape[a] for a in p) for p in spec._normalized(ndim)]
 
+
+def _local_aval(aval, spec, mesh):
+    """One device's block of a global value laid out as `spec`."""
+    ways = _ways(spec, aval.ndim, mesh)
+    return aval.update(shape=tuple(n // w for n, w in zip(aval.shape, ways, strict=True)))
+
+
+def _global_aval(aval, spec, mesh):
+    ways = _ways(spec, aval.ndim, mesh)
+    return aval.update(shape=tuple(n * w for n, w in zip(aval.shape, ways, strict=True)))
+
+
+def _unmentioned(spec, ndim, mesh):
+    used = {a for p in spec._normalized(ndim) for a in p}
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _trace(fun, avals, mesh):
+    """Trace a flat per-device function into a const-free jaxpr with the mesh axes bound;
+    returns (jaxpr, consts)."""
+    with batching.extend_axis_env(mesh.shape):
+        closed, _ = pe.trace_to_jaxpr(fun, list(avals))
+    return pe.as_const_free(closed)
+
+
+# -- check_vma: which mesh axes each value of the body may vary along -----------------------------
+
+_REDUCING = ("psum", "pmax", "pmin")
+_VARYING = ("all_gather", "reduce_scatter", "all_to_all", "ppermute")
+
+
+def _infer_vma(jaxpr: core.Jaxpr, in_vma) -> list:
+    """The mesh axes each output of `jaxpr` may vary along, given its inputs'. As in JAX:
+    psum/pmax/pmin over axes make a value invariant along them; the other collectives and
+    axis_index make it vary along their axis; any other primitive varies along what its
+    operands vary along (a nested jit is analysed inside; other nested jaxprs count as varying
+    along every axis whose index they read)."""
+    env = dict(zip(jaxpr.invars, in_vma, strict=True))
+
+    def read(v):
+        return env.get(v, frozenset()) if type(v) is core.Var else frozenset()
+    for eqn in jaxpr.eqns:
+        ins = frozenset().union(*[read(v) for v in eqn.invars])
+        name = eqn.primitive.name
+        if name in _REDUCING:
+            outs = [ins - set(eqn.params["axes"])]
+        elif name in _VARYING:
+            outs = [ins | {eqn.params["axis_name"]}]
+        elif name == "axis_index":
+            outs = [frozenset({eqn.params["axis_name"]})]
+        elif name == "jit":
+            outs = _infer_vma(eqn.params["jaxpr"].jaxpr, [read(v) for v in eqn.invars])
+        else:
+            outs = [ins | _axis_indices_inside(eqn)] * len(eqn.outvars)
+        for v, o in zip(eqn.outvars, itertools.cycle(outs) if len(outs) == 1 else outs):
+            env[v] = o
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _axis_indices_inside(eqn) -> frozenset:
+    found = set()
+    for p in eqn.params.values():
+        inner = p.jaxpr if isinstance(p, core.ClosedJaxpr) else p
+        for j in (inner if isinstance(inner, (tuple, list)) else (inner,)):
+            j = j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
+            if isinstance(j, core.Jaxpr):
+                for e in j.eqns:
+                    if e.primitive.name in ("axis_index", *_VARYING):
+                        found.add(e.params["axis_name"])
+                    found |= _axis_indices_inside(e)
+    return frozenset(found)
+
+
+def _check_vma(jaxpr, in_specs, out_specs, mesh, f):
+    in_vma = [frozenset(a for p in s for a in (p if isinstance(p, tuple) else (p,)) if a)
+              for s in in_specs]
+    out_vma = _infer_vma(jaxpr, in_vma)
+    bad = []
+    for i, (s, vma, v) in enumerate(zip(out_specs, out_vma, jaxpr.outvars, strict=True)):
+        allowed = {a for p in s._normalized(v.aval.ndim) for a in p}
+        extra = vma - allowed
+        if extra:
+            bad.append(f"* out_specs[{i}] is {s!r} which implies that the corresponding output "
+                       f"value is only varying across mesh axes {_set(allowed)} and not "
+                       f"{_set(extra)}, but it was inferred to be possibly varying over "
+                       f"{_set(vma)}")
+    if bad:
+        raise ValueError(
+            f"shard_map applied to the function {_fun_name(f)!r} was given out_specs which "
+            f"require replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+            f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(bad) + "\n\nCheck if these output "
+            f"values are meant to be replicated over those mesh axes. If not, consider revising "
+            f"the corresponding out_specs entries. If so, consider disabling the check by "
+            f"passing the check_vma=False argument to `jax.shard_map`.")
+
+
+def _set(axes):
+    return "{" + ", ".join(sorted(axes)) + "}"
+
+
+# -- the primitive -------------------------------------------------------------------------------
+
+@shard_map_p.def_abstract_eval
+def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
+    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+
+
+_impls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@shard_map_p.def_impl
+def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
+    """Run as a jitted call (one partitioned executable over the mesh), as JAX does."""
+    from pyjax._src.pjit import jit  # pjit sits above this module
+    params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                  check_vma=check_vma, manual_axes=manual_axes)
+    per = _impls.setdefault(jaxpr, {})
+    key = (mesh, in_specs, out_specs, check_vma, manual_axes)
+    j = per.get(key)
+    if j is None:
+        j = per[key] = jit(lambda *xs: shard_map_p.bind(*xs, **params))
+    outs = j(*args)
+    return [lay_out(o, mesh, s) for o, s in zip(outs, out_specs, strict=True)]
+
+
+def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+                   manual_axes):
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    with batching.extend_axis_env(mesh.shape):
+        closed = ad.jvp_jaxpr(jaxpr, nonzero)
+    free, consts = pe.as_const_free(closed)
+    nout = len(jaxpr.out_avals)
+    t_out_specs = [s for s, a in zip(out_specs, jaxpr.out_avals, strict=True)
+                   if not _is_float0(ad.tangent_aval(a))]
+    outs = shard_map_p.bind(
+        *consts, *primals, *[t for t in tangents if type(t) is not ad.Zero], jaxpr=free,
+        mesh=mesh, manual_axes=manual_axes, check_vma=check_vma,
+        in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs)
+        + tuple(s for s, nz in zip(in_specs, nonzero, strict=True) if nz),
+        out_specs=tuple(out_specs) + tuple(t_out_specs))
+    return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
+
+
+def _is_float0(aval):
+    from pyjax._src import dtypes
+    return dtypes.is_float0(aval.dtype)
+
+
+def _all_axes_spec(mesh):
+    return PartitionSpec(tuple(mesh.axis_names))
+
+
+def _shard_map_partial_eval(eqn, in_unknown):
+    """A known shard_map (the known outputs and the residuals) and an unknown one (reading the
+    residuals). Each device's residual block (scalars as shape (1,)) is stacked along its
+    leading axis, split over all mesh axes."""
+    p = eqn.params
+    closed, mesh = p["jaxpr"], p["mesh"]
+    nout = len(closed.out_avals)
+    known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown,
+                                                              [False] * nout)
+    from pyjax._src.pjit import _drop_unread_residuals  # pjit sits above this module
+    known, unknown, nres = _drop_unread_residuals(known, unknown, nres)
+    res_avals = [v.aval for v in known.outvars[len(known.outvars) - nres:]]
+    scalar = [a.ndim == 0 for a in res_avals]
+
+    def known_fun(*xs):
+        outs = core.eval_jaxpr(known, [], *xs)
+        res = outs[len(outs) - nres:]
+        return outs[:len(outs) - nres] + [shape_ops.reshape(r, (1,)) if s else r
+                                          for r, s in zip(res, scalar, strict=True)]
+
+    def unknown_fun(*xs):
+        res = [shape_ops.reshape(r, ()) if s else r for r, s in zip(xs[:nres], scalar, strict=True)]
+        return core.eval_jaxpr(unknown, [], *res, *xs[nres:])
+    k_jaxpr, k_consts = _trace(known_fun, [v.aval for v in known.invars], mesh)
+    res_local = [a.update(shape=(1,)) if s else a for a, s in zip(res_avals, scalar, strict=True)]
+    u_jaxpr, u_consts = _trace(unknown_fun, res_local + [v.aval for v in unknown.invars[nres:]],
+                               mesh)
+    assert not k_consts and not u_consts
+    res_spec = _all_axes_spec(mesh)
+    in_specs, out_specs = p["in_specs"], p["out_specs"]
+    common = dict(mesh=mesh, check_vma=p["check_vma"], manual_axes=p["manual_axes"])
+    res_vars = [core.Var(_global_aval(a, res_spec, mesh)) for a in res_local]
+    k_eqn = core.JaxprEqn(
+        [v for v, u in zip(eqn.invars, in_unknown) if not u],
+        [v for v, u in zip(eqn.outvars, out_unknown) if not u] + res_vars, shard_map_p,
+        dict(common, jaxpr=k_jaxpr,
+             in_specs=tuple(s for s, u in zip(in_specs, in_unknown) if not u),
+             out_specs=tuple(s for s, u in zip(out_specs, out_unknown) if not u)
+             + (res_spec,) * nres), None)
+    u_eqn = core.JaxprEqn(
+        res_vars + [v for v, u in zip(eqn.invars, in_unknown) if u],
+        [v for v, u in zip(eqn.outvars, out_unknown) if u], shard_map_p,
+        dict(common, jaxpr=u_jaxpr,
+             in_specs=(res_spec,) * nres + tuple(s for s, u in zip(in_specs, in_unknown) if u),
+             out_specs=tuple(s for s, u in zip(out_specs, out_unknown) if u)), None)
+    return [k_eqn], [u_eqn], out_unknown
+
+
+def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
+    """A shard_map of the body's backward pass (see the module docstring's NB on how the
+    cotangents of values replicated over some mesh axes are scaled and summed)."""
+    from pyjax._src.lax import elementwise as elt
+    from pyjax._src.lax.parallel import psum_p
+    mask = [ad.is_undefined_primal(a) for a in args]
+    residuals = [a for a in args if not ad.is_undefined_primal(a)]
+    res_specs = [s for s, m in zip(in_specs, mask) if not m]
+    lin_specs = [s for s, m in zip(in_specs, mask) if m]
+    lin_avals = [v.aval for v, m in zip(jaxpr.jaxpr.invars, mask) if m]
+    nonzero = [type(c) is not ad.Zero for c in cts]
+    ct_specs = [s for s, nz in zip(out_specs, nonzero) if nz]
+    res_local = [_local_aval(core.get_aval(r), s, mesh) for r, s in zip(residuals, res_specs)]
+    ct_local = [a for a, nz in zip(jaxpr.out_avals, nonzero) if nz]
+
+    def bwd(*xs):
+        res, cs = xs[:len(residuals)], iter(xs[len(residuals):])
+        full = []
+        for a, nz, s in zip(jaxpr.out_avals, nonzero, out_specs, strict=True):
+            if not nz:
+                full.append(ad.Zero(ad.tangent_aval(a)))
+                continue
+            c = next(cs)
+            n = math.prod(mesh.shape[ax] for ax in _unmentioned(s, a.ndim, mesh))
+            full.append(c if n == 1 or _is_float0(a) else elt.div(c, np.asarray(n, a.dtype)))
+        in_cts = ad.backward_pass(jaxpr.jaxpr, list(res), mask, full)
+        outs = []
+        for c, a, s in zip([c for c, m in zip(in_cts, mask) if m], lin_avals, lin_specs,
+                           strict=True):
+            c = ad.instantiate(c)
+            axes = _unmentioned(s, a.ndim, mesh)
+            if axes and not _is_float0(a):
+                c = psum_p.bind(c, axes=axes, axis_index_groups=None)
+            outs.append(c)
+        return outs
+    free, consts = _trace(bwd, res_local + ct_local, mesh)
+    outs = shard_map_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
+                            jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
+                            in_specs=(PartitionSpec(),) * len(consts) + tuple(res_specs)
+                            + tuple(ct_specs), out_specs=tuple(lin_specs))
+    it = iter(outs)
+    return [next(it) if m else None for m in mask]
+
+
+def _shard_map_batch(axis_size, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+                     manual_axes):
+    """vmap of a shard_map: the batch axis leads every batched argument and every output,
+    unsplit (the specs get a leading None); the body is the batched body."""
+    args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
+            for x, d in zip(args, dims, strict=True)]
+    in_dims = [None if d is batching.not_mapped else 0 for d in dims]
+    local = [v.aval for v in jaxpr.jaxpr.invars]
+    local = [a if d is None else a.update(shape=(axis_size, *a.shape))
+             for a, d in zip(local, in_dims, strict=True)]
+
+    def body(*xs):
+        outs, out_dims = batching.batch_flat(
+            functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts), xs, in_dims,
+            batching.AxisData(None, axis_size))
+        return [batching.matchaxis(o, d, 0, axis_size) for o, d in zip(outs, out_dims, strict=True)]
+    free, consts = _trace(lambda *xs: body(*xs), local, mesh)
+    outs = shard_map_p.bind(
+        *consts, *args, jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
+        in_specs=(PartitionSpec(),) * len(consts) + tuple(
+            s if d is None else PartitionSpec(None, *s) for s, d in zip(in_specs, in_dims)),
+        out_specs=tuple(PartitionSpec(None, *s) for s in out_specs))
+    return outs, [0] * len(outs)
+
+
+def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
+    if not isinstance(mesh, Mesh):
+        raise ValueError("shard_map: lowering needs a concrete Mesh (of devices), got "
+                         f"{mesh!r}")
+    module = ctx.module
+    saved = getattr(module, "axis_env", ())
+    module.axis_env = mesh
+    try:
+        if mesh.size == 1:  # one device: nothing to partition
+            return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
+        local_args = []
+        for x, a, v, s in zip(args, ctx.avals_in, jaxpr.jaxpr.invars, in_specs, strict=True):
+            full = _custom_call(ctx, "Sharding", x, a, _hlo(mesh, s, a.ndim))
+            local_args.append(_custom_call(ctx, "SPMDFullToShardShape", full, v.aval, "{manual}"))
+        outs = ctx.lower_jaxpr(jaxpr.jaxpr, [], local_args)
+        results = []
+        for o, v, a, s in zip(outs, jaxpr.jaxpr.outvars, ctx.avals_out, out_specs, strict=True):
+            manual = _custom_call(ctx, "Sharding", o, v.aval, "{manual}")
+            results.append(_custom_call(ctx, "SPMDShardToFullShape", manual, a,
+                                        _hlo(mesh, s, a.ndim)))
+        return results
+    finally:
+        module.axis_env = saved
+
+
+def _hlo(mesh, spec, ndim):
+    return str(_hlo_sharding(mesh.axis_names, mesh.axis_sizes, tuple(spec._normalized(ndim))))
+
+
+def _custom_call(ctx, target, x, out_aval, sharding):
+    return ctx.op("stablehlo.custom_call", x, out=out_aval, attrs={
+        "call_target_name": f'"{target}"', "backend_config": '""',
+        "mhlo.sharding": f'"{sharding}"'})
+
+
+def _shard_map_dce(used_outputs, eqn):
+    p = eqn.params
+    if all(used_outputs):
+        return None, eqn
+    pruned = pe.dce_jaxpr(p["jaxpr"].jaxpr, used_outputs)
+    closed = core.ClosedJaxpr(pruned, p["jaxpr"].consts)
+    return None, core.JaxprEqn(
+        eqn.invars, [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u], shard_map_p,
+        dict(p, jaxpr=closed, out_specs=tuple(s for s, u in zip(p["out_specs"], used_outputs)
+                                              if u)), None)
+
+
+shard_map_p.def_jvp(_shard_map_jvp)
+shard_map_p.def_partial_eval(_shard_map_partial_eval)
+shard_map_p.def_transpose(_shard_map_transpose)
+shard_map_p.def_batch(_shard_map_batch)
+shard_map_p.def_lowering(_shard_map_lowering)
+shard_map_p.def_dce(_shard_map_dce)
+
+
+# -- laying values out over a mesh ---------------------------------------------------------------
 
 def lay_out(o, mesh, spec):
     """The output laid out over the mesh as its out_spec says (under tracing: constrained)."""

@@ -38,12 +38,14 @@ def _per_leaf(prefix, tree, what, name):
 
 
 def constrained_mesh(jaxpr: core.Jaxpr):
-    """The mesh a sharding constraint in `jaxpr` (or a jaxpr inside it) lays a value out on,
-    or None: a jit of such a function runs partitioned over that mesh."""
+    """The mesh a sharding constraint or shard_map in `jaxpr` (or a jaxpr inside it) lays a
+    value out on, or None: a jit of such a function runs partitioned over that mesh."""
     for eqn in jaxpr.eqns:
         s = eqn.params.get("sharding") if eqn.primitive.name == "sharding_constraint" else None
         if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh):
             return s.mesh
+        if eqn.primitive.name == "shard_map" and isinstance(eqn.params["mesh"], Mesh):
+            return eqn.params["mesh"]  # its body runs per device of that mesh
         for v in eqn.params.values():
             inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
             if isinstance(inner, core.Jaxpr):

@@ -13,7 +13,9 @@ and runs under every vmap even when no operand is batched there.
 """
 from __future__ import annotations
 
+import threading
 import weakref
+from contextlib import contextmanager
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -199,10 +201,36 @@ primitive_batchers = RuleTable("batching.primitive_batchers", "batch",
 # -- named axes --------------------------------------------------------------------------------
 
 
+class _MeshAxisFrames(threading.local):
+    def __init__(self):
+        self.frames = []  # (trace current when bound, {axis name: size}), innermost last
+
+
+_mesh_axis_frames = _MeshAxisFrames()
+
+
+@contextmanager
+def extend_axis_env(sizes):
+    """Bind named axes of the given sizes (`{name: size}`) for the block: shard_map binds its
+    mesh axes while it traces its body, so collectives and `axis_index` inside see them. They
+    are inner to the current trace, so a vmap started inside the block shadows them."""
+    frames = _mesh_axis_frames.frames
+    frames.append((core.current_trace(), dict(sizes)))
+    try:
+        yield
+    finally:
+        frames.pop()
+
+
 def axis_data_of(name) -> AxisData:
-    """The innermost enclosing vmap named `name`, or NameError."""
+    """The innermost enclosing vmap named `name` (or mesh axis bound by `extend_axis_env`),
+    or NameError."""
     trace = core.current_trace()
+    frames = _mesh_axis_frames.frames
     while trace is not None:
+        for bound_at, sizes in reversed(frames):
+            if bound_at is trace and name in sizes:
+                return AxisData(name, sizes[name])
         if isinstance(trace, BatchTrace) and trace.axis_data.name is not None \
                 and trace.axis_data.name == name:
             return trace.axis_data

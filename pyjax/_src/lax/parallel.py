@@ -7,8 +7,14 @@ on it: `psum(x, "i")` sums the batch axis, `all_gather(x, "i")` materializes it,
 is an iota along it. A collective naming an enclosing vmap's axis passes through inner vmaps as an
 ordinary batched operation. Several names (`psum(x, ("i", "j"))`) reduce over all of them; the
 wrappers decompose gathers/scatters over several names into one primitive per name (the first
-name is the major one). Lowering to XLA collectives (pmap, shard_map) comes with the multi-device
-issue; until then the lowering rules raise NotImplementedError.
+name is the major one).
+
+Inside `shard_map` (and `pmap`, built on it) the names are mesh axes (bound while the body is
+traced, `batching.extend_axis_env`) and the primitives lower to XLA's collectives in the
+partitioned module: `stablehlo.all_reduce` / `all_gather` / `reduce_scatter` / `all_to_all` /
+`collective_permute` with replica groups that are the mesh positions (partition ids: the mesh's
+devices in flat order are the module's device assignment) along the named axes, a channel
+handle and global device ids; `axis_index` is arithmetic on `stablehlo.partition_id`.
 
 Primitive semantics (`axis_size` is a parameter where the result shape depends on it):
 `all_gather_p`, `psum_scatter_p` and `all_to_all_p` are always *tiled* (no axis is added or
@@ -29,6 +35,8 @@ from pyjax._src.interpreters.batching import AxisBatchRule, axis_data_of
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax import reductions, shape_ops
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
+from pyjax._src.lowering import mlir
+from pyjax._src.mesh import Mesh
 
 
 def _names(axis_name) -> tuple:
@@ -48,21 +56,59 @@ def _single_name(axis_name, name):
     return names[0]
 
 
-def _collective_lowering(name, ctx, *args, **params):
-    axis = params.get("axes", params.get("axis_name"))
-    raise NotImplementedError(
-        f"{name} over axis {axis!r} outside vmap: the axis name is not bound by an enclosing "
-        f"vmap(..., axis_name=...), and lowering collectives to XLA (pmap, shard_map) is not "
-        f"implemented yet")
-
-
-def _collective(name, abstract_eval, batch_rule, transpose=None) -> core.Primitive:
+def _collective(name, abstract_eval, batch_rule, lowering, transpose=None) -> core.Primitive:
     """A collective: no reference implementation (it needs a named axis); `transpose` makes it
     linear (`utils.def_derivative`)."""
-    p = standard_primitive(name, abstract_eval, None, partial(_collective_lowering, name),
-                           transpose=transpose)
+    p = standard_primitive(name, abstract_eval, None, lowering, transpose=transpose)
     p.def_batch(AxisBatchRule(batch_rule))
     return p
+
+
+# -- lowering inside shard_map: replica groups over mesh axes ------------------------------------
+
+def _mesh_for(ctx, name, axes):
+    """The mesh of the enclosing shard_map being lowered, which must have the named axes."""
+    mesh = ctx.module.axis_env
+    if not isinstance(mesh, Mesh) or any(a not in mesh.axis_names for a in axes):
+        raise NameError(f"Found an unbound axis name in {name} over {axes!r}: call it under "
+                        f"vmap(..., axis_name=...), shard_map or pmap naming that axis")
+    return mesh
+
+
+def _groups(mesh, axes) -> np.ndarray:
+    """Partition ids grouped along the mesh axes `axes` (one row per group, ordered by the
+    position along `axes`, the first one major)."""
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes)
+    pos = [mesh.axis_names.index(a) for a in axes]
+    rest = [i for i in range(len(mesh.axis_sizes)) if i not in pos]
+    return ids.transpose(rest + pos).reshape(-1, math.prod(mesh.axis_sizes[i] for i in pos))
+
+
+def _channel(ctx) -> str:
+    n = getattr(ctx.module, "next_channel", 1)
+    ctx.module.next_channel = n + 1
+    return f"#stablehlo.channel_handle<handle = {n}, type = 1>"
+
+
+def _group_attrs(ctx, groups, global_ids=True) -> dict:
+    attrs = {"replica_groups": mlir.dense(groups, np.int64), "channel_handle": _channel(ctx)}
+    if global_ids:
+        attrs["use_global_device_ids"] = "unit"
+    return attrs
+
+
+def _scalar_region(ctx, op, aval):
+    scalar = ShapedArray((), aval.dtype)
+    return ctx.region([scalar, scalar], lambda a, b: [
+        ctx.fb.op(op, [a, b], [mlir.aval_type(scalar)])[0]])
+
+
+def _allreduce_lowering(name, op, ctx, x, *, axes, axis_index_groups=None):
+    groups = _groups(_mesh_for(ctx, name, axes), axes)
+    if groups.shape[1] == 1:
+        return x
+    return ctx.op("stablehlo.all_reduce", x, attrs=_group_attrs(ctx, groups),
+                  regions=[_scalar_region(ctx, op, ctx.avals_in[0])])
 
 
 def _ct_or_zero(ct, f):
@@ -88,8 +134,8 @@ def _allreduce_batch(prim, reduce, on_unbatched, axis_data, args, dims, *, axes,
     return x, None
 
 
-def _allreduce_primitive(name, reduce, on_unbatched, transpose=None):
-    p = standard_primitive(name, _allreduce_abstract_eval, None, partial(_collective_lowering, name),
+def _allreduce_primitive(name, reduce, on_unbatched, op, transpose=None):
+    p = standard_primitive(name, _allreduce_abstract_eval, None, partial(_allreduce_lowering, name, op),
                            transpose=transpose)
     p.def_batch(AxisBatchRule(partial(_allreduce_batch, p, reduce, on_unbatched)))
     return p
@@ -100,11 +146,11 @@ def _same(x, n):
 
 
 # y_i = sum_j x_j for every i, so the transpose also sums: ct_x_j = sum_i ct_y_i.
-psum_p = _allreduce_primitive("psum", reductions.reduce_sum, elt.mul, transpose=lambda ct, x, **params: [
+psum_p = _allreduce_primitive("psum", reductions.reduce_sum, elt.mul, "stablehlo.add", transpose=lambda ct, x, **params: [
     _ct_or_zero(ct, lambda c: psum_p.bind(c, **params))])
 # NB: pmax and pmin have no JVP rule yet.
-pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, _same)
-pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, _same)
+pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, _same, "stablehlo.maximum")
+pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, _same, "stablehlo.minimum")
 
 
 def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
@@ -178,7 +224,23 @@ def _axis_index_batch(axis_data, args, dims, *, axis_name):
     return axis_index_p.bind(axis_name=axis_name), None
 
 
-axis_index_p = _collective("axis_index", lambda *, axis_name: ShapedArray((), np.int32), _axis_index_batch)
+def _axis_index_lowering(ctx, *, axis_name):
+    """(partition id // stride) % size, the stride being the product of the later mesh axes."""
+    mesh = _mesh_for(ctx, "axis_index", (axis_name,))
+    i = mesh.axis_names.index(axis_name)
+    size, stride = mesh.axis_sizes[i], math.prod(mesh.axis_sizes[i + 1:])
+    if size == 1:
+        return ctx.const(0, np.int32)
+    u32 = ShapedArray((), np.uint32)
+    pid = ctx.op("stablehlo.partition_id", out=u32)
+    if stride != 1:
+        pid = ctx.op("stablehlo.divide", pid, ctx.const(stride, np.uint32), out=u32)
+    pid = ctx.op("stablehlo.remainder", pid, ctx.const(size, np.uint32), out=u32)
+    return ctx.op("stablehlo.convert", pid)
+
+
+axis_index_p = _collective("axis_index", lambda *, axis_name: ShapedArray((), np.int32),
+                           _axis_index_batch, _axis_index_lowering)
 
 
 def axis_index(axis_name):
@@ -233,7 +295,16 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, axis_index_group
         axis_index_groups=axis_index_groups))]
 
 
-all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_batch, _all_gather_transpose)
+def _all_gather_lowering(ctx, x, *, axis_name, axis, axis_size, axis_index_groups=None):
+    groups = _groups(_mesh_for(ctx, "all_gather", (axis_name,)), (axis_name,))
+    if groups.shape[1] == 1:
+        return x
+    return ctx.op("stablehlo.all_gather", x,
+                  attrs={"all_gather_dim": mlir.i64(axis), **_group_attrs(ctx, groups)})
+
+
+all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_batch,
+                           _all_gather_lowering, _all_gather_transpose)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
@@ -292,8 +363,19 @@ def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size, a
         axis_index_groups=axis_index_groups))]
 
 
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size,
+                           axis_index_groups=None):
+    groups = _groups(_mesh_for(ctx, "psum_scatter", (axis_name,)), (axis_name,))
+    if groups.shape[1] == 1:
+        return x
+    return ctx.op("stablehlo.reduce_scatter", x,
+                  attrs={"scatter_dimension": mlir.i64(scatter_dimension),
+                         **_group_attrs(ctx, groups)},
+                  regions=[_scalar_region(ctx, "stablehlo.add", ctx.avals_in[0])])
+
+
 psum_scatter_p = _collective("reduce_scatter", _psum_scatter_abstract_eval, _psum_scatter_batch,
-                             _psum_scatter_transpose)
+                             _psum_scatter_lowering, _psum_scatter_transpose)
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
@@ -358,7 +440,18 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_siz
         axis_index_groups=axis_index_groups))]
 
 
-all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_batch, _all_to_all_transpose)
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size,
+                         axis_index_groups=None):
+    groups = _groups(_mesh_for(ctx, "all_to_all", (axis_name,)), (axis_name,))
+    if groups.shape[1] == 1:
+        return x
+    return ctx.op("stablehlo.all_to_all", x, attrs={
+        "split_dimension": mlir.i64(split_axis), "concat_dimension": mlir.i64(concat_axis),
+        "split_count": mlir.i64(groups.shape[1]), **_group_attrs(ctx, groups, global_ids=False)})
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_batch,
+                           _all_to_all_lowering, _all_to_all_transpose)
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
@@ -410,7 +503,23 @@ def _ppermute_batch(axis_data, args, dims, *, axis_name, perm):
     return shape_ops.concatenate(pieces, 0), 0
 
 
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    """One collective_permute: each (source, destination) pair in every group along the axis;
+    destinations nobody sends to get zeros (as XLA defines it)."""
+    groups = _groups(_mesh_for(ctx, "ppermute", (axis_name,)), (axis_name,))
+    pairs = [(g[s], g[t]) for g in groups for s, t in perm]
+    if groups.shape[1] == 1 and pairs:
+        return x
+    if not pairs:
+        aval = ctx.avals_in[0]
+        return ctx.broadcast(ctx.const(0, aval.dtype), aval.update(shape=()), aval.shape)
+    return ctx.op("stablehlo.collective_permute", x, attrs={
+        "source_target_pairs": mlir.dense(np.asarray(pairs, np.int64), np.int64),
+        "channel_handle": _channel(ctx)})
+
+
 ppermute_p = _collective("ppermute", lambda x, *, axis_name, perm: x, _ppermute_batch,
+                         _ppermute_lowering,
                          lambda ct, x, *, axis_name, perm: [_ct_or_zero(ct, lambda c: ppermute_p.bind(
                              c, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)))])
 
