@@ -14,6 +14,7 @@ Everything else builds on the few classes here:
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import threading
 import weakref
@@ -58,7 +59,7 @@ class ShapedArray:
         self._hash = None
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))  # (an expression for symbolic dims)
     # NB: JAX's avals carry a sharding (sharding in types) and varying manual axes; pyjax's
     # do not track them: None and an empty set, which JAX's APIs read as "unspecified".
     sharding = None
@@ -91,6 +92,10 @@ class ShapedArray:
         return h
 
 
+
+# The types of symbolic dimensions (export's DimExpr, registered by pyjax._src.export): shape
+# rules accept them where they accept ints.
+symbolic_dim_types: tuple = ()
 
 # Python types whose values can be abstracted, and how (filled in by array.py etc.).
 pytype_aval_mappings: dict[type, Any] = {}

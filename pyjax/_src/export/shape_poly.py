@@ -107,6 +107,9 @@ class DimExpr:
     """A symbolic dimension: see the module docstring."""
 
     __slots__ = ("_terms", "_scope", "_hash")
+    # as a value (`x * x.shape[0]`), a dimension is a weakly typed int32 scalar
+    dtype = np.dtype(np.int32)
+    weak_type = True
 
     def __init__(self, terms, scope):
         self._terms = terms
@@ -767,3 +770,4 @@ def _dynamic(name, keep_operands):
 lower.dynamic_shape_ops["stablehlo.broadcast_in_dim"] = _dynamic("stablehlo.broadcast_in_dim", 1)
 lower.dynamic_shape_ops["stablehlo.reshape"] = _dynamic("stablehlo.reshape", 1)
 lower.dynamic_shape_ops["stablehlo.iota"] = _dynamic("stablehlo.iota", 0)
+core.symbolic_dim_types = (DimExpr,)

@@ -7,6 +7,7 @@ reductions.py builds on this module (reduce_sum's own transpose is a broadcast_i
 """
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -34,6 +35,9 @@ def shape_param(shape, what="shape") -> tuple:
     for d in shape:
         if isinstance(d, core.Tracer) and not core.is_concrete(d):
             raise d._int_error(what)
+        if type(d) in core.symbolic_dim_types:  # export's symbolic dimensions
+            out.append(d)
+            continue
         try:
             out.append(operator.index(d))
         except TypeError:
@@ -177,9 +181,9 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
 
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise TypeError(f"reshape: cannot reshape {x.str_short()} (size {x.size}) to shape "
-                        f"{new_sizes} (size {int(np.prod(new_sizes, dtype=np.int64))})")
+                        f"{new_sizes} (size {math.prod(new_sizes)})")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 

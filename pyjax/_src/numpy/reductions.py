@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -147,7 +148,7 @@ def _no_out(out, name):
 
 def _count(aval, axes, named):
     """How many elements a reduction over `axes` (and the named vmap axes) combines."""
-    n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+    n = math.prod(aval.shape[a] for a in axes)  # (a symbolic dim's value under export)
     return lax.mul(n, lax_par.axis_size(named)) if named else n
 
 

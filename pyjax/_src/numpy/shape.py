@@ -4,6 +4,7 @@ flip, pad (constant mode), atleast_*d."""
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -37,17 +38,21 @@ def _axis_items(axis, fname, name="axis"):
                     f"{axis!r} of type {type(axis).__name__}")
 
 
+def _is_minus_one(d):
+    return type(d) is int and d == -1
+
+
 def _compute_newshape(size, newshape):
-    newshape = [operator.index(d) if not isinstance(d, core.Tracer) else core.concrete_dim(d, "reshape")
-                for d in newshape]
+    newshape = [d if type(d) in core.symbolic_dim_types else operator.index(d)
+                if not isinstance(d, core.Tracer) else core.concrete_dim(d, "reshape") for d in newshape]
     if newshape.count(-1) > 1:
         raise TypeError(f"reshape: can only specify one unknown dimension, got {tuple(newshape)}")
-    if -1 in newshape:
-        known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
+    if any(_is_minus_one(d) for d in newshape):
+        known = math.prod(d for d in newshape if not _is_minus_one(d))
         if known == 0 or size % known:
             raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
-        newshape[newshape.index(-1)] = size // known
-    if int(np.prod(newshape, dtype=np.int64)) != size:
+        newshape[[_is_minus_one(d) for d in newshape].index(True)] = size // known
+    if math.prod(newshape) != size:
         raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
     return tuple(newshape)
 

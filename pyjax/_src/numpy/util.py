@@ -114,12 +114,16 @@ def _rank_promotion_warning_or_error(fun_name, shapes):
                          f"to 'allow'.")
 
 
+def _is_one(d):
+    return type(d) is int and d == 1
+
+
 def _check_broadcastable(fun_name, avals):
     """Operands of equal rank go to lax as they are, so a mismatch is lax's TypeError."""
-    try:
-        np.broadcast_shapes(*[a.shape for a in avals])
-    except ValueError:
-        raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
+    shapes = [a.shape for a in avals]
+    for i in range(1, max(len(s) for s in shapes) + 1):  # (works for symbolic dims too)
+        if len({s[-i] for s in shapes if len(s) >= i and not _is_one(s[-i])}) > 1:
+            raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
                         f"{', '.join(str(a.shape) for a in avals)}") from None
 
 
@@ -154,10 +158,13 @@ def shape_tuple(shape, fun_name):
 
 def broadcast_shapes(*shapes):
     shapes = [shape_tuple(s, "broadcast_shapes") for s in shapes]
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+    out = []
+    for i in range(max(map(len, shapes), default=0), 0, -1):  # (works for symbolic dims too)
+        sizes = {s[-i] for s in shapes if len(s) >= i and not _is_one(s[-i])}
+        if len(sizes) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
 
 
 def broadcast_to(x, shape):
