@@ -1,0 +1,133 @@
+"""Shared pieces of `jax.experimental.sparse`: the warning/error classes, the factory for sparse
+primitives, and the helpers that map an unbatched sparse routine over batch dimensions.
+
+A sparse primitive here is defined by its implementation, a function written with pyjax ops
+(gathers, scatters, sorts, segment sums: no cuSPARSE on this backend). Its abstract eval traces
+that function, its eager impl and lowering compile it, and its JVP, transpose and batching rules
+are the JVP, transpose and vmap of that function.
+
+NB: JAX writes these rules by hand per primitive (e.g. batching bcoo_dot_general by moving the
+batch into n_batch); deriving them from the implementation gives the same values with less code.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.core import Primitive
+from pyjax._src.dispatch import apply_primitive
+from pyjax._src.interpreters import ad, batching
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.interpreters.ad import Zero
+
+
+class SparseEfficiencyError(ValueError):
+    """A sparse operation would store its result inefficiently (raised by default)."""
+
+
+class SparseEfficiencyWarning(UserWarning):
+    """A sparse operation stores its result inefficiently."""
+
+
+class CuSparseEfficiencyWarning(SparseEfficiencyWarning):
+    """A cuSPARSE-backed operation falls back to a slower path (GPU only; never raised here)."""
+
+
+def _as_list(out, multiple_results):
+    return list(out) if multiple_results else [out]
+
+
+def sparse_primitive(name: str, impl, *, multiple_results: bool = False,
+                     linear_argnums: tuple = ()) -> Primitive:
+    """A primitive computing `impl(*arrays, **params)` (pyjax ops), with every rule derived from
+    `impl`. `linear_argnums`: the arguments it is linear in (they get a transpose rule)."""
+    p = Primitive(name, multiple_results)
+    p.def_impl(partial(apply_primitive, p))
+    p.sparse_impl = impl
+
+    def abstract_eval(*avals, **params):
+        closed, _ = pe.trace_to_jaxpr(lambda *xs: _as_list(impl(*xs, **params), multiple_results),
+                                      list(avals))
+        outs = [v.aval for v in closed.jaxpr.outvars]
+        return outs if multiple_results else outs[0]
+    p.def_abstract_eval(abstract_eval)
+    p.def_lowering(lambda ctx, *args, **params:
+                   ctx.lower_fun(partial(impl, **params), multiple_results)(*args))
+
+    def jvp(primals, tangents, **params):
+        out = p.bind(*primals, **params)
+        nz = [i for i, t in enumerate(tangents) if type(t) is not Zero]
+
+        def f(*xs):
+            args = list(primals)
+            for i, x in zip(nz, xs):
+                args[i] = x
+            return _as_list(impl(*args, **params), multiple_results)
+        _, t_out = ad.jvp_flat(f, [primals[i] for i in nz], [tangents[i] for i in nz])
+        return out, (t_out if multiple_results else t_out[0])
+    p.def_jvp(jvp)
+
+    if linear_argnums:
+        def transpose(ct, *args, **params):
+            from pyjax._src.ad_api import vjp   # the api layer sits above the sparse rules' helpers
+            lin = [i for i, a in enumerate(args) if ad.is_undefined_primal(a)]
+            assert set(lin) <= set(linear_argnums), (name, lin)
+            cts = _as_list(ct, multiple_results)
+            if all(type(c) is Zero for c in cts):
+                return [Zero(ad.tangent_aval(args[i].aval)) if i in lin else None
+                        for i in range(len(args))]
+
+            def f(*xs):
+                full = list(args)
+                for i, x in zip(lin, xs):
+                    full[i] = x
+                return _as_list(impl(*full, **params), multiple_results)
+            zeros = [np.zeros(args[i].aval.shape, args[i].aval.dtype) for i in lin]
+            out_avals = _as_list(p.rule("abstract_eval")(
+                *[a.aval if ad.is_undefined_primal(a) else core.get_aval(a) for a in args],
+                **params), multiple_results)
+            cts = [_zero_ct(a) if type(c) is Zero else c for c, a in zip(cts, out_avals)]
+            _, pullback = vjp(f, *zeros)
+            res = iter(pullback(cts))
+            return [next(res) if i in lin else None for i in range(len(args))]
+        p.def_transpose(transpose)
+
+    def batch(axis_size, args, dims, **params):
+        from pyjax._src.api_vmap import vmap
+        in_axes = [None if d is batching.not_mapped else d for d in dims]
+        out = vmap(partial(impl, **params), in_axes=in_axes, out_axes=0)(*args)
+        return out, ([0] * len(out) if multiple_results else 0)
+    p.def_batch(batch)
+    return p
+
+
+def _zero_ct(aval):
+    t = ad.tangent_aval(aval)
+    return np.zeros(t.shape, t.dtype)
+
+
+# -- mapping unbatched routines over batch dimensions ---------------------------------------
+
+def broadcast_batch(arrays, n_batch: int, batch_shape=None):
+    """Broadcast the leading n_batch dimensions of each array (size-1 dims stretch) to
+    `batch_shape` (default: their common broadcast shape). Returns (arrays, batch_shape)."""
+    import pyjax.numpy as jnp
+    if batch_shape is None:
+        batch_shape = np.broadcast_shapes(*[tuple(a.shape[:n_batch]) for a in arrays])
+    batch_shape = tuple(batch_shape)
+    return [a if tuple(a.shape[:n_batch]) == batch_shape else
+            jnp.broadcast_to(a, batch_shape + tuple(a.shape[n_batch:])) for a in arrays], batch_shape
+
+
+def nfold_vmap(fun, n: int, in_axes=0, out_axes=0):
+    """`fun` mapped over n leading dimensions (of the arguments whose in_axes entry is 0)."""
+    from pyjax._src.api_vmap import vmap
+    for _ in range(n):
+        fun = vmap(fun, in_axes=in_axes, out_axes=out_axes)
+    return fun
+
+
+def canonical_index_dtype(dtype):
+    return dtypes.canonicalize_dtype(dtype if dtype is not None else np.int32)
