@@ -1,5 +1,7 @@
 """pyjax.pmap (issue 14, part 5): in_axes/out_axes, collectives, static arguments, devices=,
-grad through it, nested with vmap; against JAX 0.10.2's recorded values
+donate_argnums, grad through it (psum, ppermute, all_gather), nested with vmap, equal to
+shard_map over a 1-D mesh, one slice per device in a partitioned executable; against JAX
+0.10.2's recorded values
 (tests/data/record_pmap.py) on 8 virtual CPU devices, and NumPy."""
 import json
 import os
@@ -50,6 +52,21 @@ SCRIPT = textwrap.dedent('''
         out["too_many_error"] = None
     except Exception as e:
         out["too_many_error"] = [c.__name__ for c in type(e).__mro__]
+    y = pyjax.pmap(lambda x: x * 2, axis_name="i")(X)
+    z = pyjax.pmap(lambda x: x + lax.psum(x, "i"), axis_name="i", donate_argnums=0)(y)
+    out["donated"] = [y.is_deleted(), val(z)]
+    out["grad_collectives"] = val(pyjax.grad(lambda a: (pyjax.pmap(
+        lambda x: jnp.cos(lax.ppermute(x, "i", [(j, (j + 3) % 8) for j in range(8)]))
+        * lax.all_gather(x, "i").sum(0), axis_name="i")(a) ** 2).sum())(X))
+    # pmap is shard_map over a 1-D mesh of the devices
+    mesh = pyjax.sharding.Mesh(np.array(pyjax.devices()), ("i",))
+    body = lambda x: lax.all_to_all(x, "i", 1, 1, tiled=True) * lax.axis_index("i") - lax.pmean(x, "i")
+    Z = np.arange(64.0, dtype=np.float32).reshape(8, 8)
+    pm = pyjax.pmap(lambda r: body(r[None])[0], axis_name="i")(Z)
+    sm = pyjax.shard_map(body, mesh=mesh, in_specs=pyjax.P("i"), out_specs=pyjax.P("i"))(Z)
+    out["vs_shard_map"] = [val(pm), val(sm)]
+    hlo = pyjax.jit(pyjax.pmap(lambda x: lax.psum(x, "i"), axis_name="i")).lower(Z).compile().as_text()
+    out["hlo"] = hlo
     print(json.dumps(out))
 ''')
 
@@ -90,3 +107,27 @@ def test_results_are_spread_over_the_devices(sub):
 
 def test_more_slices_than_devices(sub):
     assert "ValueError" in sub["too_many_error"] and "ValueError" in DATA["too_many_error"]
+
+
+def test_donated_argument_is_deleted(sub):
+    deleted, value = sub["donated"]
+    assert deleted and DATA["donated"][0]
+    np.testing.assert_allclose(value, DATA["donated"][1], rtol=1e-6)
+
+
+def test_grad_through_ppermute_and_all_gather_matches_jax(sub):
+    np.testing.assert_allclose(sub["grad_collectives"], DATA["grad_collectives"], rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_pmap_equals_shard_map(sub):
+    pm, sm = sub["vs_shard_map"]
+    np.testing.assert_allclose(pm, sm, rtol=1e-6)
+    Z = np.arange(64.0, dtype=np.float32).reshape(8, 8)  # against NumPy: row i gets column i
+    want = Z.T * np.arange(8)[:, None] - Z.mean(0)
+    np.testing.assert_allclose(pm, want, rtol=1e-6)
+
+
+def test_one_slice_per_device(sub):
+    hlo = sub["hlo"]  # each device runs the body on its (8,) row; psum is an XLA all-reduce
+    assert "f32[8]" in hlo and "all-reduce" in hlo and "replica_groups={{0,1,2,3,4,5,6,7}}" in hlo

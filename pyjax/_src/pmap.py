@@ -2,9 +2,11 @@
 collectives.
 
 As in JAX 0.10.2, pmap is shard_map over a 1-D mesh of the devices: each mapped argument is
-split along its mapped axis (one slice per device), the function runs on each slice with the
-axis bound (`lax.psum(x, axis_name)`...), and mapped outputs are stacked back along `out_axes`
-and returned laid out over the devices. The whole map is jitted (one executable per signature).
+split along its mapped axis (one slice per device), the function runs on each slice, on its own
+device, with the axis bound (`lax.psum(x, axis_name)`... are XLA collectives between the
+devices), and mapped outputs are stacked back along `out_axes` and returned laid out over the
+devices (slice i on device i). The whole map is jitted (one partitioned executable per
+signature); donated arguments' buffers are given to it.
 """
 from __future__ import annotations
 
@@ -30,8 +32,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     Example:
         >>> pmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(jnp.arange(1.0, 5.0))
 
-    NB: `donate_argnums` is accepted and ignored (nothing is donated); `axis_size` and
-    `backend` are checked against the arguments and devices only.
+    `donate_argnums` donates those (non-static) arguments' buffers to the computation, as jit
+    does. NB: `axis_size` and `backend` are checked against the arguments and devices only.
     """
     if not callable(fun):
         raise TypeError(f"pmap requires a callable, got {fun!r}")
@@ -43,7 +45,12 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     def mapped(n, *args, **kwargs):
         return _pmap_body(fun, name, in_axes, out_axes, static, chosen, n, args, kwargs)
-    jitted = jit(mapped, static_argnums=(0, *[i + 1 for i in static]))
+    donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+    if set(donate) & set(static):
+        raise ValueError(f"pmap: donate_argnums {donate} and static_broadcasted_argnums "
+                         f"{static} must not overlap")
+    jitted = jit(mapped, static_argnums=(0, *[i + 1 for i in static]),
+                 donate_argnums=tuple(i + 1 for i in donate))
 
     @functools.wraps(fun)
     def pmapped(*args, **kwargs):

@@ -46,4 +46,10 @@ try:
     out["too_many_error"] = None
 except Exception as e:  # noqa: BLE001
     out["too_many_error"] = [c.__name__ for c in type(e).__mro__]
+y = jax.pmap(lambda x: x * 2, axis_name="i")(X)
+z = jax.pmap(lambda x: x + lax.psum(x, "i"), axis_name="i", donate_argnums=0)(y)
+out["donated"] = [y.is_deleted(), val(z)]
+out["grad_collectives"] = val(jax.grad(lambda a: (jax.pmap(
+    lambda x: jnp.cos(lax.ppermute(x, "i", [(j, (j + 3) % 8) for j in range(8)]))
+    * lax.all_gather(x, "i").sum(0), axis_name="i")(a) ** 2).sum())(X))
 Path(__file__).with_name("pmap.json").write_text(json.dumps(out))

@@ -1,5 +1,6 @@
 """Record JAX 0.10.2's shard_map results for tests/test_shard_map.py: collectives over a (4, 2)
-mesh, a gradient through psum and ppermute, and the error of an unreplicated P() output.
+mesh, gradients through every collective and through a replicated argument, and check_vma's
+verdicts (errors of unreplicated outputs, values of accepted ones).
 
     XLA_FLAGS=--xla_force_host_platform_device_count=8 /root/scratch/jaxref/bin/python \
         tests/data/record_shard_map.py
@@ -32,6 +33,37 @@ CASES = {
 }
 
 
+# gradients of sum(sin(f(a)) * cos(arange)) through these cases
+GRAD_CASES = ["psum_x", "pmean_xy", "all_gather_x", "all_gather_tiled_y", "psum_scatter_x",
+              "all_to_all_x", "ppermute_x", "axis_index", "local_matmul_psum"]
+# check_vma: out_specs that leave out an axis the output may vary along (or not)
+VMA_CASES = {
+    "all_gather_keeps_varying": (lambda b: lax.all_gather(b, "x"), P("x"), P()),
+    "axis_index_varies": (lambda b: b + lax.axis_index("y"), P("x"), P("x")),
+    "psum_of_ppermute_ok": (lambda b: lax.psum(lax.ppermute(b, "x", PERM), "x"), P("x"), P()),
+    "psum_invariant_ok": (lambda b: lax.psum(b, "y"), P("x"), P("x")),
+    "two_outputs": (lambda b: (b, lax.pmax(b, "x")), P("x", "y"), (P("x"), P())),
+}
+
+
+def weighted_loss(name, m):
+    body, i, o = CASES[name]
+    f = jax.shard_map(body, mesh=m, in_specs=i, out_specs=o)
+
+    def loss(a):
+        y = f(a)
+        w = jnp.cos(jnp.arange(y.size, dtype=jnp.float32)).reshape(y.shape)
+        return (jnp.sin(y) * w).sum()
+    return loss
+
+
+def replicated_loss(m):
+    """A replicated argument (w, P()) used by every device: its cotangent sums over devices."""
+    g = jax.shard_map(lambda w, b: lax.psum(jnp.sin(b @ w), "y"), mesh=m,
+                      in_specs=(P(), P("x", "y")), out_specs=P("x"))
+    return lambda w, a: (g(w, a) ** 2).sum()
+
+
 def run(name, X, m):
     body, i, o = CASES[name]
     return np.asarray(jax.shard_map(body, mesh=m, in_specs=i, out_specs=o)(X)).tolist()
@@ -55,4 +87,16 @@ if __name__ == "__main__":
         out["unreplicated_error"] = type(e).__name__
     out["no_check"] = np.asarray(jax.shard_map(lambda b: b, mesh=m, in_specs=P("x"), out_specs=P(),
                                                check_vma=False)(X)).tolist()
+    out["grads"] = {n: np.asarray(jax.grad(weighted_loss(n, m))(X)).tolist() for n in GRAD_CASES}
+    W = np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8)
+    gw, gx = jax.grad(replicated_loss(m), argnums=(0, 1))(W, X)
+    out["w"] = W.tolist()
+    out["replicated_grad"] = [np.asarray(gw).tolist(), np.asarray(gx).tolist()]
+    out["vma"] = {}
+    for n, (body, i, o) in VMA_CASES.items():
+        try:
+            r = jax.shard_map(body, mesh=m, in_specs=i, out_specs=o)(X)
+            out["vma"][n] = [None, np.asarray(r).tolist()]
+        except Exception as e:  # noqa: BLE001
+            out["vma"][n] = [type(e).__name__, str(e)]
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))
