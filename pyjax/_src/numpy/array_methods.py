@@ -162,3 +162,9 @@ def _tracer_setitem(self, idx, value):
 
 core.Tracer.__getitem__ = _tracer_getitem
 core.Tracer.__setitem__ = _tracer_setitem
+# a Ref's `.at[idx]` is a view of it (state.types.RefView), an array's the functional updates
+core.Tracer.at = property(lambda self: getattr(self.aval, "_at", _at_helper)(self))
+
+
+def _at_helper(self):
+    return indexing._IndexUpdateHelper(self)

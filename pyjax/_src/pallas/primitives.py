@@ -18,7 +18,7 @@ import numpy as np
 from pyjax._src import core
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod
 from pyjax._src.numpy import creation, lax_numpy, ufuncs
-from pyjax._src.pallas.core import current_grid_env
+from pyjax._src.pallas.core import cdiv, current_grid_env
 from pyjax._src.state.primitives import ref_get, ref_set
 
 
@@ -43,49 +43,39 @@ def num_programs(axis: int):
     return np.int32(grid[axis])
 
 
-def _idx(idx):
-    return () if idx is None else idx
-
-
-def load(x_ref, idx=None, *, mask=None, other=None, cache_modifier=None, eviction_policy=None,
-         volatile=False):
-    """`x_ref[idx]`, reading `other` (default 0) where `mask` is False.
+def load(ref, *, mask=None, other=None, cache_modifier=None, eviction_policy=None, volatile=False):
+    """`ref[...]` (a ref or a view `x_ref.at[idx]`), reading `other` (default 0) where `mask` is
+    False.
 
     Example:
-        >>> x = plgpu.load(x_ref.at[pl.ds(0, 8)], mask=jnp.arange(8) < n)
+        >>> x = plgpu.load(x_ref.at[pl.ds(0, 8)], mask=jnp.arange(8) < n, other=0.0)
     """
-    x = ref_get(x_ref, _idx(idx))
+    x = ref_get(ref, ())
     if mask is None:
         return x
     other = creation.zeros((), x.dtype) if other is None else other
     return lax_numpy.where(mask, x, lax_numpy.asarray(other, dtype=x.dtype))
 
 
-def store(x_ref, idx=None, val=None, *, mask=None, eviction_policy=None):
-    """`x_ref[idx] = val` where `mask` holds (elsewhere the ref keeps its value)."""
-    if val is None:
-        idx, val = None, idx
-    idx = _idx(idx)
+def store(ref, val, *, mask=None, eviction_policy=None):
+    """`ref[...] = val` where `mask` holds (elsewhere the ref keeps its value)."""
+    val = lax_numpy.asarray(val, dtype=ref.dtype)
     if mask is not None:
-        val = lax_numpy.where(mask, val, ref_get(x_ref, idx))
-    ref_set(x_ref, idx, lax_numpy.asarray(val, dtype=x_ref.dtype))
-
-
-def swap(x_ref, idx, val, *, mask=None):
-    """Store `val` at `x_ref[idx]` (where `mask` holds), returning the old value."""
-    old = ref_get(x_ref, _idx(idx))
-    store(x_ref, idx, val, mask=mask)
-    return old
+        val = lax_numpy.where(mask, val, ref_get(ref, ()))
+    ref_set(ref, (), val)
 
 
 def _atomic(name, combine):
-    def atomic(x_ref, idx, val, *, mask=None):
-        old = ref_get(x_ref, _idx(idx))
-        store(x_ref, idx, combine(old, lax_numpy.asarray(val, dtype=old.dtype)), mask=mask)
+    def atomic(x_ref_or_view, idx, val, *, mask=None):
+        old = ref_get(x_ref_or_view, idx)
+        new = combine(old, lax_numpy.asarray(val, dtype=old.dtype))
+        if mask is not None:
+            new = lax_numpy.where(mask, new, old)
+        ref_set(x_ref_or_view, idx, new)
         return old
     atomic.__name__ = atomic.__qualname__ = name
     atomic.__doc__ = (f"`{name}(ref, idx, val, mask=None)`: atomically update `ref[idx]` "
-                      f"({combine.__name__} with `val`), returning the old value.")
+                      f"with `val`, returning the old value.")
     return atomic
 
 
@@ -98,10 +88,11 @@ atomic_xor = _atomic("atomic_xor", ufuncs.bitwise_xor)
 atomic_xchg = _atomic("atomic_xchg", lambda old, val: val)
 
 
-def atomic_cas(x_ref, idx, cmp, val):
-    """Compare-and-swap: where `ref[idx] == cmp` write `val`; returns the old value."""
-    old = ref_get(x_ref, _idx(idx))
-    ref_set(x_ref, _idx(idx), lax_numpy.where(old == cmp, lax_numpy.asarray(val, old.dtype), old))
+def atomic_cas(ref, cmp, val):
+    """Compare-and-swap on a scalar ref (or view): where `ref[...] == cmp` write `val`; returns
+    the old value."""
+    old = ref_get(ref, ())
+    ref_set(ref, (), lax_numpy.where(old == cmp, lax_numpy.asarray(val, old.dtype), old))
     return old
 
 
@@ -138,15 +129,20 @@ def _none(out):
         raise ValueError("pl.when: the decorated function must return None")
 
 
-def loop(lower, upper, *, step=1, unroll=None):
-    """`@pl.loop(lo, hi)` runs the decorated `body(i)` for `i` in `range(lo, hi, step)`."""
+def loop(lower, upper, *, init_carry=None, step=1, unroll=None):
+    """`@pl.loop(lo, hi)` runs the decorated `body(i)` for `i` in `range(lo, hi, step)`; with
+    `init_carry`, `body(i, carry)` returns the next carry and the loop returns the last."""
     def decorator(body):
+        def step_fn(k, carry):
+            i = lower + k * step if step != 1 else k
+            if init_carry is None:
+                body(i)
+                return carry
+            return body(i, carry)
         if step == 1:
-            scan_mod.fori_loop(lower, upper, lambda i, c: (body(i), c)[1], None, unroll=unroll)
-        else:
-            n = (upper - lower + step - 1) // step
-            scan_mod.fori_loop(0, n, lambda k, c: (body(lower + k * step), c)[1], None, unroll=unroll)
-        return None
+            return scan_mod.fori_loop(lower, upper, step_fn, init_carry, unroll=unroll)
+        n = cdiv(upper - lower, step)
+        return scan_mod.fori_loop(0, n, step_fn, init_carry, unroll=unroll)
     return decorator
 
 

@@ -20,11 +20,21 @@ from pyjax._src.lax import shape_ops
 from pyjax._src.lax.convert import _convert_element_type
 from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
 from pyjax._src.state.types import (AbstractRef, AccumEffect, NDIndexer, ReadEffect, Ref,
-                                    WriteEffect, indexed_shape, to_indexer)
+                                    RefView, WriteEffect, indexed_shape, to_indexer)
 
 get_p = Primitive("get")
 swap_p = Primitive("swap")
 addupdate_p = Primitive("addupdate", multiple_results=True)
+
+
+def _view_update(view, idx, value, accumulate):
+    """A write through `view`: the window is read, updated at `idx` and written back."""
+    win = ref_get(view.ref, view.idx)
+    ix = to_indexer(() if idx is None else idx, core.get_aval(win).shape)
+    value = _value_for(view, ix, value, "addupdate" if accumulate else "swap")
+    old = get_value(win, ix.spec, ix.dynamic)
+    ref_set(view.ref, view.idx, _update(win, ix.spec, ix.dynamic, value, accumulate))
+    return old
 
 
 def _ref_aval(ref, what):
@@ -47,6 +57,10 @@ def ref_get(ref, idx=()):
     Example:
         >>> jax.ref.get(r, (0, pl.ds(i, 4)))   # r[0, i:i + 4]
     """
+    if type(ref) is RefView:
+        win = ref_get(ref.ref, ref.idx)
+        ix = to_indexer(() if idx is None else idx, core.get_aval(win).shape)
+        return get_value(win, ix.spec, ix.dynamic)
     ix = _indexer(ref, idx, "get")
     if type(ref) is Ref:  # an eager box: its value is read under the current trace (types.Ref)
         return get_value(ref._value, ix.spec, ix.dynamic)
@@ -68,6 +82,8 @@ def _value_for(ref, ix, value, what):
 
 def ref_swap(ref, idx, value):
     """Write `value` at `ref[idx]`, returning what was there."""
+    if type(ref) is RefView:
+        return _view_update(ref, idx, value, False)
     ix = _indexer(ref, idx, "swap")
     value = _value_for(ref, ix, value, "swap")
     if type(ref) is Ref:
@@ -82,6 +98,9 @@ def ref_set(ref, idx, value):
 
 def ref_addupdate(ref, idx, value):
     """`ref[idx] += value` as one accumulation (an `addupdate`)."""
+    if type(ref) is RefView:
+        _view_update(ref, idx, value, True)
+        return
     ix = _indexer(ref, idx, "addupdate")
     value = _value_for(ref, ix, value, "addupdate")
     if type(ref) is Ref:

@@ -153,7 +153,7 @@ def _is_int_scalar(x):
 
 def to_indexer(idx, shape, what="ref") -> NDIndexer:
     """Normalize `idx` (as written in `ref[idx]`) for a ref of `shape`."""
-    idx = idx if isinstance(idx, tuple) else (idx,)
+    idx = idx if isinstance(idx, tuple) and not isinstance(idx, Slice) else (idx,)
     if sum(1 for i in idx if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     n_used = sum(1 for i in idx if i is not Ellipsis)
@@ -278,3 +278,57 @@ class Ref:
 
 
 core.pytype_aval_mappings[Ref] = lambda r: r.aval
+
+
+class RefView:
+    """`ref.at[idx]`: a window of a ref that reads and writes through to it (`plgpu.load(
+    x_ref.at[pl.ds(0, 8)])`). Further indexing is relative to the window; a write reads the
+    window, updates it and writes it back."""
+
+    __slots__ = ("ref", "idx")
+
+    def __init__(self, ref, idx):
+        self.ref = ref
+        self.idx = idx
+
+    @property
+    def aval(self):
+        base = core.get_aval(self.ref)
+        ix = to_indexer(self.idx, base.shape)
+        shape = indexed_shape(ix.spec, base.shape, [core.get_aval(d) for d in ix.dynamic])
+        return AbstractRef(core.ShapedArray(shape, base.dtype))
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+
+    @property
+    def at(self):
+        return _RefAt(self)
+
+    def __getitem__(self, idx):
+        from pyjax._src.state.primitives import ref_get
+        return ref_get(self, idx)
+
+    def __setitem__(self, idx, value):
+        from pyjax._src.state.primitives import ref_set
+        ref_set(self, idx, value)
+
+
+class _RefAt:
+    __slots__ = ("ref",)
+
+    def __init__(self, ref):
+        self.ref = ref
+
+    def __getitem__(self, idx):
+        return RefView(self.ref, idx)
+
+
+def _ref_at(self, tracer):
+    return _RefAt(tracer)
+
+
+AbstractRef._at = _ref_at
+Ref.at = property(lambda self: _RefAt(self))
+core.pytype_aval_mappings[RefView] = lambda v: v.aval

@@ -1,0 +1,153 @@
+"""Pallas kernels in interpret mode (pyjax.experimental.pallas) against JAX 0.10.2's recorded
+results (tests/data/pallas.json, from tests/data/record_pallas.py) and against the same
+computation in jnp, for several grids and block shapes, under jit, vmap, jvp and grad."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax.experimental import pallas as pl
+from pyjax.experimental.pallas import tpu as pltpu
+from pyjax.experimental.pallas import triton as plgpu
+
+from pallas_cases import CASES, PRELUDE
+from recorded_cases import assert_matches, evaluate
+
+DATA = json.loads((pathlib.Path(__file__).parent / "data" / "pallas.json").read_text())
+NS = {"jax": jax, "jnp": jnp, "pl": pl, "plgpu": plgpu, "pltpu": pltpu}
+exec(PRELUDE, NS)
+
+# NB: where JAX 0.10.2 fails, pyjax computes: reverse mode through a pallas_call (JAX raises
+# ValueError, pyjax differentiates the interpreted program) and forward mode through a kernel
+# with pl.when (an AssertionError inside JAX). These are checked against jnp instead.
+BEYOND_JAX = {
+    "jax.grad(lambda z: (softmax(z) ** 2).sum())(Z)":
+        "jax.grad(lambda z: (jax.nn.softmax(z, axis=-1) ** 2).sum())(Z)",
+    "jax.jvp(lambda x: matmul(x, Y, 8, 4, 8), (X,), (X,))[1]": "X @ Y",
+}
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_matches_jax(expr):
+    assert DATA["cases"].keys() == set(CASES), "re-run tests/data/record_pallas.py"
+    actual = evaluate(expr, NS)
+    if expr in BEYOND_JAX:
+        assert "error" in DATA["cases"][expr]
+        expected = evaluate(BEYOND_JAX[expr], NS)
+        assert_matches(actual, expected, rtol=1e-5, atol=1e-5, err_msg=expr)
+        return
+    assert_matches(actual, DATA["cases"][expr], rtol=1e-5, atol=1e-5, err_msg=expr)
+
+
+RNG = np.random.default_rng(1)
+
+
+@pytest.mark.parametrize("m,k,n,bm,bk,bn", [(16, 32, 8, 8, 8, 4), (8, 8, 8, 8, 8, 8),
+                                            (32, 16, 16, 16, 4, 8), (12, 6, 9, 4, 3, 3)])
+def test_matmul_grid_vs_jnp(m, k, n, bm, bk, bn):
+    x = RNG.standard_normal((m, k)).astype(np.float32)
+    y = RNG.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(NS["matmul"](x, y, bm, bn, bk), x @ y, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n,b", [(10, 4), (7, 7), (13, 5), (1, 4), (16, 16)])
+def test_ragged_blocks_vs_jnp(n, b):
+    x = jnp.arange(float(n))
+    np.testing.assert_array_equal(NS["ragged"](NS["double_kernel"], n, b)(x), 2 * x)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 6])
+def test_softmax_rows_jit_vmap(rows):
+    spec = pl.BlockSpec((rows, 16), lambda i: (i, 0))
+    f = pl.pallas_call(NS["softmax_kernel"], out_shape=jax.ShapeDtypeStruct((6, 16), jnp.float32),
+                       grid=(6 // rows,), in_specs=[spec], out_specs=spec, interpret=True)
+    z = RNG.standard_normal((3, 6, 16)).astype(np.float32)
+    ref = jax.nn.softmax(z, axis=-1)
+    np.testing.assert_allclose(jax.jit(f)(z[0]), ref[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(jax.vmap(f)(z), ref, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.stack([f(zi) for zi in z]), ref, rtol=1e-6, atol=1e-7)
+
+
+def test_grad_matches_finite_differences():
+    from pyjax.test_util import check_grads
+    check_grads(NS["softmax"], (NS["Z"].astype(np.float32),), order=1, modes=("fwd", "rev"),
+                atol=2e-2, rtol=2e-2)
+
+
+def test_non_interpret_on_cpu_raises_jax_error():
+    f = pl.pallas_call(NS["double_kernel"], out_shape=jax.ShapeDtypeStruct((4,), jnp.float32))
+    with pytest.raises(ValueError, match="Only interpret mode is supported on CPU backend"):
+        f(jnp.ones(4))
+
+
+def test_kernel_jaxpr_is_over_block_refs():
+    text = str(jax.make_jaxpr(lambda x: NS["add"](x, x))(NS["X"]))
+    assert "pallas_call" in text and "Ref{f32[4,32]}" in text
+
+
+def test_program_id_outside_kernel_raises():
+    with pytest.raises(ValueError, match="inside a Pallas kernel"):
+        pl.program_id(0)
+
+
+def test_index_map_arity_error_names_the_operand():
+    with pytest.raises(ValueError, match=r"in_specs\[0\].*2 indices"):
+        pl.pallas_call(NS["double_kernel"], out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
+                       grid=(2,), in_specs=[pl.BlockSpec((2,), lambda i: (i, 0))],
+                       out_specs=pl.BlockSpec((2,), lambda i: (i,)), interpret=True)(jnp.ones(4))
+
+
+@pytest.mark.parametrize("module", sorted(DATA["names"]))
+def test_public_names(module):
+    import importlib
+    mod = importlib.import_module("pyjax" + module[len("jax"):])
+    missing = sorted(n for n in DATA["names"][module] if not hasattr(mod, n))
+    assert set(missing) == set(MISSING.get(module, ())), missing
+
+
+_TPU = "TPU-only (Mosaic TPU compiler or JAX's TPU interpreter: DMAs, semaphores, pipelines, PRNG)"
+_GPU = "needs the Triton compiler (inline asm, barriers, dot lowering)"
+_NYI = "not yet in pyjax's interpret mode"
+MISSING = {
+    "jax.experimental.pallas": {n: _NYI for n in (
+        "Indirect", "core_map", "debug_check", "delay", "empty_ref_like", "enable_debug_checks",
+        "enable_poison_buffers", "estimate_cost", "get_global", "kernel", "lower_as_mlir",
+        "pallas_export_experimental", "run_scoped", "select_ref", "semaphore", "semaphore_read",
+        "semaphore_signal", "semaphore_wait", "with_scoped")},
+    "jax.experimental.pallas.triton": {n: _GPU for n in (
+        "approx_tanh", "debug_barrier", "dot", "elementwise_inline_asm")},
+    "jax.experimental.pallas.tpu": {n: _TPU for n in (
+        'BufferType', 'BufferedRef', 'BufferedRefBase', 'ChipVersion', 'CoreType',
+        'InterpretParams', 'LoweringException', 'PrefetchScalarGridSpec', 'SemaphoreType',
+        'SideEffectType', 'Tiling', 'TpuInfo', 'async_copy', 'async_remote_copy', 'bitcast',
+        'core', 'core_barrier', 'create_tensorcore_mesh', 'dma_semaphore', 'einshape',
+        'emit_pipeline', 'emit_pipeline_with_allocations', 'force_tpu_interpret_mode',
+        'get_barrier_semaphore', 'get_tpu_info', 'get_tpu_info_for_chip', 'is_tpu_device',
+        'load', 'make_async_copy', 'make_async_remote_copy', 'matmul_acc_lhs', 'matmul_pop',
+        'matmul_push_rhs', 'pack_elementwise', 'prng_random_bits', 'prng_seed',
+        'reset_tpu_interpret_mode_state', 'roll', 'run_on_first_core', 'sample_block',
+        'set_tpu_interpret_mode', 'stateful_bernoulli', 'stateful_bits', 'stateful_normal',
+        'stateful_uniform', 'stochastic_round', 'store', 'sync_copy', 'to_pallas_key', 'touch',
+        'trace_value', 'unpack_elementwise', 'with_memory_space_constraint')},
+}
+
+
+def test_atomics_vs_numpy():
+    # JAX 0.10.2's interpreter implements only some atomics (it raises NotImplementedError for
+    # others), so these are checked against NumPy: the instances run one after another.
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+        a = plgpu.atomic_max(o_ref, pl.ds(0, 4), jnp.full((4,), 2, jnp.int32))
+        b = plgpu.atomic_xchg(o_ref, pl.ds(1, 1), jnp.full((1,), 7, jnp.int32))
+        c = plgpu.atomic_cas(o_ref.at[2], jnp.int32(2), jnp.int32(9))
+        plgpu.atomic_min(o_ref, pl.ds(3, 1), b + c)
+        plgpu.atomic_add(o_ref, pl.ds(0, 4), a * 100, mask=jnp.arange(4) > 1)
+        plgpu.atomic_xor(o_ref, pl.ds(0, 1), jnp.full((1,), 3, jnp.int32))
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.int32),
+                         interpret=True)(jnp.array([5, 1, 2, 3], jnp.int32))
+    # max -> [5,2,2,3] (old [5,1,2,3]); xchg [1] -> 7 (old 2); cas [2]: 2 == 2 -> 9 (old 2);
+    # min [3] with 4 -> 3; add where i > 1 old*100 -> [5,7,209,303]; xor [0] with 3 -> 6
+    np.testing.assert_array_equal(out, [6, 7, 209, 303])
