@@ -13,6 +13,13 @@ NAMES["jax.experimental.multihost_utils"] = [
     "ProcessFailureError", "assert_equal", "broadcast_one_to_all",
     "global_array_to_host_local_array", "host_local_array_to_global_array", "live_devices",
     "process_allgather", "reached_preemption_sync_point", "sync_global_devices"]
+NAMES["jax.ffi"] = [
+    "build_ffi_lowering_function", "ffi_call", "ffi_lowering", "include_dir", "pycapsule",
+    "register_ffi_target", "register_ffi_target_as_batch_partitionable", "register_ffi_type",
+    "register_ffi_type_id"]
+NAMES["jax.experimental.ode"] = [  # (its imported modules and helpers left out)
+    "abs2", "fit_4th_order_polynomial", "initial_step_size", "interp_fit_dopri",
+    "mean_error_ratio", "odeint", "optimal_step_size", "ravel_first_arg", "runge_kutta_step"]
 
 # The modules of the numpy/lax breadth issue and of the random/nn/scipy issue, and the debugging
 # and tree modules that exist.
@@ -21,6 +28,7 @@ MODULES = sorted(m for m in NAMES if m.startswith((
     "jax.tree_util", "jax.tree", "jax.debug", "jax.custom_derivatives", "jax.ad_checkpoint",
     "jax.dtypes", "jax.errors", "jax.test_util", "jax.typing")))
 MODULES += ["jax.sharding", "jax.distributed", "jax.experimental.multihost_utils"]
+MODULES += ["jax.ffi", "jax.experimental.ode"]
 
 _MESH = "needs device meshes (shard_map's point-to-point and ragged collectives: the devices issue)"
 _TOKEN = ("XLA tokens as values (the legacy infeed/outfeed API): pyjax's avals have no token "

@@ -348,6 +348,7 @@ def _custom_lin_forward_error(*args, **params):
 custom_lin_p.def_impl(_custom_lin_forward_error)
 custom_lin_p.def_jvp(_custom_lin_forward_error)
 custom_lin_p.def_batch(_custom_lin_forward_error)  # only forward mode batches it (jacfwd)
+custom_lin_p.def_lowering(_custom_lin_forward_error)  # jvp of a jitted custom_vjp function
 
 
 @custom_lin_p.def_transpose
