@@ -118,6 +118,7 @@ from pyjax import ad_checkpoint as ad_checkpoint  # noqa: E402
 from pyjax import test_util as test_util  # noqa: E402
 from pyjax import custom_derivatives as custom_derivatives  # noqa: E402
 from pyjax import nn as nn  # noqa: E402
+from pyjax import export as export  # noqa: E402
 from pyjax.jax_alias import as_jax as as_jax  # noqa: E402
 from pyjax import debug as debug  # noqa: E402
 from pyjax import experimental as experimental  # noqa: E402

@@ -81,6 +81,9 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
+    def __str__(self):  # as JAX: `float32[b,4]`, `~float32[]` when weakly typed
+        return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type)
