@@ -275,13 +275,23 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform) -> str:
 
 
 def _dimension_values(fb, invars, names) -> dict:
+    """SSA names of the dimension variables' values, read from the first argument dimension
+    that is `k*v + c` in the variable (as `(size - c) // k`; `solve_dimensions` has checked
+    the division at call time)."""
     values: dict = {}
     for v, n in zip(invars, names, strict=True):
         for axis, d in enumerate(v.aval.shape):
-            var = d._as_var() if isinstance(d, DimExpr) else None
-            if var is not None and var not in values:
-                values[var] = fb.op("stablehlo.get_dimension_size", [n], ["tensor<i32>"],
-                                    {"dimension": f"{axis} : i64"})[0]
+            linear = d._single_var_linear() if isinstance(d, DimExpr) else None
+            if linear is None or linear[0] in values:
+                continue
+            var, k, c = linear
+            size = fb.op("stablehlo.get_dimension_size", [n], ["tensor<i32>"],
+                         {"dimension": f"{axis} : i64"})[0]
+            if c:
+                size = fb.op("stablehlo.subtract", [size, fb.constant(c, np.int32)], ["tensor<i32>"])[0]
+            if k != 1:
+                size = fb.op("stablehlo.divide", [size, fb.constant(k, np.int32)], ["tensor<i32>"])[0]
+            values[var] = size
     return values
 
 
@@ -298,8 +308,9 @@ def call_exported(exported: Exported) -> Callable:
         if in_tree != exported.in_tree:
             raise ValueError(
                 f"The invocation args and kwargs must have the same pytree structure as when the "
-                f"function '{exported.fun_name}' was exported, but they differ: exported with "
-                f"{exported.in_tree}, called with {in_tree}")
+                f"function '{exported.fun_name}' was exported, but they have the following "
+                f"structural differences:\n    exported with {exported.in_tree}, called with "
+                f"{in_tree}")
         if exported.has_vjp():
             outs = _call_with_vjp(exported)(*leaves)
         else:

@@ -276,6 +276,8 @@ class DimExpr:
     # -- comparisons -------------------------------------------------------------------------
 
     def __eq__(self, other):
+        if isinstance(other, DimExpr) and other._scope is not self._scope:
+            return False  # (caches compare avals of different exports)
         o = self._coerce(other)
         if o is None:
             return NotImplemented
