@@ -20,7 +20,8 @@ from pyjax._src.lax import shape_ops
 from pyjax._src.mesh import Mesh
 from pyjax._src.pjit import jit
 from pyjax._src.shard_map import lay_out, shard_map
-from pyjax._src.sharding import PartitionSpec
+from pyjax._src.array import put_named
+from pyjax._src.sharding import NamedSharding, PartitionSpec
 
 _DEFAULT_AXIS = "_pmap_axis"  # the axis of a pmap given no axis_name (collectives can't name it)
 
@@ -56,8 +57,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     def pmapped(*args, **kwargs):
         dyn = [a for i, a in enumerate(args) if i not in static]
         n = _mapped_size(in_axes, dyn, kwargs, axis_size)
+        mesh = _mesh(chosen, n, name)
+        args, kwargs = _place_host_args(in_axes, static, args, kwargs, mesh)
         out = jitted(n, *args, **kwargs)
-        return _place(out, out_axes, _mesh(chosen, n, name))
+        return _place(out, out_axes, mesh)
     return pmapped
 
 
@@ -70,6 +73,22 @@ def _mesh(devices, n, name):
     arr = np.empty(n, dtype=object)
     arr[:] = devs[:n]
     return Mesh(arr, (name,))
+
+
+def _place_host_args(in_axes, static, args, kwargs, mesh):
+    """Mapped NumPy arguments sent straight to the devices, slice i to device i (not the whole
+    array to every device)."""
+    dyn = [a for i, a in enumerate(args) if i not in static]
+    leaves, tree, axes = _flat_in_axes(in_axes, dyn, kwargs)
+    if not any(type(x) is np.ndarray for x in leaves):
+        return args, kwargs
+    name = mesh.axis_names[0]
+    leaves = [put_named(x, NamedSharding(mesh, PartitionSpec(*[None] * (a % x.ndim), name)))
+              if type(x) is np.ndarray and a is not None else x
+              for x, a in zip(leaves, axes, strict=True)]
+    d_args, d_kwargs = tree_util.tree_unflatten(tree, leaves)
+    it = iter(d_args)
+    return tuple(args[i] if i in static else next(it) for i in range(len(args))), d_kwargs
 
 
 def _flat_in_axes(in_axes, dyn, kwargs):

@@ -90,13 +90,30 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             if j is None:
                 j = eager[m] = jit(functools.partial(_shard_map, f, m, in_specs, out_specs,
                                                      check_vma))
-            out = j(*args)
+            out = j(*_place_host_args(args, in_specs, m))
             flat, tree = tree_util.tree_flatten(out)
             specs = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
             return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
                                                    for o, s in zip(flat, specs, strict=True)])
         return _shard_map(f, m, in_specs, out_specs, check_vma, *args)
     return mapped
+
+
+def _place_host_args(args, in_specs, mesh):
+    """NumPy arguments sent straight to the devices as their in_specs split them (each device
+    gets its block, not the whole array)."""
+    leaves, tree = tree_util.tree_flatten(args)
+    if not any(type(x) is np.ndarray for x in leaves):
+        return args
+    specs = tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")
+    out = []
+    for x, s in zip(leaves, specs, strict=True):
+        s = s if s is not None else PartitionSpec()
+        if type(x) is np.ndarray and len(s) <= x.ndim and all(
+                n % w == 0 for n, w in zip(x.shape, _ways(s, x.ndim, mesh))):
+            x = put_named(x, NamedSharding(mesh, s))
+        out.append(x)
+    return tree_util.tree_unflatten(tree, out)
 
 
 def _is_spec(s):
