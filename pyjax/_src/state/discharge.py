@@ -37,13 +37,23 @@ def has_refs(jaxpr: core.Jaxpr) -> bool:
         any(_is_ref(v) for e in jaxpr.eqns for v in e.invars)
 
 
-def eval_discharged(jaxpr: core.Jaxpr, consts, args):
+def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
     """Evaluate `jaxpr` under the current trace with its refs as values: returns `(outs,
-    final_ref_values)`, the latter one per ref invar, in order."""
+    final_ref_values)`, the latter one per ref invar, in order. `slots` (one per invar, None for
+    a non-ref) marks ref invars that are the same ref outside (equal slots): they share a value."""
     env = {}
+    alias = {}
+    if slots is not None:
+        first = {}
+        for v, s in zip(jaxpr.invars, slots, strict=True):
+            if s is not None:
+                alias[v] = first.setdefault(s, v)
+
+    def key(v):
+        return alias.get(v, v)
 
     def read(v):
-        return v.val if type(v) is core.Literal else env[v]
+        return v.val if type(v) is core.Literal else env[key(v)]
 
     for v, x in zip(jaxpr.constvars, consts, strict=True):
         env[v] = x
@@ -52,27 +62,27 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args):
     for eqn in jaxpr.eqns:
         prim, ins = eqn.primitive, eqn.invars
         if prim is get_p:
-            env[eqn.outvars[0]] = get_value(env[ins[0]], eqn.params["spec"], [read(v) for v in ins[1:]])
+            env[eqn.outvars[0]] = get_value(read(ins[0]), eqn.params["spec"], [read(v) for v in ins[1:]])
         elif prim is swap_p:
-            old, env[ins[0]] = swap_value(env[ins[0]], read(ins[1]), eqn.params["spec"],
-                                          [read(v) for v in ins[2:]])
+            old, env[key(ins[0])] = swap_value(read(ins[0]), read(ins[1]), eqn.params["spec"],
+                                               [read(v) for v in ins[2:]])
             env[eqn.outvars[0]] = old
         elif prim is addupdate_p:
-            env[ins[0]] = addupdate_value(env[ins[0]], read(ins[1]), eqn.params["spec"],
-                                          [read(v) for v in ins[2:]])
+            env[key(ins[0])] = addupdate_value(read(ins[0]), read(ins[1]), eqn.params["spec"],
+                                               [read(v) for v in ins[2:]])
         elif any(_is_ref(v) for v in ins):
             is_ref = [_is_ref(v) for v in ins]
             new_refs, outs = _rule(prim, eqn.params)(ins, is_ref, [read(v) for v in ins], **eqn.params)
             for v, new in zip(ins, new_refs, strict=True):
                 if new is not None:
-                    env[v] = new
+                    env[key(v)] = new
             env.update(zip(eqn.outvars, outs, strict=True))
         else:
             out = prim.bind(*[read(v) for v in ins], **eqn.params)
             env.update(zip(eqn.outvars, out if prim.multiple_results else [out], strict=True))
     for v in eqn_outvars_refs(jaxpr):
         raise NotImplementedError(f"discharge_state: a ref output ({v.aval.str_short()}) cannot be discharged")
-    return [read(v) for v in jaxpr.outvars], [env[v] for v in jaxpr.invars if _is_ref(v)]
+    return [read(v) for v in jaxpr.outvars], [read(v) for v in jaxpr.invars if _is_ref(v)]
 
 
 def eqn_outvars_refs(jaxpr):
@@ -186,7 +196,8 @@ def _scan_discharge(invars, is_ref, args, *, jaxpr, num_consts, num_carry, lengt
 
     def body(carry, x):
         refvals, c = carry
-        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, _fill(consts, slots, refvals) + list(c) + (list(x) if x is not None else []))
+        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, _fill(consts, slots, refvals) + list(c) + (list(x) if x is not None else []),
+                                       slots + [None] * (len(args) - num_consts))
         return (_scatter_finals(refvals, slots, finals), outs[:num_carry]), outs[num_carry:]
     (refvals, carry), ys = scan_mod.scan(body, (ref0, list(init)), list(xs) if xs else None,
                                          length=length, reverse=reverse, unroll=unroll)
@@ -206,12 +217,14 @@ def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_ncons
 
     def cond_f(carry):
         refvals, c = carry
-        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, _fill(cconsts, cslots, refvals) + list(c))
+        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, _fill(cconsts, cslots, refvals) + list(c),
+                                  cslots + [None] * len(c))
         return outs[0]
 
     def body_f(carry):
         refvals, c = carry
-        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, _fill(bconsts, bslots, refvals) + list(c))
+        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, _fill(bconsts, bslots, refvals) + list(c),
+                                       bslots + [None] * len(c))
         return _scatter_finals(refvals, bslots, finals), list(outs)
     refvals, outs = while_loop.while_loop(cond_f, body_f, (ref0, list(init)))
     return [refvals[s] if s is not None else None for s in cslots + bslots] + [None] * len(init), list(outs)
@@ -219,17 +232,20 @@ def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_ncons
 
 def _cond_discharge(invars, is_ref, args, *, branches, **_):
     index, ops = args[0], list(args[1:])
-    nref = sum(is_ref[1:])
+    uniq = []
+    slots = _slots(invars[1:], is_ref[1:], uniq)
+    first = [slots.index(k) for k in range(len(uniq))]   # the operand standing for each ref
 
     def branch(closed):
         def f(*ops):
-            outs, finals = eval_discharged(closed.jaxpr, closed.consts, ops)
-            return list(outs) + list(finals)
+            outs, finals = eval_discharged(closed.jaxpr, closed.consts, ops, slots)
+            by_slot = dict(zip([s for s in slots if s is not None], finals))
+            return list(outs) + [by_slot[k] for k in range(len(uniq))]
         return f
     outs = conditionals.switch(index, [branch(b) for b in branches], *ops)
-    nout = len(outs) - nref
-    it = iter(outs[nout:])
-    return [None] + [next(it) if r else None for r in is_ref[1:]], list(outs[:nout])
+    nout = len(outs) - len(uniq)
+    del first
+    return [None] + [outs[nout + s] if s is not None else None for s in slots], list(outs[:nout])
 
 
 discharge_rules[scan_mod.scan_p] = _scan_discharge

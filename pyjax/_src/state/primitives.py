@@ -193,7 +193,8 @@ def _update(x, spec, dynamic, value, accumulate):
         upd = shape_ops.reshape(value, tuple(sizes)) if core.get_aval(value).shape != tuple(sizes) else value
         new_win = lax_elem.add(win, upd) if accumulate else upd
     else:
-        at = win.at[inner]
+        from pyjax._src.numpy.util import asarray_value
+        at = asarray_value(win).at[inner]
         new_win = at.add(value) if accumulate else at.set(value)
     return new_win if trivial else dynamic_update_slice(x, new_win, starts)
 

@@ -159,8 +159,9 @@ def to_indexer(idx, shape, what="ref") -> NDIndexer:
     n_used = sum(1 for i in idx if i is not Ellipsis)
     if n_used > len(shape):
         raise IndexError(f"{what} indexing: too many indices for a ref of shape {tuple(shape)}: {idx}")
-    if Ellipsis in idx:
-        k = idx.index(Ellipsis)
+    ells = [k for k, i in enumerate(idx) if i is Ellipsis]
+    if ells:
+        k = ells[0]
         idx = idx[:k] + (slice(None),) * (len(shape) - n_used) + idx[k + 1:]
     else:
         idx = idx + (slice(None),) * (len(shape) - n_used)

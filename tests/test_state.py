@@ -1,0 +1,184 @@
+"""Mutable refs (pyjax._src.state, jax.ref, jax.new_ref): stateful code against the same
+computation written functionally, and discharge under jit, grad and vmap."""
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src import core
+from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.state.discharge import discharge_state, run_state
+from pyjax._src.state.types import AbstractRef, ReadEffect, WriteEffect, AccumEffect
+
+
+def cumsum_state(refs):
+    x_ref, out_ref = refs
+    def body(i, _):
+        out_ref[i] = out_ref[jnp.maximum(i - 1, 0)] * (i > 0) + x_ref[i]
+        return _
+    lax.fori_loop(0, x_ref.shape[0], body, None)
+
+
+def gather_scatter_state(refs):
+    x_ref, out_ref = refs
+    out_ref[::2] = x_ref[jnp.array([3, 2, 1])]
+    out_ref[1:3, 0] += x_ref[0:2, 1]
+
+
+def while_state(refs):
+    (x_ref,) = refs
+    def cond(i):
+        return x_ref[i] < 100.0
+    def body(i):
+        x_ref[i + 1] = x_ref[i] * 3.0
+        return i + 1
+    lax.while_loop(cond, body, 0)
+
+
+def cond_state(refs):
+    x_ref, flag_ref = refs
+    lax.cond(flag_ref[...] > 0, lambda: x_ref.__setitem__(..., x_ref[...] * 2),
+             lambda: x_ref.__setitem__(0, -1.0))
+
+
+def scan_state(refs):
+    x_ref, acc_ref = refs
+    def body(c, row):
+        acc_ref[...] += row * c
+        return c + 1.0, acc_ref[0]
+    _, ys = lax.scan(body, 1.0, x_ref[...])
+    x_ref[:, 0] = ys
+
+
+RNG = np.random.default_rng(0)
+X5 = RNG.standard_normal(5).astype(np.float32)
+X43 = RNG.standard_normal((4, 3)).astype(np.float32)
+
+CASES = [
+    ("cumsum", cumsum_state, (X5, np.zeros(5, np.float32)), lambda x, o: (x, np.cumsum(x))),
+    ("gather_scatter", gather_scatter_state, (X43, np.zeros((5, 3), np.float32)),
+     lambda x, o: (x, _gs(x, o))),
+    ("while", while_state, (np.array([2.0, 0, 0, 0, 0, 0], np.float32),),
+     lambda x: (np.array([2.0, 6, 18, 54, 162, 0], np.float32),)),
+    ("cond_true", cond_state, (X5, np.int32(1)), lambda x, f: (2 * x, f)),
+    ("cond_false", cond_state, (X5, np.int32(0)), lambda x, f: (np.r_[-1.0, x[1:]], f)),
+    ("scan", scan_state, (X43, np.zeros(3, np.float32)), lambda x, a: _scan_ref(x, a)),
+]
+
+
+def _gs(x, o):
+    o = o.copy()
+    o[::2] = x[[3, 2, 1]]
+    o[1:3, 0] += x[0:2, 1]
+    return o
+
+
+def _scan_ref(x, acc):
+    x = x.copy()
+    ys = []
+    for c, row in enumerate(x.copy(), start=1):
+        acc = acc + row * c
+        ys.append(acc[0])
+    x[:, 0] = ys
+    return x, acc
+
+
+def _check(out, want):
+    for o, w in zip(out, want, strict=True):
+        np.testing.assert_allclose(np.asarray(o), np.asarray(w), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,f,init,ref", CASES, ids=[c[0] for c in CASES])
+def test_run_state_eager_and_jit_vs_functional(name, f, init, ref):
+    _check(run_state(f)(init), ref(*init))
+    _check(jax.jit(run_state(f))(init), ref(*init))
+
+
+@pytest.mark.parametrize("name,f,init,ref", CASES[:2] + CASES[3:], ids=[c[0] for c in CASES[:2] + CASES[3:]])
+def test_run_state_vmap_vs_loop(name, f, init, ref):
+    batched = tuple(np.stack([np.asarray(a), np.asarray(a) * 2 - 1]).astype(np.asarray(a).dtype) for a in init)
+    out = jax.vmap(run_state(f))(batched)
+    for b in range(2):
+        _check([o[b] for o in out], ref(*[a[b] for a in batched]))
+
+
+def test_run_state_grad_matches_functional():
+    def loss_state(x):
+        return run_state(cumsum_state)((x, jnp.zeros_like(x)))[1].sum()
+    g = jax.grad(loss_state)(X5)
+    np.testing.assert_allclose(g, jax.grad(lambda x: jnp.cumsum(x).sum())(X5), rtol=1e-6)
+    from pyjax.test_util import check_grads
+    check_grads(lambda x: run_state(scan_state)((x, jnp.zeros(3)))[0], (X43,), order=1,
+                modes=("fwd", "rev"), atol=1e-2, rtol=1e-2)
+
+
+def _ref_jaxpr(f, *avals):
+    closed, _ = pe.trace_to_jaxpr(lambda *refs: f(refs) or [], [AbstractRef(a) for a in avals])
+    return closed
+
+
+def test_jaxpr_over_refs_prints_ref_types_and_has_effects():
+    closed = _ref_jaxpr(gather_scatter_state, core.ShapedArray((4, 3), np.float32),
+                        core.ShapedArray((5, 3), np.float32))
+    text = str(closed)
+    assert "Ref{f32[4,3]}" in text and "swap" in text and "get" in text
+    assert {ReadEffect(0), WriteEffect(0)} <= closed.jaxpr.effects
+    closed2 = _ref_jaxpr(lambda refs: jax.ref.addupdate(refs[0], 0, 1.0), core.ShapedArray((2,), np.float32))
+    assert AccumEffect(0) in closed2.jaxpr.effects
+
+
+def test_discharge_state_gives_a_functional_jaxpr():
+    closed = _ref_jaxpr(cumsum_state, core.ShapedArray((5,), np.float32), core.ShapedArray((5,), np.float32))
+    jaxpr, consts = discharge_state(closed.jaxpr, closed.consts)
+    core.check_jaxpr(jaxpr)
+    assert not any(isinstance(v.aval, AbstractRef) for v in jaxpr.invars + jaxpr.outvars)
+    assert [a.shape for a in jaxpr.out_avals] == [(5,), (5,)]
+    out = core.eval_jaxpr(jaxpr, consts, X5, np.zeros(5, np.float32))
+    np.testing.assert_allclose(out[1], np.cumsum(X5), rtol=1e-6)
+
+
+@pytest.mark.parametrize("idx", [(1,), (slice(1, 3),), (Ellipsis, 2), (slice(None, None, 2), 0),
+                                 (np.array([2, 0]),), (np.array([0, 3]), slice(1, 3)),
+                                 (1, np.array([2, 0, 1]))])
+def test_indexing_matches_numpy(idx):
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    r = jax.new_ref(x)
+    np.testing.assert_array_equal(r[idx], x[idx])
+    want = x.copy()
+    want[idx] = -np.ones_like(x[idx])
+    r[idx] = -jnp.ones_like(jnp.asarray(x[idx]))
+    np.testing.assert_array_equal(jax.freeze(r), want)
+    want[idx] += 5.0
+    jax.ref.addupdate(r, idx, jnp.full(x[idx].shape, 5.0, jnp.float32))
+    np.testing.assert_array_equal(jax.freeze(r), want)
+
+
+def test_dynamic_slice_index_pl_ds():
+    def f(refs):
+        x_ref, o_ref = refs
+        def body(i, c):
+            o_ref[jax.ds(i * 2, 2)] = x_ref[jax.ds(i * 2, 2)][::-1]
+            return c
+        lax.fori_loop(0, 3, body, 0)
+    x = np.arange(6.0, dtype=np.float32)
+    _check(jax.jit(run_state(f))((x, np.zeros(6, np.float32))), (x, [1, 0, 3, 2, 5, 4]))
+
+
+def test_new_ref_errors_match_jax_classes():
+    r = jax.new_ref(jnp.zeros(3))
+    with pytest.raises(ValueError, match="Invalid shape for `swap`"):
+        r[0] = jnp.ones(2)
+    with pytest.raises(ValueError, match="Invalid dtype for `swap`"):
+        r[...] = jnp.ones(3, jnp.int32)
+    with pytest.raises(TypeError):
+        r + 1
+    with pytest.raises(IndexError):
+        r[0, 0]
+    with pytest.raises(NotImplementedError, match="cannot be written inside"):
+        jax.jit(lambda v: r.__setitem__(0, v))(1.0)
+
+
+def test_array_tracers_stay_immutable():
+    with pytest.raises(TypeError, match="immutable"):
+        jax.jit(lambda x: x.__setitem__(0, 1.0))(jnp.ones(3))
