@@ -63,7 +63,10 @@ def register_ffi_target_as_batch_partitionable(name: str) -> None:
 
 def pycapsule(funcptr):
     """Wrap a ctypes function pointer (`ctypes.cdll.LoadLibrary(path).Fn`) in a PyCapsule, the
-    form `register_ffi_target` takes."""
+    form `register_ffi_target` takes.
+
+    >>> capsule = jax.ffi.pycapsule(ctypes.cdll.LoadLibrary("./libk.so").Fn)  # doctest: +SKIP
+    """
     destructor = ctypes.CFUNCTYPE(None, ctypes.py_object)
     new = ctypes.pythonapi.PyCapsule_New
     new.restype = ctypes.py_object
