@@ -346,3 +346,29 @@ def test_unsupported_symbolic_ops_raise_clearly():
 
 def test_jax_alias_module():
     assert jax.export is export
+
+
+def test_static_args_kwargs_and_integer_inputs():
+    from functools import partial
+
+    @partial(jax.jit, static_argnums=1)
+    def f(x, n, *, scale=1.0):
+        return x * n * scale, jnp.arange(3) + n
+
+    exp = export.export(f)(jax.ShapeDtypeStruct((2,), jnp.float32), 3, scale=jnp.float32(2.0))
+    assert str(exp.in_tree) == "PyTreeDef(((*,), {'scale': *}))"
+    y, r = export.deserialize(exp.serialize()).call(np.ones(2, np.float32), scale=np.float32(3.0))
+    np.testing.assert_allclose(y, 9.0)
+    np.testing.assert_array_equal(r, [3, 4, 5])
+    g = jax.jit(lambda x, i: (x * i.astype(jnp.float32), i * 2))
+    exp2 = export.export(g)(jax.ShapeDtypeStruct((2,), jnp.float32), jax.ShapeDtypeStruct((2,), jnp.int32))
+    i = np.array([1, 2], np.int32)
+    grad = jax.grad(lambda x: exp2.call(x, i)[0].sum())(np.ones(2, np.float32))
+    np.testing.assert_allclose(grad, [1.0, 2.0])
+
+
+def test_grad_of_symbolic_export_under_jit():
+    exp = export.export(jax.jit(lambda x: (x ** 2).sum(0)))(_spec("b, 2"))
+    x = rand(3, 2)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda x: exp.call(x).sum()))(x), 2 * x, rtol=1e-6)
+    assert "tensor<?x2xf32>" in exp.vjp().mlir_module()

@@ -27,11 +27,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core, dispatch, tree_util
+from pyjax._src import core, dispatch, dtypes, tree_util
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.export import serialization, shape_poly
 from pyjax._src.export.shape_poly import DimExpr
+from pyjax._src.lax import helpers as lax
 from pyjax._src.lowering import lower, mlir
 
 # NB: pyjax's modules follow pyjax's own calling convention (arguments are exactly the flattened
@@ -240,11 +241,20 @@ def _vjp_of_jaxpr(closed, platforms, disabled, primal: Exported) -> Exported:
 
     def fun_vjp_jax(*primals_and_cts):
         primals, cts = primals_and_cts[:n_in], primals_and_cts[n_in:]
-        _, pullback = vjp(lambda *xs: list(fwd(*xs)), *primals)
-        return tuple(pullback(list(cts)))
+        keep = [_differentiable(a) for a in closed.out_avals]  # (integer outputs have no cts)
+        _, pullback = vjp(lambda *xs: [o for o, k in zip(fwd(*xs), keep, strict=True) if k],
+                          *primals)
+        cts = [c for c, k in zip(cts, keep, strict=True) if k]
+        # (an integer input's cotangent is float0, which has no StableHLO type: its zeros)
+        return tuple(ct if _differentiable(a) else lax.full(a.shape, 0, a.dtype)
+                     for ct, a in zip(pullback(cts), closed.in_avals, strict=True))
 
     specs = [ShapeDtypeStruct(a.shape, a.dtype) for a in (*closed.in_avals, *closed.out_avals)]
     return export(jit(fun_vjp_jax), platforms=platforms, disabled_checks=disabled)(*specs)
+
+
+def _differentiable(aval) -> bool:
+    return dtypes.issubdtype(aval.dtype, np.inexact)
 
 
 # -- lowering for export ----------------------------------------------------------------------------
@@ -331,7 +341,12 @@ def _call_with_vjp(exported: Exported):
         return f(*leaves), leaves
 
     def bwd(leaves, cts):
-        return tuple(call_exported(exported.vjp())(*leaves, *cts))
+        cts = [c if _differentiable(a) else lax.full(a.shape, 0, a.dtype)
+               for c, a in zip(cts, _call_exported_abstract_eval(
+                   *map(core.get_aval, leaves), exported=exported), strict=True)]
+        in_cts = call_exported(exported.vjp())(*leaves, *cts)
+        return tuple(ct if _differentiable(core.get_aval(x)) else None
+                     for ct, x in zip(in_cts, leaves, strict=True))
 
     f.defvjp(fwd, bwd)
     return f
