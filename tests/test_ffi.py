@@ -20,7 +20,8 @@ TARGETS = ("RmsNorm", "SumDiff", "EchoAttrs", "MaybeFail", "Accumulate")
 
 
 def _compiler():
-    return shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++") or shutil.which("clang++")
+    return (shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
+            or shutil.which("clang++"))
 
 
 @pytest.fixture(scope="session")

@@ -187,7 +187,8 @@ def _layout_for_lowering(aval, layout) -> tuple:
 
 def _layouts_for_call(avals, layouts) -> tuple:
     """ffi_call's layouts: sequences of ints there are major-to-minor."""
-    return tuple(_layout_for_lowering(a, l if l is None or hasattr(l, "major_to_minor") else tuple(l)[::-1])
+    return tuple(_layout_for_lowering(a, l if l is None or hasattr(l, "major_to_minor")
+                                      else tuple(l)[::-1])
                  for a, l in zip(avals, layouts, strict=True))
 
 
@@ -235,10 +236,10 @@ def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None, 
         if has_side_effect:
             attrs["has_side_effect"] = "true"
         if not skip_ffi_layout_processing:
-            ins = ([_layout_for_lowering(a, None) for a in ctx.avals_in] if operand_layouts is None
-                   else [_layout_for_lowering(a, l) for a, l in zip(ctx.avals_in, operand_layouts)])
-            outs = ([_layout_for_lowering(a, None) for a in ctx.avals_out] if result_layouts is None
-                    else [_layout_for_lowering(a, l) for a, l in zip(ctx.avals_out, result_layouts)])
+            ins = [_layout_for_lowering(a, l) for a, l in
+                   zip(ctx.avals_in, operand_layouts or [None] * len(ctx.avals_in))]
+            outs = [_layout_for_lowering(a, l) for a, l in
+                    zip(ctx.avals_out, result_layouts or [None] * len(ctx.avals_out))]
             attrs["operand_layouts"] = "[" + ", ".join(map(_layout_text, ins)) + "]"
             attrs["result_layouts"] = "[" + ", ".join(map(_layout_text, outs)) + "]"
         if aliases:
@@ -355,7 +356,8 @@ def _check_aliases(aliases, in_avals, out_avals, in_l, out_l) -> tuple:
         if not 0 <= i < len(in_avals):
             raise ValueError(f"{what} with input index {i} outside the range [0, {len(in_avals)}).")
         if not 0 <= o < len(out_avals):
-            raise ValueError(f"{what} with output index {o} outside the range [0, {len(out_avals)}).")
+            raise ValueError(f"{what} with output index {o} outside the range "
+                             f"[0, {len(out_avals)}).")
         a, b = in_avals[i], out_avals[o]
         if a.shape != b.shape or a.dtype != b.dtype:
             raise ValueError(f"{what} referring to an input with abstract value "

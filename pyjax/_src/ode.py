@@ -1,4 +1,4 @@
-"""`jax.experimental.ode.odeint`: adaptive Dormand–Prince 5(4) integration with an adjoint gradient.
+"""`jax.experimental.ode.odeint`: adaptive Dormand–Prince 5(4) integration, adjoint gradient.
 
 The solver follows JAX's step for step, so values agree with JAX's to rounding: the initial step
 from Hairer, Nørsett & Wanner (Solving ODEs I, II.4), one Runge–Kutta step with the Dopri5
@@ -42,7 +42,7 @@ def ravel_first_arg(f: Callable, unravel) -> Callable:
     return flat_f
 
 
-# -- one Dormand–Prince step -----------------------------------------------------------------------
+# -- one Dormand–Prince step ---------------------------------------------------------------------
 
 # The Dopri5 Butcher tableau: nodes, stage weights, the 5th-order solution and the difference
 # between the 5th- and 4th-order solutions (the error estimate).
@@ -158,7 +158,8 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
     """
     for arg in tree_util.tree_leaves(args):
         if not isinstance(arg, core.Tracer) and not _valid_jaxtype(arg):
-            raise TypeError(f"The contents of odeint *args must be arrays or scalars, but got {arg}.")
+            raise TypeError("The contents of odeint *args must be arrays or scalars, but got "
+                            f"{arg}.")
     t = jnp.asarray(t) if not isinstance(t, core.Tracer) else t
     if not jnp.issubdtype(t.dtype, jnp.floating):
         raise TypeError(f"t must be an array of floats, but got {t}.")
