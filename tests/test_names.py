@@ -29,6 +29,10 @@ MODULES = sorted(m for m in NAMES if m.startswith((
     "jax.dtypes", "jax.errors", "jax.test_util", "jax.typing")))
 MODULES += ["jax.sharding", "jax.distributed", "jax.experimental.multihost_utils"]
 MODULES += ["jax.ffi", "jax.experimental.ode"]
+# Pallas and Refs: names recorded from JAX 0.10.2 by tests/data/record_pallas.py
+NAMES.update(json.loads((pathlib.Path(__file__).parent / "data" / "pallas.json").read_text())["names"])
+MODULES += ["jax.experimental.pallas", "jax.experimental.pallas.triton",
+            "jax.experimental.pallas.tpu", "jax.ref"]
 
 _MESH = "needs device meshes (shard_map's point-to-point and ragged collectives: the devices issue)"
 _TOKEN = ("XLA tokens as values (the legacy infeed/outfeed API): pyjax's avals have no token "
@@ -58,6 +62,32 @@ SKIPPED = {
                         "runtime's error when a peer dies",
     },
 }
+
+_PALLAS_NYI = ("not yet in pyjax's Pallas interpret mode (scoped allocation, semaphores, "
+               "core_map/kernel meshes, cost estimation, MLIR export)")
+_TRITON = "needs the Triton compiler (inline asm, barriers, the Triton dot lowering)"
+_TPU = ("TPU-only: needs the Mosaic TPU compiler or JAX's TPU interpreter (DMAs, semaphores, "
+        "pipelines, TPU PRNG, chip info)")
+SKIPPED["jax.experimental.pallas"] = {n: _PALLAS_NYI for n in (
+    "Indirect", "core_map", "debug_check", "delay", "empty_ref_like", "enable_debug_checks",
+    "enable_poison_buffers", "estimate_cost", "get_global", "kernel", "lower_as_mlir",
+    "pallas_export_experimental", "run_scoped", "select_ref", "semaphore", "semaphore_read",
+    "semaphore_signal", "semaphore_wait", "with_scoped")}
+SKIPPED["jax.experimental.pallas.triton"] = {n: _TRITON for n in (
+    "approx_tanh", "debug_barrier", "dot", "elementwise_inline_asm")}
+SKIPPED["jax.experimental.pallas.tpu"] = {n: _TPU for n in (
+    "BufferType", "BufferedRef", "BufferedRefBase", "ChipVersion", "CoreType", "InterpretParams",
+    "LoweringException", "PrefetchScalarGridSpec", "SemaphoreType", "SideEffectType", "Tiling",
+    "TpuInfo", "async_copy", "async_remote_copy", "bitcast", "core", "core_barrier",
+    "create_tensorcore_mesh", "dma_semaphore", "einshape", "emit_pipeline",
+    "emit_pipeline_with_allocations", "force_tpu_interpret_mode", "get_barrier_semaphore",
+    "get_tpu_info", "get_tpu_info_for_chip", "is_tpu_device", "load", "make_async_copy",
+    "make_async_remote_copy", "matmul_acc_lhs", "matmul_pop", "matmul_push_rhs",
+    "pack_elementwise", "prng_random_bits", "prng_seed", "reset_tpu_interpret_mode_state", "roll",
+    "run_on_first_core", "sample_block", "set_tpu_interpret_mode", "stateful_bernoulli",
+    "stateful_bits", "stateful_normal", "stateful_uniform", "stochastic_round", "store",
+    "sync_copy", "to_pallas_key", "touch", "trace_value", "unpack_elementwise",
+    "with_memory_space_constraint")}
 
 # the export issue (jax.export: every public name)
 MODULES += ["jax.export"]
