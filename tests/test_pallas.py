@@ -100,41 +100,6 @@ def test_index_map_arity_error_names_the_operand():
                        out_specs=pl.BlockSpec((2,), lambda i: (i,)), interpret=True)(jnp.ones(4))
 
 
-@pytest.mark.parametrize("module", sorted(DATA["names"]))
-def test_public_names(module):
-    import importlib
-    mod = importlib.import_module("pyjax" + module[len("jax"):])
-    missing = sorted(n for n in DATA["names"][module] if not hasattr(mod, n))
-    assert set(missing) == set(MISSING.get(module, ())), missing
-
-
-_TPU = "TPU-only (Mosaic TPU compiler or JAX's TPU interpreter: DMAs, semaphores, pipelines, PRNG)"
-_GPU = "needs the Triton compiler (inline asm, barriers, dot lowering)"
-_NYI = "not yet in pyjax's interpret mode"
-MISSING = {
-    "jax.experimental.pallas": {n: _NYI for n in (
-        "Indirect", "core_map", "debug_check", "delay", "empty_ref_like", "enable_debug_checks",
-        "enable_poison_buffers", "estimate_cost", "get_global", "kernel", "lower_as_mlir",
-        "pallas_export_experimental", "run_scoped", "select_ref", "semaphore", "semaphore_read",
-        "semaphore_signal", "semaphore_wait", "with_scoped")},
-    "jax.experimental.pallas.triton": {n: _GPU for n in (
-        "approx_tanh", "debug_barrier", "dot", "elementwise_inline_asm")},
-    "jax.experimental.pallas.tpu": {n: _TPU for n in (
-        'BufferType', 'BufferedRef', 'BufferedRefBase', 'ChipVersion', 'CoreType',
-        'InterpretParams', 'LoweringException', 'PrefetchScalarGridSpec', 'SemaphoreType',
-        'SideEffectType', 'Tiling', 'TpuInfo', 'async_copy', 'async_remote_copy', 'bitcast',
-        'core', 'core_barrier', 'create_tensorcore_mesh', 'dma_semaphore', 'einshape',
-        'emit_pipeline', 'emit_pipeline_with_allocations', 'force_tpu_interpret_mode',
-        'get_barrier_semaphore', 'get_tpu_info', 'get_tpu_info_for_chip', 'is_tpu_device',
-        'load', 'make_async_copy', 'make_async_remote_copy', 'matmul_acc_lhs', 'matmul_pop',
-        'matmul_push_rhs', 'pack_elementwise', 'prng_random_bits', 'prng_seed',
-        'reset_tpu_interpret_mode_state', 'roll', 'run_on_first_core', 'sample_block',
-        'set_tpu_interpret_mode', 'stateful_bernoulli', 'stateful_bits', 'stateful_normal',
-        'stateful_uniform', 'stochastic_round', 'store', 'sync_copy', 'to_pallas_key', 'touch',
-        'trace_value', 'unpack_elementwise', 'with_memory_space_constraint')},
-}
-
-
 def test_atomics_vs_numpy():
     # JAX 0.10.2's interpreter implements only some atomics (it raises NotImplementedError for
     # others), so these are checked against NumPy: the instances run one after another.

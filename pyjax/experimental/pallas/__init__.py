@@ -20,3 +20,4 @@ from pyjax._src.pallas.primitives import (
 )
 from pyjax._src.state.discharge import run_state as run_state
 from pyjax._src.state.types import Slice as Slice, ds as ds, dslice as dslice
+from pyjax.experimental.pallas import tpu as tpu, triton as triton  # noqa: E402
