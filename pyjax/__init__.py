@@ -83,6 +83,7 @@ from pyjax._src.api import (
 from pyjax._src.pjit import jit as jit
 from pyjax._src.api_vmap import vmap as vmap
 from pyjax._src.shard_map import shard_map as shard_map
+from pyjax._src.shard_map import smap as smap
 from pyjax._src.pmap import pmap as pmap
 from pyjax._src.custom_derivatives import (
     closure_convert as closure_convert,

@@ -122,6 +122,12 @@ SCRIPT = textwrap.dedent('''
     out["hlo"] = pyjax.jit(f).lower(X).compile().as_text()
     r = f(X)
     out["shards"] = [[s.device.id, list(s.data.shape)] for s in r.addressable_shards]
+    m2 = pyjax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with pyjax.set_mesh(m2):  # smap: one mesh axis, vmap-style axes (the table of the recorder)
+        r = pyjax.smap(lambda b: b - lax.pmean(b, "x"), in_axes=0, out_axes=0, axis_name="x")(X)
+        g = pyjax.smap(lambda b, w: lax.psum(b * w, "x"), in_axes=(0, None), out_axes=None,
+                       axis_name="x")(X, 2.0)
+    out["smap"] = [np.asarray(r).tolist(), repr(r.sharding.spec), np.asarray(g).tolist()]
     print(json.dumps(out))
 ''')
 
@@ -216,3 +222,11 @@ def test_executable_is_partitioned(sub):
     # over "x")
     assert sorted(d for d, _ in sub["shards"]) == list(range(8))
     assert all(shape == [2, 4] for _, shape in sub["shards"])
+
+
+def test_smap_matches_jax(sub):
+    got, want = sub["smap"], DATA["smap"]
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    assert got[1] == want[1]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+    np.testing.assert_allclose(got[2], 2 * X.reshape(4, 2, 8).sum(0), rtol=1e-6)

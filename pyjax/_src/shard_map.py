@@ -99,6 +99,74 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     return mapped
 
 
+class _InferFromArgs:
+    def __repr__(self):
+        return "Infer"
+
+
+Infer = _InferFromArgs()
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """shard_map over the one mesh axis `axis_name` of the mesh in context (`set_mesh`), with
+    vmap-style `in_axes` / `out_axes`: which dimension of each argument / output that axis
+    splits (None: not split). `f` gets each device's shard, the mapped dimension kept.
+
+    Example:
+        >>> with pyjax.set_mesh(pyjax.make_mesh((8,), ("i",))):
+        ...     y = smap(lambda b: b - lax.pmean(b, "i"), in_axes=0, out_axes=0, axis_name="i")(x)
+
+    NB: JAX keeps the other mesh axes automatic (XLA may split the body's work along them);
+    here the body runs on every device, replicated along them, with the same results.
+    `in_axes=Infer` reads the dimension from the arguments' NamedShardings.
+    """
+    if f is None:
+        return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if not callable(f):
+        raise TypeError(f"smap requires a callable, got {f!r}")
+
+    def spec(axis, ndim):
+        if axis is None:
+            return PartitionSpec()
+        if not -max(ndim, 1) <= axis < max(ndim, 1):
+            raise ValueError(f"smap: axis {axis} is out of range for a value of rank {ndim}")
+        return PartitionSpec(*[None] * (axis % ndim), axis_name)
+
+    def _out_spec(a):
+        if a is not None and a < 0:
+            raise NotImplementedError(f"smap: negative out_axes ({a}) are not supported yet")
+        return spec(a, a + 1 if a is not None else 0)
+
+    @functools.wraps(f)
+    def mapped(*args):
+        mesh = get_mesh()
+        if not isinstance(mesh, (Mesh, AbstractMesh)) or axis_name not in mesh.axis_names:
+            raise ValueError(f"smap: axis_name {axis_name!r} must be an axis of the mesh in "
+                             f"context (pyjax.set_mesh(mesh)), got {mesh!r}")
+        leaves, tree = tree_util.tree_flatten(args)
+        if in_axes is Infer:
+            axes = [_sharded_dim(x, axis_name) for x in leaves]
+        else:
+            axes = tree_util.flatten_prefix(
+                tuple(in_axes) if isinstance(in_axes, list) else in_axes, args, "smap in_axes")
+        in_specs = tree_util.tree_unflatten(tree, [spec(a, np.ndim(x))
+                                                   for a, x in zip(axes, leaves, strict=True)])
+        out_specs = tree_util.tree_map(_out_spec, _as_tuple(out_axes),
+                                       is_leaf=lambda a: a is None)
+        return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)(*args)
+    return mapped
+
+
+def _sharded_dim(x, axis_name):
+    s = getattr(x, "_named_sharding", None)
+    if s is None:
+        return None
+    for d, p in enumerate(s.spec._normalized(len(s.spec))):
+        if axis_name in p:
+            return d
+    return None
+
+
 def _place_host_args(args, in_specs, mesh):
     """NumPy arguments sent straight to the devices as their in_specs split them (each device
     gets its block, not the whole array)."""

@@ -64,6 +64,16 @@ def replicated_loss(m):
     return lambda w, a: (g(w, a) ** 2).sum()
 
 
+def run_smap(jx, X):
+    """jax.smap over one axis of an Explicit mesh in context (`jx` is jax or pyjax)."""
+    m = jx.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with jx.set_mesh(m):
+        r = jx.smap(lambda b: b - jx.lax.pmean(b, "x"), in_axes=0, out_axes=0, axis_name="x")(X)
+        g = jx.smap(lambda b, w: jx.lax.psum(b * w, "x"), in_axes=(0, None), out_axes=None,
+                    axis_name="x")(X, 2.0)
+    return [np.asarray(r).tolist(), repr(r.sharding.spec), np.asarray(g).tolist()]
+
+
 def run(name, X, m):
     body, i, o = CASES[name]
     return np.asarray(jax.shard_map(body, mesh=m, in_specs=i, out_specs=o)(X)).tolist()
@@ -99,4 +109,5 @@ if __name__ == "__main__":
             out["vma"][n] = [None, np.asarray(r).tolist()]
         except Exception as e:  # noqa: BLE001
             out["vma"][n] = [type(e).__name__, str(e)]
+    out["smap"] = run_smap(jax, X)
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))
