@@ -96,6 +96,10 @@ def test_pmap_against_numpy(sub):
     np.testing.assert_allclose(sub["normalize"], xs / xs.sum(), rtol=1e-6)
     Y = np.asarray(DATA["Y"], np.float32)
     np.testing.assert_allclose(sub["ppermute"], np.roll(Y, 1, 0))
+    np.testing.assert_allclose(sub["all_gather"], np.tile(Y[None], (4, 1, 1, 1)))
+    np.testing.assert_allclose(sub["axis_index"], np.arange(8))
+    X = np.asarray(DATA["X"], np.float32)
+    np.testing.assert_allclose(sub["out_axes_none"], X.sum(0), rtol=1e-6)
 
 
 def test_results_are_spread_over_the_devices(sub):

@@ -230,3 +230,18 @@ def test_smap_matches_jax(sub):
     assert got[1] == want[1]
     np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
     np.testing.assert_allclose(got[2], 2 * X.reshape(4, 2, 8).sum(0), rtol=1e-6)
+
+
+def test_every_collective_against_numpy(sub):
+    c = sub["cases"]
+    blocks = X.reshape(4, 2, 8)  # the 4 row blocks of P("x")
+    np.testing.assert_allclose(c["pmax_y"], np.maximum(X[:, :4], X[:, 4:]))
+    np.testing.assert_allclose(c["pmin_x"], blocks.min(0))
+    np.testing.assert_allclose(c["all_gather_x"], np.tile(blocks, (4, 1, 1)))
+    np.testing.assert_allclose(c["all_gather_tiled_y"], np.tile(X, (1, 2)))
+    np.testing.assert_allclose(c["psum_scatter_x"], 4 * X, rtol=1e-6)
+    np.testing.assert_allclose(c["all_to_all_x"], X)  # block i gets column block i of all
+    r, col = np.indices(X.shape)
+    np.testing.assert_allclose(c["axis_index"], X * (r // 2) + col // 4)
+    np.testing.assert_allclose(c["local_matmul_psum"],
+                               np.concatenate([b @ b.T for b in blocks]), rtol=1e-5)
