@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import inspect
 import logging
+import os
 import operator
 import weakref
 
@@ -311,10 +312,14 @@ def _check_argnames(sig, argnames, what):
 
 def _in_library(fun) -> bool:
     """Whether `fun` is an installed library's (a wrapper such as equinox's, serving many
-    functions, recompiles by design: its users cannot act on a warning)."""
+    functions, recompiles by design: its users cannot act on a warning), or pyjax's own (also
+    when pyjax is installed in place, outside site-packages)."""
     code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
     path = getattr(code, "co_filename", "")
-    return "site-packages" in path or "dist-packages" in path
+    return "site-packages" in path or "dist-packages" in path or path.startswith(_PYJAX_DIR)
+
+
+_PYJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _unless_empty(shardings):
