@@ -34,7 +34,7 @@ NAMES.update(json.loads((pathlib.Path(__file__).parent / "data" / "pallas.json")
 MODULES += ["jax.experimental.pallas", "jax.experimental.pallas.triton",
             "jax.experimental.pallas.tpu", "jax.ref"]
 
-_MESH = "needs device meshes (shard_map's point-to-point and ragged collectives: the devices issue)"
+_MESH = "not yet: shard_map's point-to-point (psend/precv) and ragged collectives"
 _TOKEN = ("XLA tokens as values (the legacy infeed/outfeed API): pyjax's avals have no token "
           "type; ordered effects thread their tokens inside lowering instead")
 _EXPLICIT = ("explicit sharding in types (axis types switched inside a function, tracing "

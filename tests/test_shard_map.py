@@ -245,3 +245,41 @@ def test_every_collective_against_numpy(sub):
     np.testing.assert_allclose(c["axis_index"], X * (r // 2) + col // 4)
     np.testing.assert_allclose(c["local_matmul_psum"],
                                np.concatenate([b @ b.T for b in blocks]), rtol=1e-5)
+
+
+# -- in this process (one device) ----------------------------------------------------------------
+
+def _one_device_mesh():
+    import pyjax
+    return pyjax.sharding.Mesh(np.array(pyjax.devices()[:1]), ("i",))
+
+
+def test_one_device_mesh_runs_the_body_once():
+    import pyjax
+    from pyjax import P, lax
+    f = pyjax.shard_map(lambda b: b * lax.axis_index("i") + lax.psum(b, "i"),
+                        mesh=_one_device_mesh(), in_specs=P("i"), out_specs=P("i"))
+    np.testing.assert_allclose(f(X), X)
+    np.testing.assert_allclose(pyjax.grad(lambda a: (f(a) ** 2).sum())(X), 2 * X)
+
+
+def test_nested_shard_map_is_refused():
+    import pyjax
+    from pyjax import P
+    mesh = _one_device_mesh()
+    inner = pyjax.shard_map(lambda b: b, mesh=mesh, in_specs=P(), out_specs=P())
+    outer = pyjax.shard_map(inner, mesh=mesh, in_specs=P(), out_specs=P())
+    with pytest.raises(NotImplementedError, match="inside the body of another shard_map"):
+        outer(X)
+
+
+def test_bad_specs_name_the_problem():
+    import pyjax
+    from pyjax import P
+    mesh = _one_device_mesh()
+    with pytest.raises(ValueError, match="not a mesh axis"):
+        pyjax.shard_map(lambda b: b, mesh=mesh, in_specs=P("z"), out_specs=P())(X)
+    with pytest.raises(ValueError, match="too long"):
+        pyjax.shard_map(lambda b: b.sum(), mesh=mesh, in_specs=P("i"), out_specs=P("i"))(X)
+    with pytest.raises(ValueError, match="axis_name 'i' must be an axis of the mesh in context"):
+        pyjax.smap(lambda b: b, in_axes=0, out_axes=0, axis_name="i")(X)

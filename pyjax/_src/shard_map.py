@@ -178,6 +178,7 @@ def _place_host_args(args, in_specs, mesh):
     for x, s in zip(leaves, specs, strict=True):
         s = s if s is not None else PartitionSpec()
         if type(x) is np.ndarray and len(s) <= x.ndim and all(
+                a in mesh.axis_names for p in s._normalized(x.ndim) for a in p) and all(
                 n % w == 0 for n, w in zip(x.shape, _ways(s, x.ndim, mesh))):
             x = put_named(x, NamedSharding(mesh, s))
         out.append(x)
@@ -193,6 +194,9 @@ def _as_tuple(specs):
 
 
 def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
+    if batching.mesh_axes_bound():
+        raise NotImplementedError("shard_map (or pmap) inside the body of another shard_map or "
+                                  "pmap is not supported yet; use one mesh with all the axes")
     leaves, in_tree = tree_util.tree_flatten(args)
     specs = [s if s is not None else PartitionSpec() for s in
              tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")]

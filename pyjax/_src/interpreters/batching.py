@@ -222,6 +222,17 @@ def extend_axis_env(sizes):
         frames.pop()
 
 
+def mesh_axes_bound() -> bool:
+    """Whether the current trace runs inside a block of `extend_axis_env` (a shard_map body)."""
+    frames = _mesh_axis_frames.frames
+    trace = core.current_trace()
+    while frames and trace is not None:
+        if any(bound_at is trace for bound_at, _ in frames):
+            return True
+        trace = trace.parent
+    return False
+
+
 def axis_data_of(name) -> AxisData:
     """The innermost enclosing vmap named `name` (or mesh axis bound by `extend_axis_env`),
     or NameError."""
