@@ -28,7 +28,8 @@ from pyjax._src.array import ArrayImpl, check_divisible, deleted_error, put_name
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src.lowering.lower import lower_jaxpr_to_module
-from pyjax._src.sharding import NamedSharding, PartitionSpec, named_from_hlo
+from pyjax._src.sharding import (NamedSharding, PartitionSpec, is_ambiguous, named_from_hlo,
+                                 xla_for_output)
 
 logger = logging.getLogger("pyjax")
 
@@ -190,6 +191,10 @@ def _spmd_compiled(exe, closed, text, request):
     compiled.in_shardings = request.in_shardings
     compiled.out_shardings = [named_from_hlo(mesh, s._to_xla_hlo_sharding(len(a.shape)), len(a.shape))
                               for s, a in zip(exe.out_shardings, closed.out_avals, strict=True)]
+    # outputs carry their NamedShardings' own jaxlib objects (as on C++ dispatch's fast path)
+    exe.set_out_shardings([xs if s is None else xla_for_output(s, len(a.shape)) for s, xs, a in
+                           zip(compiled.out_shardings, exe.out_shardings, closed.out_avals,
+                               strict=True)])
     return compiled
 
 
@@ -530,6 +535,34 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
     return FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
                         compiled.out_avals, committed, [True] * n_in, [None] * n_in,
                         compiled.const_bufs)
+
+
+def fastpath_data_spmd(compiled: Compiled, dyn_args, leaves, out):
+    """The fast-path data for a call partitioned over a mesh, or None. Only for arguments
+    already laid out as the executable wants (C++ compares each argument's jaxlib sharding with
+    `in_shardings` and calls back to Python when one differs); outputs are made with the
+    jaxlib shardings of their NamedShardings, which map back to them (`named_for_xla`)."""
+    if _debug_checks[0]:
+        return None
+    for x, s in zip(leaves, compiled.in_shardings, strict=True):
+        if type(x) is not ArrayImpl or x._named_sharding != s:
+            return None
+    if dyn_args is not leaves:
+        cpp_leaves, _ = _dispatch_flatten(dyn_args)
+        if len(cpp_leaves) != len(leaves) or any(a is not b for a, b in zip(cpp_leaves, leaves)):
+            return None
+    out_leaves, out_treedef = _dispatch_flatten(out)
+    if any(type(o) is not ArrayImpl for o in out_leaves):
+        return None
+    exe = compiled.exe
+    in_shardings = ([b._sharding for b in compiled.const_bufs]
+                    + [s._to_xla(x.ndim) for x, s in zip(leaves, compiled.in_shardings)])
+    if any(map(is_ambiguous, in_shardings)) or any(map(is_ambiguous, exe.out_shardings)):
+        return None
+    n_in = len(in_shardings)
+    return FastpathData(exe.xla_executable, out_treedef, in_shardings, exe.out_shardings,
+                        compiled.out_avals, [True] * len(out_leaves), [True] * n_in,
+                        [None] * n_in, compiled.const_bufs)
 
 
 def any_committed(leaves) -> bool:
