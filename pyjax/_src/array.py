@@ -19,7 +19,8 @@ from pyjax._src import core, dtypes
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.mesh import get_mesh
-from pyjax._src.sharding import NamedSharding, PartitionSpec, Shard, SingleDeviceSharding
+from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
+                                 named_for_xla)
 
 ArrayImpl = xla.ArrayImpl
 
@@ -179,6 +180,14 @@ def canonical_host_value(x) -> np.ndarray:
 # -- what ArrayImpl gains ----------------------------------------------------------------------
 
 
+class _NamedShardingOf:
+    """`x._named_sharding` when the array's own dict has none (a non-data descriptor: an
+    instance value wins): the NamedSharding of its jaxlib sharding, or None."""
+
+    def __get__(self, obj, cls=None):
+        return None if obj is None else named_for_xla(obj._sharding)
+
+
 class _ArrayImplMethods:
     """Copied onto `ArrayImpl` below (a jaxlib class: it cannot be subclassed, only extended)."""
 
@@ -201,7 +210,9 @@ class _ArrayImplMethods:
     itemsize = property(lambda self: self.aval.dtype.itemsize)
     committed = property(lambda self: self._committed)
 
-    _named_sharding = None  # the NamedSharding of a multi-device array, set where it is made
+    # the NamedSharding of a multi-device array: set where it is made, or (outputs of C++
+    # dispatch) read from the jaxlib sharding it was made with
+    _named_sharding = _NamedShardingOf()
 
     @property
     def sharding(self):

@@ -94,6 +94,9 @@ class Mesh(_MeshBase):
         ids = [d.id for d in devices.flat]
         if len(set(ids)) != len(ids):
             raise ValueError(f"Mesh: devices must be distinct, got ids {ids}")
+        # compared and hashed on every sharded call: computed once
+        self._key_value = (self.axis_names, self.axis_types, tuple(ids), self.axis_sizes)
+        self._hash = hash(self._key_value)
 
     @property
     def device_ids(self):
@@ -124,14 +127,14 @@ class Mesh(_MeshBase):
         return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
 
     def _key(self):
-        return (self.axis_names, self.axis_types, tuple(d.id for d in self.devices.flat),
-                self.axis_sizes)
+        return self._key_value
 
     def __eq__(self, other):
-        return isinstance(other, Mesh) and self._key() == other._key()
+        return self is other or (isinstance(other, Mesh) and self._hash == other._hash
+                                 and self._key_value == other._key_value)
 
     def __hash__(self):
-        return hash(self._key())
+        return self._hash
 
     def __enter__(self):
         _context.meshes.append(self)

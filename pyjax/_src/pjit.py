@@ -21,6 +21,7 @@ import numpy as np
 import optree
 
 from pyjax._src import core, dispatch, dtypes, spmd, tree_util
+from pyjax._src import sharding as sharding_lib
 from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.config import TRACE_FLAGS, config
@@ -452,7 +453,8 @@ class JitInfo:
             compiled = entry.compiled_sharded(self.name, *spmd.shardings_for(
                 self.in_shardings, self.out_shardings, dyn_args, dyn_kwargs, leaves,
                 entry.out_tree, self.name, entry.mesh))
-            return entry.out_tree.unflatten(compiled(leaves)), None
+            out = entry.out_tree.unflatten(compiled(leaves))
+            return out, dispatch.fastpath_data_spmd(compiled, (dyn_args, dyn_kwargs), leaves, out)
         device = None
         if xla.multiple_devices():
             labels = [f"argument {n}" for n in _arg_origins(
@@ -703,6 +705,9 @@ def _arg_origins(params, args, kwargs, in_tree, static_argnums=(), var_name="arg
 # attached to the C++ type, reading the JitInfo each object carries.
 
 _cpp_cache = xla.PjitFunctionCache(capacity=8192)
+# C++ dispatch can't tell apart NamedShardings with one layout but other names (sharding.py):
+# when such a pair appears, forget what it cached; those layouts then go through Python
+sharding_lib.on_ambiguous_layout.append(_cpp_cache.clear)
 
 
 def _refresh_jit_settings(_=None):

@@ -248,7 +248,56 @@ class NamedSharding(Sharding):
                              tuple(self.spec._normalized(ndim)))
 
     def _to_xla(self, ndim):
-        return xla.gspmd_sharding(self._device_assignment, self._to_hlo(ndim))
+        """jaxlib's sharding for a rank-`ndim` array laid out as this one: one object per
+        layout, which maps back to the NamedSharding (`named_for_xla`), so arrays that C++
+        dispatch makes with it know their NamedSharding."""
+        key = (self, ndim)
+        s = _XLA_FOR_NAMED.get(key)
+        if s is None:
+            hlo = self._to_hlo(ndim)
+            s = xla.gspmd_sharding(self._device_assignment, hlo)
+            _XLA_FOR_NAMED[key] = s
+            _NAMED_FOR_XLA[id(s)] = self  # s stays alive in _XLA_FOR_NAMED: its id is unique
+            _note_layout(s, self, (tuple(d.id for d in self._device_assignment), str(hlo)))
+        return s
+
+
+_XLA_FOR_NAMED = {}  # (NamedSharding, ndim) -> its jaxlib sharding (one per distinct layout)
+_NAMED_FOR_XLA = {}  # id(jaxlib sharding) -> NamedSharding
+# jaxlib compares its shardings by layout (devices + HloSharding), so C++ dispatch cannot tell
+# apart two NamedShardings that differ only in mesh axis names or spec spelling. Such layouts
+# are "ambiguous": C++ dispatch serves them no more (the hooks clear its caches when one
+# appears), so an output never comes back named after another mesh.
+_LAYOUT_FIRST = {}  # (device ids, HloSharding text) -> [NamedSharding, its jaxlib shardings]
+_AMBIGUOUS = set()  # ids of jaxlib shardings whose layout another NamedSharding shares
+on_ambiguous_layout = []  # callbacks (the jit layer clears C++ dispatch's caches)
+
+
+def _note_layout(s, named, layout):
+    first = _LAYOUT_FIRST.setdefault(layout, [named, []])
+    first[1].append(s)
+    if first[0] != named or (len(first[1]) > 1 and id(first[1][0]) in _AMBIGUOUS):
+        _AMBIGUOUS.update(id(x) for x in first[1])
+        for hook in on_ambiguous_layout:
+            hook()
+
+
+def is_ambiguous(xla_sharding) -> bool:
+    """Whether another NamedSharding has the same layout as this jaxlib sharding's."""
+    return id(xla_sharding) in _AMBIGUOUS
+
+
+def named_for_xla(xla_sharding):
+    """The NamedSharding a jaxlib sharding object was made for (`_to_xla`), or None."""
+    return _NAMED_FOR_XLA.get(id(xla_sharding))
+
+
+def xla_for_output(named, ndim):
+    """`named._to_xla(ndim)`, which from now on maps back to `named` itself (of the equal
+    NamedShardings, the one spelled as a jit output prints)."""
+    s = named._to_xla(ndim)
+    _NAMED_FOR_XLA[id(s)] = named
+    return s
 
 
 def _piece_slice(n, ways, i):

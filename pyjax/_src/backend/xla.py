@@ -550,10 +550,10 @@ def _gather(buf, sharding):
     if hlo.is_replicated() or len(shards) == 1:
         return to_numpy(shards[0])
     device_list = sharding._internal_device_list
-    if not device_list.is_fully_addressable:
-        raise RuntimeError("cannot read back a buffer that spans several processes")
     slices = _shard_slices(hlo, shape)
     index = {d: i for i, d in enumerate(device_list)}
+    partial = not device_list.is_fully_addressable
+    seen = np.zeros(shape, bool) if partial else None
     out = None
     for s in shards:
         part = to_numpy(s)
@@ -962,6 +962,15 @@ class Executable:
             return [single_device_sharding(devs[0])] * n
         hlos = self.xla_executable.get_output_shardings() or [xc.HloSharding.replicate()] * n
         return [gspmd_sharding(devs, h) for h in hlos]
+
+    def set_out_shardings(self, shardings, committed=True):
+        """Make outputs with these jaxlib sharding objects (C++ dispatch matches arguments'
+        shardings by identity first, so outputs fed back in should carry the very objects
+        its fast path was given)."""
+        self.out_shardings = list(shardings)
+        self._handlers = [
+            _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
+            for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)]
 
     def __call__(self, args):
         return self._execute(args).consume_with_handlers(self._handlers)
