@@ -63,6 +63,7 @@ def _fits(case):
 
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_picture_matches_jax(i):
+    pytest.importorskip("rich")  # JAX draws with rich; without it pyjax's own grid (below)
     case = CASES[i]
     sharding = _sharding(case, [FakeDevice(k) for k in range(8)])
     text = _picture(pyjax.debug.visualize_sharding, case["shape"], sharding, use_color=False,
@@ -135,6 +136,7 @@ print(json.dumps(out))
 
 
 def test_array_pictures_on_eight_devices_match_jax():
+    pytest.importorskip("rich")
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
                PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, "-c", _ARRAYS, json.dumps(CASES)], env=env,
