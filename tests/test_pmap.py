@@ -67,6 +67,11 @@ SCRIPT = textwrap.dedent('''
     out["vs_shard_map"] = [val(pm), val(sm)]
     hlo = pyjax.jit(pyjax.pmap(lambda x: lax.psum(x, "i"), axis_name="i")).lower(Z).compile().as_text()
     out["hlo"] = hlo
+    try:
+        pyjax.pmap(pyjax.pmap(lambda v: v, "j"), "i")(Y[:2].reshape(2, 4, 3))
+        out["nested_error"] = None
+    except Exception as e:
+        out["nested_error"] = type(e).__name__
     print(json.dumps(out))
 ''')
 
@@ -135,3 +140,8 @@ def test_pmap_equals_shard_map(sub):
 def test_one_slice_per_device(sub):
     hlo = sub["hlo"]  # each device runs the body on its (8,) row; psum is an XLA all-reduce
     assert "f32[8]" in hlo and "all-reduce" in hlo and "replica_groups={{0,1,2,3,4,5,6,7}}" in hlo
+
+
+def test_pmap_inside_pmap_is_refused_as_in_jax(sub):
+    assert DATA["nested_error"] is not None
+    assert sub["nested_error"] == DATA["nested_error"]

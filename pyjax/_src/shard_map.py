@@ -34,7 +34,6 @@ summed (`psum`) over the axes their in_spec leaves out. The gradients are the sa
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import weakref
 
@@ -195,8 +194,11 @@ def _as_tuple(specs):
 
 def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
     if batching.mesh_axes_bound():
-        raise NotImplementedError("shard_map (or pmap) inside the body of another shard_map or "
-                                  "pmap is not supported yet; use one mesh with all the axes")
+        # JAX 0.10.2 refuses a pmap in a pmap, and a shard_map in a shard_map unless the outer
+        # one leaves mesh axes automatic (axis_names=...), which pyjax does not support yet
+        raise ValueError("shard_map (or pmap) inside the body of another shard_map or pmap: "
+                         "the outer map is manual over every mesh axis, so the inner one has "
+                         "none left; use one shard_map over a mesh with all the axes")
     leaves, in_tree = tree_util.tree_flatten(args)
     specs = [s if s is not None else PartitionSpec() for s in
              tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")]
@@ -293,28 +295,63 @@ def _infer_vma(jaxpr: core.Jaxpr, in_vma) -> list:
     """The mesh axes each output of `jaxpr` may vary along, given its inputs'. As in JAX:
     psum/pmax/pmin over axes make a value invariant along them; the other collectives and
     axis_index make it vary along their axis; any other primitive varies along what its
-    operands vary along (a nested jit is analysed inside; other nested jaxprs count as varying
-    along every axis whose index they read)."""
+    operands vary along. Calls (jit, checkpoint, custom_jvp/vjp), cond, scan and while are
+    analysed inside (loop carries to a fixed point); other nested jaxprs count as varying
+    along every axis whose index they read."""
     env = dict(zip(jaxpr.invars, in_vma, strict=True))
 
     def read(v):
         return env.get(v, frozenset()) if type(v) is core.Var else frozenset()
     for eqn in jaxpr.eqns:
-        ins = frozenset().union(*[read(v) for v in eqn.invars])
-        name = eqn.primitive.name
-        if name in _REDUCING:
-            outs = [ins - set(eqn.params["axes"])]
-        elif name in _VARYING:
-            outs = [ins | {eqn.params["axis_name"]}]
-        elif name == "axis_index":
-            outs = [frozenset({eqn.params["axis_name"]})]
-        elif name == "jit":
-            outs = _infer_vma(eqn.params["jaxpr"].jaxpr, [read(v) for v in eqn.invars])
-        else:
-            outs = [ins | _axis_indices_inside(eqn)] * len(eqn.outvars)
-        for v, o in zip(eqn.outvars, itertools.cycle(outs) if len(outs) == 1 else outs):
-            env[v] = o
+        ins = [read(v) for v in eqn.invars]
+        outs = _eqn_vma(eqn, ins)
+        env.update(zip(eqn.outvars, outs, strict=True))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _union(vmas):
+    return frozenset().union(*vmas)
+
+
+def _inner(j):
+    return j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
+
+
+def _eqn_vma(eqn, ins) -> list:
+    name, p, n = eqn.primitive.name, eqn.params, len(eqn.outvars)
+    if name in _REDUCING:
+        return [ins[0] - set(p["axes"])]
+    if name in _VARYING:
+        return [ins[0] | {p["axis_name"]}]
+    if name == "axis_index":
+        return [frozenset({p["axis_name"]})]
+    if name == "cond":
+        return [_union([ins[0], *vs]) for vs in zip(*[_infer_vma(_inner(b), ins[1:])
+                                                       for b in p["branches"]])]
+    if name == "scan":
+        nc, nk = p["num_consts"], p["num_carry"]
+        consts, carry, xs = ins[:nc], list(ins[nc:nc + nk]), ins[nc + nk:]
+        while True:
+            outs = _infer_vma(_inner(p["jaxpr"]), consts + carry + xs)
+            new = [c | o for c, o in zip(carry, outs[:nk])]
+            if new == carry:
+                return carry + outs[nk:]
+            carry = new
+    if name == "while":
+        cn, bn = p["cond_nconsts"], p["body_nconsts"]
+        cconsts, bconsts, carry = ins[:cn], ins[cn:cn + bn], list(ins[cn + bn:])
+        while True:
+            pred = _union(_infer_vma(_inner(p["cond_jaxpr"]), cconsts + carry))
+            outs = _infer_vma(_inner(p["body_jaxpr"]), bconsts + carry)
+            new = [c | o | pred for c, o in zip(carry, outs)]
+            if new == carry:
+                return carry
+            carry = new
+    for v in p.values():  # a call: a jaxpr taking the operands and giving the results
+        j = _inner(v)
+        if isinstance(j, core.Jaxpr) and len(j.invars) == len(ins) and len(j.outvars) == n:
+            return _infer_vma(j, ins)
+    return [_union(ins) | _axis_indices_inside(eqn)] * n
 
 
 def _axis_indices_inside(eqn) -> frozenset:

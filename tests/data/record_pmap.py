@@ -52,4 +52,9 @@ out["donated"] = [y.is_deleted(), val(z)]
 out["grad_collectives"] = val(jax.grad(lambda a: (jax.pmap(
     lambda x: jnp.cos(lax.ppermute(x, "i", [(j, (j + 3) % 8) for j in range(8)]))
     * lax.all_gather(x, "i").sum(0), axis_name="i")(a) ** 2).sum())(X))
+try:  # JAX 0.10.2 refuses a pmap inside a pmap
+    jax.pmap(jax.pmap(lambda v: v, "j"), "i")(Y[:2].reshape(2, 4, 3))
+    out["nested_error"] = None
+except Exception as e:  # noqa: BLE001
+    out["nested_error"] = type(e).__name__
 Path(__file__).with_name("pmap.json").write_text(json.dumps(out))

@@ -46,6 +46,42 @@ VMA_CASES = {
 }
 
 
+CONTROL_FLOW_VMA = '''
+def scan_ok(b):
+    return lax.scan(lambda c, x: (c + lax.psum(x, "x"), None), jnp.zeros(8), b)[0]
+def scan_bad(b):
+    return lax.scan(lambda c, x: (c + x, None), jnp.zeros(8), b)[0]
+def fori_ok(b):
+    return lax.fori_loop(0, 3, lambda i, c: c * 2 + lax.psum(b, "x").sum(0), jnp.zeros(8))
+def fori_bad(b):
+    return lax.fori_loop(0, 3, lambda i, c: c * 2 + b.sum(0), jnp.zeros(8))
+def cond_ok(b):
+    s = lax.psum(b, "x")
+    return lax.cond(s.sum() > 0, lambda: s[0], lambda: -s[0])
+def cond_bad(b):
+    return lax.cond(b.sum() > 0, lambda: b[0] * 0 + 1, lambda: b[0] * 0)
+def jit_ok(b):
+    return jx.jit(lambda v: lax.psum(v, "x"))(b)
+def checkpoint_ok(b):
+    return jx.checkpoint(lambda v: lax.psum(jnp.sin(v), "x"))(b)
+BODIES = [scan_ok, scan_bad, fori_ok, fori_bad, cond_ok, cond_bad, jit_ok, checkpoint_ok]
+'''  # shared with tests/test_shard_map.py: check_vma through control flow (in_specs P("x"),
+#       out_specs P()); `jx` is jax or pyjax
+
+
+def control_flow_vma(jx, m, X):
+    env = {"jx": jx, "lax": jx.lax, "jnp": jx.numpy}
+    exec(CONTROL_FLOW_VMA, env)
+    out = {}
+    for body in env["BODIES"]:
+        try:
+            r = jx.jit(jx.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P()))(X)
+            out[body.__name__] = [None, np.asarray(r).tolist()]
+        except Exception as e:  # noqa: BLE001
+            out[body.__name__] = [type(e).__name__, None]
+    return out
+
+
 def weighted_loss(name, m):
     body, i, o = CASES[name]
     f = jax.shard_map(body, mesh=m, in_specs=i, out_specs=o)
@@ -110,4 +146,6 @@ if __name__ == "__main__":
         except Exception as e:  # noqa: BLE001
             out["vma"][n] = [type(e).__name__, str(e)]
     out["smap"] = run_smap(jax, X)
+    out["vma_control_flow"] = control_flow_vma(jax, m, X)
+    out["vma_control_flow_src"] = CONTROL_FLOW_VMA  # the test runs the same bodies
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))
