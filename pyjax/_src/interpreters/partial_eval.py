@@ -258,12 +258,24 @@ def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr
     finished trace, or constants) so callers can inspect them. `debug`, a TraceDebug, names
     the function and its inputs in tracer errors.
     """
-    with core.new_trace(DynamicJaxprTrace, debug) as trace:
+    # as JAX, a traced body's equations carry names relative to it (the jit or scan equation
+    # holds the enclosing scopes)
+    with core.new_trace(DynamicJaxprTrace, debug) as trace, source_info.reset_name_stack():
         origins = origins or [None] * len(in_avals)
         args = [trace.new_arg(a, o) for a, o in zip(in_avals, origins, strict=True)]
         outs = fun(*args)
         closed = trace.to_jaxpr(outs)
+    if _folding["jax_check_tracer_leaks"]:
+        core.check_leaks(trace, args, outs)
+    for rewrite in traced_jaxpr_rewrites:
+        closed = rewrite(closed)
     return closed, outs
+
+
+# Rewrites applied to every traced jaxpr (same inputs and outputs), filled by upper layers:
+# state.discharge turns a jaxpr that creates refs (`new_ref` under jit, in a loop body) into
+# functional code right where it is traced.
+traced_jaxpr_rewrites: list = []
 
 
 def as_const_free(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
