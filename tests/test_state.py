@@ -175,10 +175,67 @@ def test_new_ref_errors_match_jax_classes():
         r + 1
     with pytest.raises(IndexError):
         r[0, 0]
-    with pytest.raises(NotImplementedError, match="cannot be written inside"):
+    with pytest.raises(NotImplementedError, match="closed over by it"):
         jax.jit(lambda v: r.__setitem__(0, v))(1.0)
+    with pytest.raises(NotImplementedError, match="cannot be written inside"):
+        jax.grad(lambda v: (r.__setitem__(0, v), v)[1])(1.0)
 
 
 def test_array_tracers_stay_immutable():
     with pytest.raises(TypeError, match="immutable"):
         jax.jit(lambda x: x.__setitem__(0, 1.0))(jnp.ones(3))
+
+
+def _running_sum(x):
+    acc = jax.new_ref(jnp.zeros((), x.dtype))
+    out = jax.new_ref(jnp.zeros_like(x))
+    def body(i, c):
+        acc[...] += x[i]
+        out[i] = acc[...]
+        return c
+    lax.fori_loop(0, x.shape[0], body, 0)
+    lax.cond(acc[...] > 0, lambda: out.__setitem__(0, -out[0]), lambda: None)
+    return jax.freeze(out), acc[...]
+
+
+def test_new_ref_in_loops_under_jit_grad_vmap_vs_functional():
+    def functional(x):
+        c = jnp.cumsum(x)
+        return c.at[0].set(jnp.where(c[-1] > 0, -c[0], c[0])), c[-1]
+    for x in (jnp.asarray(X5), -jnp.abs(X5)):
+        _check(jax.jit(_running_sum)(x), functional(x))
+        _check(_running_sum(x), functional(x))   # eager Refs written by an eager loop
+    xs = np.stack([X5, -np.abs(X5), X5 * 3])
+    _check(jax.vmap(jax.jit(_running_sum))(xs), jax.vmap(functional)(xs))
+    g = jax.grad(lambda x: jax.jit(_running_sum)(x)[0].sum())(X5)
+    np.testing.assert_allclose(g, jax.grad(lambda x: functional(x)[0].sum())(X5), rtol=1e-6)
+
+
+def test_new_ref_in_a_loop_body_is_local():
+    def f(x):
+        def body(i, c):
+            r = jax.new_ref(c)
+            r[0] += i
+            return r[...]
+        return lax.fori_loop(0, 4, body, x)
+    _check([jax.jit(f)(jnp.zeros(2)), f(jnp.zeros(2))], [[6.0, 0.0], [6.0, 0.0]])
+    text = str(jax.make_jaxpr(jax.jit(f))(jnp.zeros(2)))
+    assert "Ref{" not in text   # discharged where traced: a loop carrying the value
+
+
+def test_eager_ref_written_by_eager_loops():
+    r = jax.new_ref(jnp.zeros(5))
+    def body(i, c):
+        r[i] = c
+        return c * 2
+    assert float(lax.fori_loop(0, 4, body, 1.0)) == 16.0
+    i = lax.while_loop(lambda i: r[i] < 8, lambda i: (r.__setitem__(i + 1, r[i] + 3), i + 1)[1], 2)
+    lax.cond(i > 0, lambda: r.__setitem__(4, -r[4]), lambda: None)
+    np.testing.assert_array_equal(jax.freeze(r), [1, 2, 4, 7, -10])
+    assert int(i) == 4
+
+
+def test_ref_passed_into_jit_is_refused_clearly():
+    r = jax.new_ref(jnp.zeros(3))
+    with pytest.raises(NotImplementedError, match="passed into jit"):
+        jax.jit(lambda r: r.__setitem__(0, 1.0))(r)

@@ -21,9 +21,9 @@ from __future__ import annotations
 from pyjax._src import core, tree_util
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod, while_loop
-from pyjax._src.state.primitives import (addupdate_p, addupdate_value, get_p, get_value, swap_p,
-                                         swap_value)
-from pyjax._src.state.types import AbstractRef
+from pyjax._src.state.primitives import (addupdate_p, addupdate_value, get_p, get_value,
+                                         new_ref_p, swap_p, swap_value)
+from pyjax._src.state.types import AbstractRef, Ref
 
 discharge_rules: dict = {}
 
@@ -70,6 +70,8 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
         elif prim is addupdate_p:
             env[key(ins[0])] = addupdate_value(read(ins[0]), read(ins[1]), eqn.params["spec"],
                                                [read(v) for v in ins[2:]])
+        elif prim is new_ref_p:
+            env[eqn.outvars[0]] = read(ins[0])
         elif any(_is_ref(v) for v in ins):
             is_ref = [_is_ref(v) for v in ins]
             new_refs, outs = _rule(prim, eqn.params)(ins, is_ref, [read(v) for v in ins], **eqn.params)
@@ -81,7 +83,8 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
             out = prim.bind(*[read(v) for v in ins], **eqn.params)
             env.update(zip(eqn.outvars, out if prim.multiple_results else [out], strict=True))
     for v in eqn_outvars_refs(jaxpr):
-        raise NotImplementedError(f"discharge_state: a ref output ({v.aval.str_short()}) cannot be discharged")
+        raise NotImplementedError(f"discharge_state: a ref output ({v.aval.str_short()}) cannot be "
+                                  "discharged (return jax.freeze(ref) or ref[...] instead)")
     return [read(v) for v in jaxpr.outvars], [read(v) for v in jaxpr.invars if _is_ref(v)]
 
 
@@ -251,3 +254,45 @@ def _cond_discharge(invars, is_ref, args, *, branches, **_):
 discharge_rules[scan_mod.scan_p] = _scan_discharge
 discharge_rules[while_loop.while_p] = _while_discharge
 discharge_rules[conditionals.cond_p] = _cond_discharge
+
+
+# -- refs created while tracing (jax.new_ref under jit, in loop bodies) -----------------------------
+
+
+def _discharge_local_refs(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """A traced jaxpr that creates refs (`new_ref`) and takes none: its refs are local, so it
+    is discharged at once into a functional jaxpr with the same inputs and outputs. (One taking
+    refs, a kernel or a run_state body, is discharged by whoever owns those refs.)"""
+    jaxpr = closed.jaxpr
+    if not any(e.primitive is new_ref_p for e in jaxpr.eqns):
+        return closed
+    if any(_is_ref(v) for v in jaxpr.constvars + jaxpr.invars):
+        return closed
+    new_jaxpr, consts = discharge_state(jaxpr, closed.consts)
+    return core.ClosedJaxpr(new_jaxpr, consts)
+
+
+pe.traced_jaxpr_rewrites.append(_discharge_local_refs)
+
+
+# -- eager Refs in loops: a loop whose body closed over an eager Ref runs discharged ---------------
+
+
+def _eager_with_refs(prim, impl):
+    """`prim`'s impl, which first discharges eager Ref operands: the loop runs on their values
+    and the final values are written back into the Refs."""
+    def wrapped(*args, **params):
+        if not any(type(a) is Ref for a in args):
+            return impl(*args, **params)
+        is_ref = [type(a) is Ref for a in args]
+        vals = [a._value if r else a for a, r in zip(args, is_ref)]
+        new_refs, outs = _rule(prim, params)(list(args), is_ref, vals, **params)
+        for a, new in zip(args, new_refs, strict=True):
+            if new is not None:
+                a._write(new)
+        return outs
+    return wrapped
+
+
+for _prim in list(discharge_rules):
+    _prim.def_impl(_eager_with_refs(_prim, _prim.impl))

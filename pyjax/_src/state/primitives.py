@@ -27,6 +27,19 @@ swap_p = Primitive("swap")
 addupdate_p = Primitive("addupdate", multiple_results=True)
 
 
+def _direct(ref) -> bool:
+    """An eager Ref is read and written in place, except while a jaxpr is traced (a loop body,
+    a cond branch, jit): there it enters the jaxpr as a ref constant and `get`/`swap` are
+    staged, so the loop discharges it (and writes the result back, `discharge`)."""
+    if type(ref) is not Ref:
+        return False
+    from pyjax._src.interpreters import partial_eval as pe
+    if type(core.current_trace()) is not pe.DynamicJaxprTrace:
+        return True
+    from pyjax._src.state import discharge  # noqa: F401 (loops taking eager Refs discharge them)
+    return False
+
+
 def _view_update(view, idx, value, accumulate):
     """A write through `view`: the window is read, updated at `idx` and written back."""
     win = ref_get(view.ref, view.idx)
@@ -62,7 +75,7 @@ def ref_get(ref, idx=()):
         ix = to_indexer(() if idx is None else idx, core.get_aval(win).shape)
         return get_value(win, ix.spec, ix.dynamic)
     ix = _indexer(ref, idx, "get")
-    if type(ref) is Ref:  # an eager box: its value is read under the current trace (types.Ref)
+    if _direct(ref):  # an eager box: its value is read under the current trace (types.Ref)
         return get_value(ref._value, ix.spec, ix.dynamic)
     return get_p.bind(ref, *ix.dynamic, spec=ix.spec)
 
@@ -86,7 +99,7 @@ def ref_swap(ref, idx, value):
         return _view_update(ref, idx, value, False)
     ix = _indexer(ref, idx, "swap")
     value = _value_for(ref, ix, value, "swap")
-    if type(ref) is Ref:
+    if _direct(ref):
         return _swap_impl(ref, value, *ix.dynamic, spec=ix.spec)
     return swap_p.bind(ref, value, *ix.dynamic, spec=ix.spec)
 
@@ -103,7 +116,7 @@ def ref_addupdate(ref, idx, value):
         return
     ix = _indexer(ref, idx, "addupdate")
     value = _value_for(ref, ix, value, "addupdate")
-    if type(ref) is Ref:
+    if _direct(ref):
         _addupdate_impl(ref, value, *ix.dynamic, spec=ix.spec)
     else:
         addupdate_p.bind(ref, value, *ix.dynamic, spec=ix.spec)
@@ -234,16 +247,31 @@ def _addupdate_impl(ref, val, *dyn, spec):
 # -- jax.new_ref and friends: the eager Ref object ---------------------------------------------------
 
 
+new_ref_p = Primitive("new_ref")
+
+
 def new_ref(init_val, *, kind=None, memory_space=None):
-    """A mutable array holding `init_val` (see `types.Ref`).
+    """A mutable array holding `init_val`.
+
+    Eagerly (and under grad/vmap) it is an eager `Ref` (see `types.Ref`). While jit (or a loop
+    body, a cond branch) traces, it is a ref in the jaxpr (`new_ref` then `get`/`swap`), and the
+    traced jaxpr is discharged into functional code as soon as it is traced (`discharge`), so
+    loops that read and write it run as loops carrying its value.
 
     Example:
         >>> r = jax.new_ref(jnp.zeros(3))
         >>> r[0] = 1.0; r[1:] += 2.0
         >>> jax.freeze(r)   # Array([1., 2., 2.])
     """
+    from pyjax._src.interpreters import partial_eval as pe
     from pyjax._src.numpy.util import asarray_value
+    if type(core.current_trace()) is pe.DynamicJaxprTrace:
+        from pyjax._src.state import discharge  # noqa: F401 (installs the traced-jaxpr rewrite)
+        return new_ref_p.bind(asarray_value(init_val))
     return Ref(asarray_value(init_val))
+
+
+new_ref_p.def_abstract_eval(lambda x: AbstractRef(x.strip_weak_type()))
 
 
 def empty_ref(ty, *, memory_space=None):
@@ -256,6 +284,8 @@ def empty_ref(ty, *, memory_space=None):
 
 def freeze(ref):
     """The current value of `ref` as an (immutable) Array."""
+    if isinstance(ref, core.Tracer) and isinstance(ref.aval, AbstractRef):
+        return ref_get(ref, ())
     if type(ref) is not Ref:
         raise TypeError(f"freeze: expected a Ref, got {type(ref).__name__}")
     return ref._value
@@ -263,5 +293,18 @@ def freeze(ref):
 
 def free_ref(ref):
     """Release `ref` (a no-op here: its value is garbage collected with it)."""
-    if type(ref) is not Ref:
+    if type(ref) is not Ref and not isinstance(core.get_aval(ref), AbstractRef):
         raise TypeError(f"free_ref: expected a Ref, got {type(ref).__name__}")
+
+
+def _no_lowering(name):
+    def rule(ctx, *args, **params):
+        raise NotImplementedError(
+            f"`{name}` of a Ref reached compilation: a Ref passed into jit as an argument (or "
+            "closed over by it) is not supported by pyjax; create refs inside the jitted "
+            "function (jax.new_ref), or pass and return arrays")
+    return rule
+
+
+for _p in (get_p, swap_p, addupdate_p, new_ref_p):
+    _p.def_lowering(_no_lowering(_p.name))
