@@ -258,15 +258,11 @@ def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr
     finished trace, or constants) so callers can inspect them. `debug`, a TraceDebug, names
     the function and its inputs in tracer errors.
     """
-    # as JAX, a traced body's equations carry names relative to it (the jit or scan equation
-    # holds the enclosing scopes)
-    with core.new_trace(DynamicJaxprTrace, debug) as trace, source_info.reset_name_stack():
+    with core.new_trace(DynamicJaxprTrace, debug) as trace:
         origins = origins or [None] * len(in_avals)
         args = [trace.new_arg(a, o) for a, o in zip(in_avals, origins, strict=True)]
         outs = fun(*args)
         closed = trace.to_jaxpr(outs)
-    if _folding["jax_check_tracer_leaks"]:
-        core.check_leaks(trace, args, outs)
     for rewrite in traced_jaxpr_rewrites:
         closed = rewrite(closed)
     return closed, outs
