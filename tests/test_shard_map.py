@@ -122,6 +122,12 @@ SCRIPT = textwrap.dedent('''
     out["hlo"] = pyjax.jit(f).lower(X).compile().as_text()
     r = f(X)
     out["shards"] = [[s.device.id, list(s.data.shape)] for s in r.addressable_shards]
+    Z = np.zeros((8, 8), np.float32)
+    LAYOUTS = [P(("y", "x")), P("y", "x"), P(None, ("x", "y")), P(("x", "y"), None), P("x", "y")]
+    out["layouts"] = [np.asarray(pyjax.shard_map(
+        lambda b: b + 100 * lax.axis_index("x") + 10 * lax.axis_index("y"), mesh=m,
+        in_specs=s, out_specs=s)(Z)).tolist() for s in LAYOUTS]
+
     env = {"jx": pyjax, "lax": lax, "jnp": jnp}  # the recorder's bodies, run with pyjax
     exec(data["vma_control_flow_src"], env)
     out["vma_control_flow"] = {}
@@ -307,3 +313,12 @@ def test_bad_specs_name_the_problem():
         pyjax.shard_map(lambda b: b.sum(), mesh=mesh, in_specs=P("i"), out_specs=P("i"))(X)
     with pytest.raises(ValueError, match="axis_name 'i' must be an axis of the mesh in context"):
         pyjax.smap(lambda b: b, in_axes=0, out_axes=0, axis_name="i")(X)
+
+
+def test_block_placement_of_layouts_matches_jax(sub):
+    """Which device holds which block, for mesh-axis tuples in either order (major first)."""
+    for got, want in zip(sub["layouts"], DATA["layouts"], strict=True):
+        np.testing.assert_array_equal(got, want)
+    # against NumPy for P(("y", "x")): row block k = y * 4 + x
+    want = np.repeat([100 * (k % 4) + 10 * (k // 4) for k in range(8)], 8).reshape(8, 8)
+    np.testing.assert_array_equal(sub["layouts"][0], want)

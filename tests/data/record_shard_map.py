@@ -100,6 +100,18 @@ def replicated_loss(m):
     return lambda w, a: (g(w, a) ** 2).sum()
 
 
+LAYOUTS = [P(("y", "x")), P("y", "x"), P(None, ("x", "y")), P(("x", "y"), None), P("x", "y")]
+
+
+def layouts(jx, m):
+    """Each device adds 100 * its x index + 10 * its y index to its block: where each block of
+    a layout lives (mesh-axis tuples: the first axis major)."""
+    Z = np.zeros((8, 8), np.float32)
+    return [np.asarray(jx.shard_map(
+        lambda b: b + 100 * jx.lax.axis_index("x") + 10 * jx.lax.axis_index("y"), mesh=m,
+        in_specs=s, out_specs=s)(Z)).tolist() for s in LAYOUTS]
+
+
 def run_smap(jx, X):
     """jax.smap over one axis of an Explicit mesh in context (`jx` is jax or pyjax)."""
     m = jx.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
@@ -146,6 +158,7 @@ if __name__ == "__main__":
         except Exception as e:  # noqa: BLE001
             out["vma"][n] = [type(e).__name__, str(e)]
     out["smap"] = run_smap(jax, X)
+    out["layouts"] = layouts(jax, m)
     out["vma_control_flow"] = control_flow_vma(jax, m, X)
     out["vma_control_flow_src"] = CONTROL_FLOW_VMA  # the test runs the same bodies
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))
