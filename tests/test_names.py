@@ -71,7 +71,7 @@ _TPU = ("TPU-only: needs the Mosaic TPU compiler or JAX's TPU interpreter (DMAs,
 SKIPPED["jax.experimental.pallas"] = {n: _PALLAS_NYI for n in (
     "Indirect", "core_map", "debug_check", "delay", "empty_ref_like", "enable_debug_checks",
     "enable_poison_buffers", "estimate_cost", "get_global", "kernel", "lower_as_mlir",
-    "pallas_export_experimental", "run_scoped", "select_ref", "semaphore", "semaphore_read",
+    "pallas_export_experimental", "select_ref", "semaphore", "semaphore_read",
     "semaphore_signal", "semaphore_wait", "with_scoped")}
 SKIPPED["jax.experimental.pallas.triton"] = {n: _TRITON for n in (
     "approx_tanh", "debug_barrier", "dot", "elementwise_inline_asm")}
