@@ -124,6 +124,16 @@ running = pl.pallas_call(scratch_kernel, out_shape=jax.ShapeDtypeStruct((12,), f
     in_specs=[pl.BlockSpec((4,), lambda i: (i,))], out_specs=pl.BlockSpec((4,), lambda i: (i,)),
     scratch_shapes=[pltpu.VMEM((4,), f32)], interpret=True)
 
+def scoped_kernel(x_ref, o_ref):
+    def body(tmp_ref):
+        tmp_ref[...] = x_ref[...] * 2
+        def step(i, c):
+            tmp_ref[i] += c
+            return c + tmp_ref[i]
+        return jax.lax.fori_loop(0, 4, step, jnp.float32(0))
+    total = pl.run_scoped(body, pltpu.VMEM((4,), f32))
+    o_ref[...] = x_ref[...] + total
+
 def write_ref(x):
     r = jax.new_ref(x)
     r[0] = r[1] * 3
@@ -158,6 +168,7 @@ CASES = [
     "pl.pallas_call(half_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), input_output_aliases={0: 0}, interpret=True)(jnp.arange(4.0))",
     "pl.pallas_call(view_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), interpret=True)(jnp.arange(4.0))",
     "pl.pallas_call(loop_kernel, out_shape=jax.ShapeDtypeStruct((5,), f32), interpret=True)(jnp.arange(4.0))",
+    "pl.pallas_call(scoped_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), interpret=True)(jnp.arange(4.0))",
     "jax.jit(softmax)(Z)",
     "jax.vmap(softmax)(np.stack([Z, 2 * Z]))",
     "jax.vmap(lambda x: add(x, x), in_axes=1, out_axes=1)(np.stack([X, -X], 1))",

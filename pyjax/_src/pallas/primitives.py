@@ -169,3 +169,18 @@ def reciprocal(x, *, approx=False):
 def broadcast_to(x, shape):
     from pyjax._src.numpy.util import broadcast_to as _bt
     return _bt(x, shape)
+
+
+def run_scoped(f, *types, collective_axes=(), **kw_types):
+    """Call `f` with fresh refs of the given types (`pltpu.VMEM((8,), jnp.float32)`, a
+    `jax.ShapeDtypeStruct`), which live until `f` returns; returns what `f` returns.
+
+    Example:
+        >>> pl.run_scoped(lambda tmp: tmp.__setitem__(..., x_ref[...] * 2), pltpu.VMEM((8,), f32))
+    """
+    from pyjax._src.pallas.pallas_call import uninitialized_value
+    from pyjax._src.state.primitives import new_ref
+
+    def alloc(t):
+        return new_ref(uninitialized_value(tuple(t.shape), t.dtype))
+    return f(*[alloc(t) for t in types], **{k: alloc(t) for k, t in kw_types.items()})

@@ -16,7 +16,8 @@ from pyjax._src.pallas.pallas_call import pallas_call as pallas_call, pallas_cal
 from pyjax._src.pallas.primitives import (
     broadcast_to as broadcast_to, debug_print as debug_print, empty as empty,
     empty_like as empty_like, loop as loop, multiple_of as multiple_of,
-    num_programs as num_programs, program_id as program_id, reciprocal as reciprocal, when as when,
+    num_programs as num_programs, program_id as program_id, reciprocal as reciprocal,
+    run_scoped as run_scoped, when as when,
 )
 from pyjax._src.state.discharge import run_state as run_state
 from pyjax._src.state.types import Slice as Slice, ds as ds, dslice as dslice
