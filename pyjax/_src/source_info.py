@@ -42,3 +42,9 @@ def frame_str(f) -> str:
 def frame_line(f) -> str:
     """The stripped source text of the frame's current line ('' if unavailable)."""
     return linecache.getline(f.f_code.co_filename, f.f_lineno).strip()
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether `filename` is the user's code (not pyjax's, nor a registered exclusion)."""
+    return (not filename.startswith(_PYJAX_DIR) and not filename.startswith("<frozen")
+            and filename not in _excluded_files)

@@ -998,6 +998,14 @@ def _num_outputs(exe):
 
 
 # ---------------------------------------------------------------------------------------------
+# Source tracebacks: jaxlib's C++ capture of the Python stack (code objects and offsets only, no
+# frames held; ~0.1 us). Staged equations keep one, so checkify and debug_nans can name the
+# user's line of an operation long after tracing ended.
+
+get_traceback = _jax.Traceback.get_traceback
+
+
+# ---------------------------------------------------------------------------------------------
 # Exit: the CPU client's destructor can hang joining its thread pool when it runs during
 # interpreter finalization with work in flight (notes §8). Finish pending work and drop our
 # references while the interpreter is still whole.
