@@ -51,6 +51,10 @@ out["shape"], out["fully_addressable"] = list(x.shape), x.is_fully_addressable
 out["blocks"] = [[s.index[0].start, np.asarray(s.data).tolist()] for s in x.addressable_shards]
 total = pyjax.jit(jnp.sum, out_shardings=NamedSharding(mesh, P()))(x)
 out["sum"] = float(total)
+# eager ops and device_put on a process-spanning layout run partitioned too
+out["eager_sum"] = float(mh.process_allgather(jnp.sum(x * 2.0), tiled=True).reshape(-1)[0])
+d = pyjax.device_put(G, NamedSharding(mesh, P(None, "x")))
+out["put_blocks"] = [[s.index[1].start, np.asarray(s.data).tolist()] for s in d.addressable_shards]
 # a sharded jit over a 2x2 mesh (one row of the mesh per process), checked shard by shard
 mesh2 = pyjax.make_mesh((2, 2), ("proc", "dev"))
 W = np.linspace(-1, 1, 4 * 6, dtype=np.float32).reshape(4, 6)
@@ -164,6 +168,10 @@ def test_two_processes_run_one_program_over_a_mesh_spanning_both(tmp_path):
         for start, block in out["blocks"]:
             np.testing.assert_array_equal(block, G[start:start + 2])
         assert out["sum"] == G.sum()
+        assert out["eager_sum"] == 2 * G.sum()
+        assert [b[0] for b in out["put_blocks"]] == [2 * pid, 2 * pid + 1]
+        for col, block in out["put_blocks"]:
+            np.testing.assert_array_equal(block, G[:, col:col + 1])
         assert len(out["y_blocks"]) == 2
         for (r, c), block in out["y_blocks"]:
             assert r == 4 * pid
