@@ -92,6 +92,9 @@ SKIPPED["jax.experimental.pallas.tpu"] = {n: _TPU for n in (
 # the export issue (jax.export: every public name)
 MODULES += ["jax.export"]
 
+# the debugging issue: checkify (every public name)
+MODULES += ["jax.experimental.checkify"]
+
 
 def _pyjax_module(jax_name):
     return importlib.import_module("pyjax" + jax_name[len("jax"):])
