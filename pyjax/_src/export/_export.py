@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
+import hashlib
 import re
 import threading
 from typing import Any, Callable, Sequence
@@ -476,7 +476,6 @@ call_exported_p.def_lowering(_call_exported_lowering)
 
 _callees: dict = {}
 _callee_lock = threading.Lock()
-_callee_counter = itertools.count()
 
 
 def _callee(exported: Exported, avals):
@@ -487,7 +486,10 @@ def _callee(exported: Exported, avals):
         hit = _callees.get(key)
     if hit is not None:
         return hit
-    prefix = f"_pyjax_exported_{next(_callee_counter)}"
+    # named by content, so a calling module's text (the compile cache key) is the same in
+    # every process
+    digest = hashlib.sha256(repr((exported.mlir_module_serialized, avals)).encode()).hexdigest()
+    prefix = f"_pyjax_exported_{digest[:16]}"
     text = exported.mlir_module()
     if avals is not None:
         text = _refine_for(text, exported, avals)

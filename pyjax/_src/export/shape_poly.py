@@ -773,3 +773,18 @@ lower.dynamic_shape_ops["stablehlo.broadcast_in_dim"] = _dynamic("stablehlo.broa
 lower.dynamic_shape_ops["stablehlo.reshape"] = _dynamic("stablehlo.reshape", 1)
 lower.dynamic_shape_ops["stablehlo.iota"] = _dynamic("stablehlo.iota", 0)
 core.symbolic_dim_types = (DimExpr,)
+
+
+def _slice(ctx, x, start, limit, strides):
+    """`lax.slice`'s lowering under export: a `real_dynamic_slice` when a bound is symbolic."""
+    out = mlir.aval_type(ctx.avals_out[0])
+    if is_constant_shape((*start, *limit)):
+        return ctx.fb.op("stablehlo.slice", [x], [out], {
+            "start_indices": mlir.i64_array(start), "limit_indices": mlir.i64_array(limit),
+            "strides": mlir.i64_array(strides)})[0]
+    return ctx.fb.op("stablehlo.real_dynamic_slice",
+                     [x, emit_shape(ctx, start), emit_shape(ctx, limit), emit_shape(ctx, strides)],
+                     [out])[0]
+
+
+lower.dynamic_shape_ops["slice"] = _slice

@@ -24,6 +24,7 @@ from pyjax._src.lax.elementwise import select_n, sub
 from pyjax._src.lax.utils import (
     canonicalize_axes, canonicalize_axis, check_same_dtypes, kind, np_dtype_param,
     standard_primitive, zero_derivative)
+from pyjax._src.lowering import lower
 from pyjax._src.lowering.mlir import i64, i64_array
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -51,7 +52,7 @@ def _int_tuple(values, what) -> tuple:
     """A static sequence of integers (axes, indices, strides) as a tuple of Python ints; floats
     are refused rather than truncated."""
     try:
-        return tuple(operator.index(v) for v in values)
+        return tuple(v if type(v) in core.symbolic_dim_types else operator.index(v) for v in values)
     except TypeError:
         raise TypeError(f"{what} must be a sequence of integers, got {values!r}") from None
 
@@ -434,6 +435,8 @@ def _slice_batch(axis_size, args, dims, *, start_indices, limit_indices, strides
 @slice_p.def_lowering
 def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * len(start_indices)
+    if ctx.module.dim_values is not None:  # symbolic bounds (export): a real_dynamic_slice
+        return lower.dynamic_shape_ops["slice"](ctx, x, start_indices, limit_indices, strides)
     return ctx.op("stablehlo.slice", x, attrs={"start_indices": i64_array(start_indices),
                                                "limit_indices": i64_array(limit_indices),
                                                "strides": i64_array(strides)})

@@ -202,6 +202,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     dt = _user_dtype(dtype, "arange")
     if dt is None:
         dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    if stop is None and step is None and type(start) in core.symbolic_dim_types:  # (export)
+        return shape_ops.iota(dt, start)
     if stop is None and step is None and dt is not None and np.issubdtype(dt, np.integer):
         return iota_like(dt, int(np.ceil(start)) if not isinstance(start, (int, np.integer)) else int(start))
     v = np.arange(start, stop, step).astype(dt) if stop is not None or step is not None else np.arange(start).astype(dt)

@@ -239,12 +239,25 @@ def _insert_bool_axis(x, position, length):
 def _slice_window(s, n):
     """A static slice as (start, limit, stride, reversed): a negative step reverses the axis and
     takes a positive-step window of the reversed axis."""
+    if type(n) in core.symbolic_dim_types:
+        return _symbolic_slice_window(s, n)
     start, stop, step = s.indices(n)
     if step > 0:
         return start, max(stop, start), step, False
     length = len(range(start, stop, step))
     rstart = n - 1 - start
     return rstart, (rstart + (length - 1) * -step + 1 if length else rstart), -step, True
+
+
+def _symbolic_slice_window(s, n):
+    """A slice of an axis of symbolic size `n` (export): static ints, positive step; an int
+    bound counts from the end when negative and is taken to be within the axis."""
+    step = 1 if s.step is None else operator.index(s.step)
+    if step <= 0:
+        raise errors.InconclusiveDimensionOperation(
+            f"slicing an axis of symbolic size {n} with a non-positive step {step} is not supported")
+    bound = lambda i, default: default if i is None else (n + i if i < 0 else operator.index(i))  # noqa: E731
+    return bound(s.start, 0), bound(s.stop, n), step, False
 
 
 def _dynamic_index(x, dyn):
