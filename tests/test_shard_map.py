@@ -128,6 +128,20 @@ SCRIPT = textwrap.dedent('''
         lambda b: b + 100 * lax.axis_index("x") + 10 * lax.axis_index("y"), mesh=m,
         in_specs=s, out_specs=s)(Z)).tolist() for s in LAYOUTS]
 
+    out["inferred_in_specs"] = []  # (the recorder's inferred_in_specs)
+    for t in (AxisType.Explicit, AxisType.Auto):
+        mi = pyjax.make_mesh((4, 2), ("x", "y"), axis_types=(t,) * 2)
+        xs = pyjax.device_put(X, pyjax.sharding.NamedSharding(mi, P("x")))
+        for a in (xs, X):
+            seen = []
+            try:
+                r = pyjax.shard_map(lambda b: (seen.append(list(b.shape)), b * 2)[1], mesh=mi,
+                                    out_specs=P("x"))(a)
+                out["inferred_in_specs"].append([seen[0], np.asarray(r).tolist(),
+                                                 repr(r.sharding.spec)])
+            except Exception as e:
+                out["inferred_in_specs"].append(type(e).__name__)
+
     env = {"jx": pyjax, "lax": lax, "jnp": jnp}  # the recorder's bodies, run with pyjax
     exec(data["vma_control_flow_src"], env)
     out["vma_control_flow"] = {}
@@ -322,3 +336,14 @@ def test_block_placement_of_layouts_matches_jax(sub):
     # against NumPy for P(("y", "x")): row block k = y * 4 + x
     want = np.repeat([100 * (k % 4) + 10 * (k // 4) for k in range(8)], 8).reshape(8, 8)
     np.testing.assert_array_equal(sub["layouts"][0], want)
+
+
+def test_in_specs_inferred_over_explicit_axes_as_in_jax(sub):
+    """Left out, in_specs are the arguments' own layouts (NumPy: replicated) over Explicit
+    axes; over Auto axes leaving them out is a TypeError."""
+    for got, want in zip(sub["inferred_in_specs"], DATA["inferred_in_specs"], strict=True):
+        if isinstance(want, str):
+            assert got == want
+        else:
+            assert got[0] == want[0] and got[2] == want[2]
+            np.testing.assert_allclose(got[1], want[1])

@@ -76,26 +76,49 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         m = mesh if mesh is not None else get_mesh()
         if not isinstance(m, (Mesh, AbstractMesh)):
             raise ValueError("shard_map: pass mesh=, or call it under pyjax.set_mesh(mesh)")
-        if in_specs is None:
-            raise NotImplementedError("shard_map: in_specs must be given (inferring them from "
-                                      "the arguments is not supported yet)")
+        specs = in_specs if in_specs is not None else _infer_in_specs(m, args)
         if axis_names and set(axis_names) != set(m.axis_names):
             raise NotImplementedError(f"shard_map: axis_names={set(axis_names)} (manual over some "
                                       f"mesh axes only) is not supported yet; the mesh axes are "
                                       f"{m.axis_names}")
         if type(core.current_trace()) is core.EvalTrace and isinstance(m, Mesh):
             from pyjax._src.pjit import jit  # pjit sits above this module
-            j = eager.get(m)
+            flat_specs, spec_tree = tree_util.tree_flatten(specs, is_leaf=_is_spec)
+            key = (m, spec_tree, tuple(flat_specs))
+            j = eager.get(key)
             if j is None:
-                j = eager[m] = jit(functools.partial(_shard_map, f, m, in_specs, out_specs,
-                                                     check_vma))
-            out = j(*_place_host_args(args, in_specs, m))
+                j = eager[key] = jit(functools.partial(_shard_map, f, m, specs, out_specs,
+                                                       check_vma))
+            out = j(*_place_host_args(args, specs, m))
             flat, tree = tree_util.tree_flatten(out)
             specs = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
             return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
                                                    for o, s in zip(flat, specs, strict=True)])
-        return _shard_map(f, m, in_specs, out_specs, check_vma, *args)
+        return _shard_map(f, m, specs, out_specs, check_vma, *args)
     return mapped
+
+
+def _infer_in_specs(mesh, args):
+    """in_specs left out: over a mesh whose axes are all Explicit, each argument's own layout
+    (a NamedSharding's spec; replicated otherwise), as JAX infers them."""
+    from pyjax._src.mesh import AxisType
+    types = getattr(mesh, "axis_types", ())
+    if not types or any(t is not AxisType.Explicit for t in types):
+        raise TypeError(f"shard_map in_specs argument must be a pytree of PartitionSpec "
+                        f"instances, but it was None when axis_names={set(mesh.axis_names)} are "
+                        f"of type {', '.join(str(t) for t in types)} (in_specs can be left out "
+                        f"only over Explicit mesh axes)")
+
+    def spec(x):
+        if isinstance(x, core.Tracer):
+            raise NotImplementedError(
+                "shard_map: inferring in_specs from traced arguments (under jit, grad, vmap...) "
+                "needs shardings in abstract values, which pyjax does not have yet; pass in_specs")
+        s = x._named_sharding if type(x) is ArrayImpl else None
+        if s is None or s.mesh.axis_names != mesh.axis_names:
+            return PartitionSpec()
+        return s.spec
+    return tree_util.tree_map(spec, tuple(args))
 
 
 class _InferFromArgs:
@@ -152,8 +175,17 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
                                                    for a, x in zip(axes, leaves, strict=True)])
         out_specs = tree_util.tree_map(_out_spec, _as_tuple(out_axes),
                                        is_leaf=lambda a: a is None)
-        return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)(*args)
+        out = shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)(*args)
+        return tree_util.tree_map(_full_rank, out)
     return mapped
+
+
+def _full_rank(o):
+    """smap's eager results over an Explicit mesh report their spec at full rank (as JAX)."""
+    s = o._named_sharding if type(o) is ArrayImpl else None
+    if s is None or not s.mesh.axis_types or any(t.name != "Explicit" for t in s.mesh.axis_types):
+        return o
+    return lay_out(o, s.mesh, PartitionSpec(*s.spec, *[None] * (o.ndim - len(s.spec))))
 
 
 def _sharded_dim(x, axis_name):
@@ -628,6 +660,11 @@ def lay_out(o, mesh, spec):
         return o
     sharding = NamedSharding(mesh, spec if spec is not None else PartitionSpec())
     if type(o) is ArrayImpl:
+        if o._named_sharding == sharding and o._named_sharding.spec != sharding.spec:
+            # the same layout, spelled as out_specs says (as JAX reports it)
+            out = o._rewrap_with_aval_and_sharding(o.aval, o._sharding)
+            out._named_sharding = sharding
+            return out
         return put_named(o, sharding)
     if isinstance(o, core.Tracer):
         return barriers.with_sharding_constraint(o, sharding)

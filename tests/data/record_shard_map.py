@@ -112,6 +112,24 @@ def layouts(jx, m):
         in_specs=s, out_specs=s)(Z)).tolist() for s in LAYOUTS]
 
 
+def inferred_in_specs(jx, X):
+    """in_specs left out: inferred from the arguments over Explicit axes, a TypeError over
+    Auto ones. (local shape, result, result spec) or the error class."""
+    out = []
+    for t in (AxisType.Explicit, AxisType.Auto):
+        m = jx.make_mesh((4, 2), ("x", "y"), axis_types=(t,) * 2)
+        xs = jx.device_put(X, jx.sharding.NamedSharding(m, P("x")))
+        for a in (xs, X):
+            seen = []
+            try:
+                r = jx.shard_map(lambda b: (seen.append(list(b.shape)), b * 2)[1], mesh=m,
+                                 out_specs=P("x"))(a)
+                out.append([seen[0], np.asarray(r).tolist(), repr(r.sharding.spec)])
+            except Exception as e:  # noqa: BLE001
+                out.append(type(e).__name__)
+    return out
+
+
 def run_smap(jx, X):
     """jax.smap over one axis of an Explicit mesh in context (`jx` is jax or pyjax)."""
     m = jx.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
@@ -159,6 +177,7 @@ if __name__ == "__main__":
             out["vma"][n] = [type(e).__name__, str(e)]
     out["smap"] = run_smap(jax, X)
     out["layouts"] = layouts(jax, m)
+    out["inferred_in_specs"] = inferred_in_specs(jax, X)
     out["vma_control_flow"] = control_flow_vma(jax, m, X)
     out["vma_control_flow_src"] = CONTROL_FLOW_VMA  # the test runs the same bodies
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))
