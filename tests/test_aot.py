@@ -83,3 +83,39 @@ def test_matmul_flops():
     lo = jax.jit(lambda a, b: a @ b).lower(jnp.ones((8, 16)), jnp.ones((16, 4)))
     assert lo.cost_analysis()["flops"] == 2 * 8 * 16 * 4
     assert lo.compile().memory_analysis().argument_size_in_bytes == 4 * (8 * 16 + 16 * 4)
+
+
+SHARDED = '''
+import json, numpy as np, pyjax as jax, pyjax.numpy as jnp
+from pyjax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((4, 2), ("x", "y"))
+rows, rep = NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P())
+f = jax.jit(lambda a, b: (a * 3.0 + b, a.sum()), in_shardings=(rows, rep), out_shardings=(rows, rep))
+co = f.lower(jnp.ones((8, 4)), jnp.ones((8, 4))).compile()
+x = jax.device_put(jnp.ones((8, 4)), rows)
+co2 = jax.jit(lambda a: a * 2).lower(x).compile()
+out = co(jnp.ones((8, 4)), jnp.ones((8, 4)))
+print(json.dumps({"in": [repr(s) for s in co.input_shardings[0]], "in_kw": repr(co.input_shardings[1]),
+                  "out": [repr(s) for s in co.output_shardings], "result": repr(out[0].sharding),
+                  "value": float(out[0][0, 0]), "in2": repr(co2.input_shardings[0][0]),
+                  "out2": repr(co2.output_shardings)}))
+'''
+
+
+def test_shardings_over_a_mesh():
+    """What JAX 0.10.2 prints for the same program (run by hand with 8 host devices)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    res = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    mesh = "Mesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit))"
+    rows = f"NamedSharding(mesh={mesh}, spec=P('x', None), memory_kind=device)"
+    rep = f"NamedSharding(mesh={mesh}, spec=P(), memory_kind=device)"
+    assert got["in"] == [rows, rep] and got["in_kw"] == "{}"
+    assert got["out"] == [rows, rep] and got["result"] == rows and got["value"] == 4.0
+    assert got["in2"] == rows and got["out2"] == rows
