@@ -239,3 +239,13 @@ def test_ref_passed_into_jit_is_refused_clearly():
     r = jax.new_ref(jnp.zeros(3))
     with pytest.raises(NotImplementedError, match="passed into jit"):
         jax.jit(lambda r: r.__setitem__(0, 1.0))(r)
+
+
+def test_new_ref_with_loops_under_vmap_and_grad_without_jit():
+    def functional(x):
+        c = jnp.cumsum(x)
+        return c.at[0].set(jnp.where(c[-1] > 0, -c[0], c[0])), c[-1]
+    xs = jnp.stack([jnp.asarray(X5), -jnp.abs(X5), jnp.asarray(X5) * 3])
+    _check(jax.vmap(_running_sum)(xs), jax.vmap(functional)(xs))
+    g = jax.grad(lambda x: _running_sum(x)[0].sum())(jnp.asarray(X5))
+    np.testing.assert_allclose(g, jax.grad(lambda x: functional(x)[0].sum())(X5), rtol=1e-6)

@@ -278,12 +278,15 @@ pe.traced_jaxpr_rewrites.append(_discharge_local_refs)
 # -- eager Refs in loops: a loop whose body closed over an eager Ref runs discharged ---------------
 
 
-def _eager_with_refs(prim, impl):
-    """`prim`'s impl, which first discharges eager Ref operands: the loop runs on their values
-    and the final values are written back into the Refs."""
+def _bind_with_refs(prim):
+    """`prim.bind`, discharging eager Ref operands first: a loop or cond whose body closed over
+    a Ref made outside it (eagerly, or under grad/vmap, where Refs are eager boxes) runs on the
+    Refs' values, under whatever trace is current, and their final values are written back."""
+    bind = prim.bind
+
     def wrapped(*args, **params):
         if not any(type(a) is Ref for a in args):
-            return impl(*args, **params)
+            return bind(*args, **params)
         is_ref = [type(a) is Ref for a in args]
         vals = [a._value if r else a for a, r in zip(args, is_ref)]
         new_refs, outs = _rule(prim, params)(list(args), is_ref, vals, **params)
@@ -294,5 +297,7 @@ def _eager_with_refs(prim, impl):
     return wrapped
 
 
+# NB: set on the primitive objects (an instance attribute shadowing Primitive.bind), so every
+# way of binding them (the lax wrappers, eval_jaxpr) sees eager Refs.
 for _prim in list(discharge_rules):
-    _prim.def_impl(_eager_with_refs(_prim, _prim.impl))
+    _prim.bind = _bind_with_refs(_prim)

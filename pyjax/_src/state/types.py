@@ -270,7 +270,7 @@ class Ref:
 
     def _write(self, value):
         cur = core.current_trace()
-        if cur is not self._trace and (isinstance(value, core.Tracer) or isinstance(self._value, core.Tracer)):
+        if cur is not self._trace and isinstance(value, core.Tracer) and value._trace is not self._trace:
             raise NotImplementedError(
                 "pyjax: a Ref made outside a transformation or loop body (jit, grad, vmap, "
                 "fori_loop, ...) cannot be written inside it; create the Ref inside (new_ref), or "
