@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, dtypes, spmd, tree_util
+from pyjax._src import core, dtypes, source_info, spmd, tree_util
 from pyjax._src.array import ArrayImpl, check_divisible, deleted_error, put_named, put_value
 from pyjax._src.backend import xla
 from pyjax._src.config import config
@@ -137,10 +137,15 @@ def lower(request: CompileRequest):
             request.in_shardings, closed.in_avals)
     if request.out_shardings is not None:
         result_shardings = _hlo_strings(request.out_shardings, closed.out_avals)
-    return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
-                                 platform=request.platform, num_replicas=request.num_replicas,
-                                 num_partitions=request.num_partitions,
-                                 arg_shardings=arg_shardings, result_shardings=result_shardings)
+    target = spmd.lowering_target.set(
+        (request.devices, spmd.request_mesh(request.in_shardings, request.out_shardings)))
+    try:
+        return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
+                                     platform=request.platform, num_replicas=request.num_replicas,
+                                     num_partitions=request.num_partitions,
+                                     arg_shardings=arg_shardings, result_shardings=result_shardings)
+    finally:
+        spmd.lowering_target.reset(target)
 
 
 def _unannotated_outputs(request):
@@ -301,7 +306,7 @@ class Compiled:
         # so the error names the primitive that made the value, as JAX does.
         closed = self.jaxpr
         if not self.donated and closed is not None:
-            core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+            _eval_naming_equations(closed.jaxpr, closed.consts, args, self.name)
         raise FloatingPointError(
             f"invalid value ({bad}) encountered in the output of {self.name}; running it again "
             f"one primitive at a time produced none (an input holds the value, or its arguments "
@@ -309,6 +314,38 @@ class Compiled:
 
 
 Compiled._run_unchecked = Compiled._run
+
+
+def _eval_naming_equations(jaxpr, consts, args, name):
+    """`core.eval_jaxpr` for debug_nans' re-run: a FloatingPointError raised by an equation
+    is raised again naming the equation's name stack (`jit(f)/outer/log`) and the user's line
+    that traced it."""
+    env = dict(zip(jaxpr.constvars, consts, strict=True))
+    env.update(zip(jaxpr.invars, args, strict=True))
+
+    def read(v):
+        return v.val if type(v) is core.Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        try:
+            out = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        except FloatingPointError as e:
+            if getattr(e, "_pyjax_located", False):
+                raise
+            info = eqn.source_info
+            stack = str(source_info.name_stack_of(info))
+            where = "/".join(p for p in (name.replace("jit_", "jit(", 1) + ")"
+                                         if name.startswith("jit_") else name, stack,
+                                         eqn.primitive.name) if p)
+            frame = source_info.user_frame_of(info)
+            err = FloatingPointError(f"{e} (in {where}" + (f", traced at {frame}" if frame else "")
+                                     + ")")
+            err._pyjax_located = True
+            raise err from None
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.outvars, out, strict=True))
+        else:
+            env[eqn.outvars[0]] = out
 
 
 def _first_invalid(outs):

@@ -1,7 +1,10 @@
-"""Find the user's own source line (the first frame outside pyjax) for error messages."""
+"""Where operations come from: the user's own source line (the first frame outside pyjax) for
+error messages, and the name stack (`named_scope` / `named_call`) recorded on every equation."""
 import linecache
 import os
 import sys
+import threading
+from contextlib import contextmanager
 
 _PYJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,3 +51,110 @@ def is_user_file(filename: str) -> bool:
     """Whether `filename` is the user's code (not pyjax's, nor a registered exclusion)."""
     return (not filename.startswith(_PYJAX_DIR) and not filename.startswith("<frozen")
             and filename not in _excluded_files)
+
+
+# -- the name stack ------------------------------------------------------------------------------
+#
+# `named_scope` / `named_call` push names; every staged equation records the stack current when
+# it was traced (with the traceback) in its `source_info`, and the lowering writes both into the
+# module's locations when asked (`Lowered.as_text(debug_info=True)`):
+# `loc("jit(f)/outer/inner/sin"("file.py":4:0))`, as JAX does.
+
+
+class NameStack(tuple):
+    """The names of the scopes an equation was traced in, outermost first; `str` joins them
+    with '/' as JAX prints a name stack."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return "/".join(self)
+
+    def extend(self, name: str) -> "NameStack":
+        return NameStack(self + (name,))
+
+
+_EMPTY = NameStack()
+
+
+class _NameStackState(threading.local):
+    def __init__(self):
+        self.stack = _EMPTY
+
+
+name_stack_state = _NameStackState()
+
+
+def current_name_stack() -> NameStack:
+    return name_stack_state.stack
+
+
+@contextmanager
+def extend_name_stack(name: str):
+    """Push `name` on the name stack for the block."""
+    state = name_stack_state
+    prev = state.stack
+    state.stack = prev.extend(name)
+    try:
+        yield state.stack
+    finally:
+        state.stack = prev
+
+
+@contextmanager
+def reset_name_stack(stack=_EMPTY):
+    state = name_stack_state
+    prev, state.stack = state.stack, NameStack(stack)
+    try:
+        yield
+    finally:
+        state.stack = prev
+
+
+class SourceInfo:
+    """Where an equation was traced: the (jaxlib) traceback and the name stack. It answers the
+    traceback's `frames` and `as_python_traceback()` too, so code reading an equation's
+    source_info as a traceback keeps working."""
+
+    __slots__ = ("traceback", "name_stack")
+
+    def __init__(self, traceback, name_stack=_EMPTY):
+        self.traceback = traceback
+        self.name_stack = name_stack
+
+    @property
+    def frames(self):
+        return self.traceback.frames if self.traceback is not None else []
+
+    def as_python_traceback(self):
+        return self.traceback.as_python_traceback() if self.traceback is not None else None
+
+    def user_frame(self):
+        """(file, line, column, function) of the innermost user frame, or None."""
+        for f in self.frames:
+            if is_user_file(f.file_name):
+                return f.file_name, f.line_num, 0, f.function_name
+        return None
+
+    def __repr__(self):
+        where = self.user_frame()
+        at = f" at {where[0]}:{where[1]}" if where else ""
+        return f"SourceInfo(name_stack={str(self.name_stack)!r}{at})"
+
+
+def traceback_of(source_info):
+    """The traceback held by an equation's source_info (a SourceInfo or a bare traceback)."""
+    return source_info.traceback if isinstance(source_info, SourceInfo) else source_info
+
+
+def user_frame_of(source_info) -> str:
+    """`file:line (function)` of the user's frame in an equation's source_info, or ''."""
+    tb = traceback_of(source_info)
+    for f in (tb.frames if tb is not None else ()):
+        if is_user_file(f.file_name):
+            return f"{f.file_name}:{f.line_num} ({f.function_name})"
+    return ""
+
+
+def name_stack_of(source_info) -> NameStack:
+    return source_info.name_stack if isinstance(source_info, SourceInfo) else _EMPTY

@@ -22,6 +22,7 @@ from pyjax._src import core, dispatch, spmd, tree_util
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.dispatch import Compiled, CompileRequest
+from pyjax._src.lowering import lower as lowering
 from pyjax._src.sharding import SingleDeviceSharding
 
 
@@ -116,6 +117,11 @@ class Lowered(_Stage):
         self._text = lowered[0]
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
+        """The module's text; with `debug_info=True`, lowered again with a location on every
+        op: its name stack (named_scope / named_call) and the user's line, as JAX prints them."""
+        if debug_info:
+            with lowering.debug_locations():
+                return dispatch.lower(self._request)[0]
         return self._text
 
     def compiler_ir(self, dialect=None):

@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from pyjax._src import core
+from pyjax._src.config import config as _config
 from pyjax._src.core import Tracer
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.array_ops import lax_ops
@@ -107,6 +108,8 @@ def batch_flat(fun, args, in_dims, axis_data: AxisData):
     with core.new_trace(BatchTrace, axis_data.size, axis_data.name, axis_data.spmd_name) as trace:
         tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims, strict=True)]
         pairs = [trace.to_batch_info(o) for o in fun(*tracers)]
+    if _config._values["jax_check_tracer_leaks"]:
+        core.check_leaks(trace, tracers)
     return [v for v, _ in pairs], [d for _, d in pairs]
 
 

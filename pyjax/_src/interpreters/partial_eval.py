@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from pyjax._src import core, tree_util
+from pyjax._src import core, source_info, tree_util
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src import pretty_print  # noqa: F401 - installs the jaxpr printer in core
@@ -111,8 +111,14 @@ def _is_literalable(x) -> bool:
 
 _folding = config._values  # (read on every staged equation: the plain dict)
 # Each staged equation's source_info: where it was traced (jaxlib's C++ traceback capture), read
-# by checkify and debug_nans to name the user's line.
+# by checkify and debug_nans to name the user's line, and the name stack (named_scope).
 _source_traceback = xla.get_traceback
+_name_stack_state = source_info.name_stack_state
+_SourceInfo = source_info.SourceInfo
+
+
+def _source_info():
+    return _SourceInfo(_source_traceback(), _name_stack_state.stack)
 
 # Types that can answer `_host_value()` cheaply (host-resident Arrays register here).
 literal_value_handlers: dict[type, object] = {}
@@ -173,10 +179,10 @@ class DynamicJaxprTrace(core.Trace):
         out = prim.rule("abstract_eval")(*[v.aval for v in invars], **params)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
-            self.eqns.append(JaxprEqn(invars, outvars, prim, params, _source_traceback()))
+            self.eqns.append(JaxprEqn(invars, outvars, prim, params, _source_info()))
             return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
         outvar = Var(out)
-        self.eqns.append(JaxprEqn(invars, [outvar], prim, params, _source_traceback()))
+        self.eqns.append(JaxprEqn(invars, [outvar], prim, params, _source_info()))
         return DynamicJaxprTracer(self, out, outvar)
 
     def to_jaxpr(self, out_tracers) -> ClosedJaxpr:
@@ -258,11 +264,15 @@ def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr
     finished trace, or constants) so callers can inspect them. `debug`, a TraceDebug, names
     the function and its inputs in tracer errors.
     """
-    with core.new_trace(DynamicJaxprTrace, debug) as trace:
+    # as JAX, a traced body's equations carry names relative to it (the jit or scan equation
+    # holds the enclosing scopes)
+    with core.new_trace(DynamicJaxprTrace, debug) as trace, source_info.reset_name_stack():
         origins = origins or [None] * len(in_avals)
         args = [trace.new_arg(a, o) for a, o in zip(in_avals, origins, strict=True)]
         outs = fun(*args)
         closed = trace.to_jaxpr(outs)
+    if _folding["jax_check_tracer_leaks"]:
+        core.check_leaks(trace, args, outs)
     for rewrite in traced_jaxpr_rewrites:
         closed = rewrite(closed)
     return closed, outs

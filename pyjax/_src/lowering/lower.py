@@ -7,11 +7,12 @@ StableHLO op; `ctx.lower_fun(f)` lowers a composite written with pyjax.lax funct
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, source_info
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lowering import mlir
 from pyjax._src.lowering.mlir import aval_type
@@ -167,16 +168,72 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
         env[v] = n
     for v, n in zip(jaxpr.invars, args, strict=True):
         env[v] = n
+    prefix = fb.name_prefix
     for eqn in _live_eqns(jaxpr):
         rule = eqn.primitive.rule("lowering", module.platform)
         ctx = LoweringRuleContext(fb, module, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
-        out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+        if prefix is None:
+            out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+        else:  # debug locations: the equation's name stack and user line on its ops
+            name, outer_frame = _eqn_name(prefix, eqn), fb.frame
+            fb.frame = _user_frame(eqn.source_info) or outer_frame
+            fb.loc, fb.name_prefix = mlir.name_loc(name, *(fb.frame or ())), name
+            try:
+                out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+            finally:
+                fb.loc, fb.name_prefix, fb.frame = "", prefix, outer_frame
         if eqn.primitive.multiple_results:
             for v, n in zip(eqn.outvars, out, strict=True):
                 env[v] = n
         else:
             env[eqn.outvars[0]] = out
     return [read(v) for v in jaxpr.outvars]
+
+
+# -- debug locations -------------------------------------------------------------------------
+#
+# `Lowered.as_text(debug_info=True)` lowers again with locations on every op, as JAX prints
+# them: `loc("jit(f)/outer/inner/sin"("file.py":4:0))` (the jit, the equation's name stack from
+# named_scope/named_call, the primitive; the user's line). Ops of a nested jaxpr (a jit's
+# body, a scan's body) extend their equation's name. Ordinary lowering writes none.
+
+_debug_locations = [False]
+
+
+@contextlib.contextmanager
+def debug_locations():
+    """Lower with debug locations for the block."""
+    prev, _debug_locations[0] = _debug_locations[0], True
+    try:
+        yield
+    finally:
+        _debug_locations[0] = prev
+
+
+def _eqn_name(prefix, eqn) -> str:
+    stack = str(source_info.name_stack_of(eqn.source_info))
+    label = (f"jit({eqn.params['name']})" if eqn.primitive.name in ("jit", "pjit")
+             and "name" in eqn.params else eqn.primitive.name)
+    return "/".join(p for p in (prefix, stack, label) if p)
+
+
+def _user_frame(info):
+    """(file, line, column) of the user's line that traced the equation; None for equations
+    traced while lowering (a rule's composite), which take their enclosing equation's."""
+    if not isinstance(info, source_info.SourceInfo):
+        return None
+    frames = info.frames
+    if any(f.file_name == __file__ for f in frames):
+        return None
+    for f in frames:
+        if source_info.is_user_file(f.file_name):
+            return f.file_name, f.line_num, 0
+    return None
+
+
+def _module_label(name: str) -> str:
+    """`jit(f)` for the module `jit_f`."""
+    return f"jit({name[4:]})" if name.startswith("jit_") else name
 
 
 def _live_eqns(jaxpr: core.Jaxpr) -> list:
@@ -197,6 +254,8 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     `arg_shardings` / `result_shardings` (one HloSharding string or None per argument / result)
     annotate `main` for XLA's SPMD partitioner (GSPMD's `mhlo.sharding`)."""
     fb = mlir.FuncBuilder()
+    if _debug_locations[0]:
+        fb.name_prefix = _module_label(name)
     module = ModuleContext(platform)
     all_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) or [False] * len(all_vars)

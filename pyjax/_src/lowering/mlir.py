@@ -117,6 +117,11 @@ class FuncBuilder:
         self._count = 0
         self.const_cache: dict = {}
         self.tokens: dict = {}   # ordered effect -> the SSA name of its current token
+        # debug locations (`Lowered.as_text(debug_info=True)`): the name-stack prefix of the
+        # equations being lowered (None: no locations are written) and the current op's `loc`
+        self.name_prefix = None
+        self.loc = ""
+        self.frame = None  # (file, line, column) of the equation being lowered
 
     def fresh(self, prefix="%") -> str:
         self._count += 1
@@ -145,14 +150,15 @@ class FuncBuilder:
         sig = f" : ({in_types}) -> {out_sig}"
         head = f'{lhs}"{name}"({", ".join(operands)})'
         if not regions:
-            self.emit(f"{head}{format_attrs(attrs)}{sig}")
+            self.emit(f"{head}{format_attrs(attrs)}{sig}{self.loc}")
             return results
+        loc = self.loc
         self.emit(head + " ({")
         for i, region in enumerate(regions):
             if i:
                 self.emit("}, {")
             self._emit_region(*region)
-        self.emit(f"}}){format_attrs(attrs)}{sig}")
+        self.emit(f"}}){format_attrs(attrs)}{sig}{loc}")
         return results
 
     def _emit_region(self, arg_types, body_fn):
@@ -189,6 +195,15 @@ class FuncBuilder:
             yield
         finally:
             self.const_cache, self.tokens = saved
+
+
+def name_loc(name: str, file=None, line=0, column=0) -> str:
+    """` loc("name"("file":line:column))`: an op's location as JAX writes it (its name stack,
+    and the user's line when known)."""
+    def q(text):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    inner = f"({q(file)}:{int(line)}:{int(column)})" if file else ""
+    return f" loc({q(name)}{inner})"
 
 
 def module_text(name: str, args: list[tuple[str, str, str]], results: list[str], body: list[str],
