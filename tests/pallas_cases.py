@@ -134,6 +134,18 @@ def scoped_kernel(x_ref, o_ref):
     total = pl.run_scoped(body, pltpu.VMEM((4,), f32))
     o_ref[...] = x_ref[...] + total
 
+def window_kernel(x_ref, o_ref):
+    w = x_ref[...]
+    o_ref[...] = w[0:4] + w[1:5] + w[2:6]
+
+window_sum = pl.pallas_call(window_kernel, out_shape=jax.ShapeDtypeStruct((8,), f32), grid=(2,),
+    in_specs=[pl.BlockSpec((pl.Element(6),), lambda i: (i * 4,))],
+    out_specs=pl.BlockSpec((4,), lambda i: (i,)), interpret=True)
+
+window_pad = pl.pallas_call(window_kernel, out_shape=jax.ShapeDtypeStruct((8,), f32), grid=(2,),
+    in_specs=[pl.BlockSpec((pl.Element(6, (1, 1)),), lambda i: (i * 4,))],
+    out_specs=pl.BlockSpec((4,), lambda i: (i,)), interpret=True)
+
 def write_ref(x):
     r = jax.new_ref(x)
     r[0] = r[1] * 3
@@ -169,6 +181,11 @@ CASES = [
     "pl.pallas_call(view_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), interpret=True)(jnp.arange(4.0))",
     "pl.pallas_call(loop_kernel, out_shape=jax.ShapeDtypeStruct((5,), f32), interpret=True)(jnp.arange(4.0))",
     "pl.pallas_call(scoped_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), interpret=True)(jnp.arange(4.0))",
+    "window_sum(jnp.arange(10.0))",
+    "window_pad(jnp.arange(8.0))",
+    "pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((4, 6), f32), grid=(2, 3), in_specs=[pl.BlockSpec((2, 2), lambda i, j: (i, j))], out_specs=pl.BlockSpec((2, 2), lambda i, j: (i, j)), interpret=True)(jnp.arange(24.0).reshape(4, 6))",
+    "pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), interpret=True)(jnp.arange(4))",
+    "pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.int32), interpret=True)(jnp.arange(4))",
     "jax.jit(softmax)(Z)",
     "jax.vmap(softmax)(np.stack([Z, 2 * Z]))",
     "jax.vmap(lambda x: add(x, x), in_axes=1, out_axes=1)(np.stack([X, -X], 1))",
