@@ -2,7 +2,8 @@
 0.10.2 (recorded with rich by data/record_visualize_sharding.py: 15 layouts over 1-d, 2-d and
 3-d meshes, a permuted device order, and the scale/min_width/max_width options); without rich,
 pyjax's own grid is the same picture whenever it fits the width. inspect_array_sharding hands
-the callback the array's sharding."""
+the callback the array's sharding: eagerly, and inside jit the layout XLA's partitioner chose
+(20 intermediate values over 2 meshes, recorded from JAX by data/record_inspect_sharding.py)."""
 import contextlib
 import io
 import json
@@ -111,8 +112,12 @@ def test_single_device_array_and_inspect():
     seen = []
     pyjax.debug.inspect_array_sharding({"a": x, "b": [x]}, callback=seen.append)
     assert seen == [x.sharding, x.sharding]
-    with pytest.raises(TypeError, match="concrete arrays"):
-        pyjax.jit(lambda y: pyjax.debug.inspect_array_sharding(y, callback=print) or y)(x)
+    seen.clear()
+    f = pyjax.jit(lambda y: pyjax.debug.inspect_array_sharding(y * 2, callback=seen.append) or y)
+    f(x)
+    assert seen == [x.sharding]  # one device: known while lowering
+    f(x)
+    assert len(seen) == 1  # a cached executable does not call back (as JAX)
 
 
 _ARRAYS = """
@@ -144,3 +149,17 @@ def test_array_pictures_on_eight_devices_match_jax():
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.splitlines()[-1])
     assert got == [c["text"] for c in CASES]
+
+
+def test_inspect_inside_jit_reports_what_xla_chose_as_jax():
+    data = json.loads((pathlib.Path(__file__).parent / "data" / "inspect_sharding.json").read_text())
+    script = ("import json, sys, pyjax\nscope = {'jax': pyjax}\n"
+              "exec(sys.argv[1], scope)\nprint(json.dumps(scope['out']))")
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
+               PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", script, data["program"]], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert got == data["results"]
+    assert sum(k.endswith("eager") for k in got) == 5 and len(got) == 25

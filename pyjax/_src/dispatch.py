@@ -137,10 +137,15 @@ def lower(request: CompileRequest):
             request.in_shardings, closed.in_avals)
     if request.out_shardings is not None:
         result_shardings = _hlo_strings(request.out_shardings, closed.out_avals)
-    return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
-                                 platform=request.platform, num_replicas=request.num_replicas,
-                                 num_partitions=request.num_partitions,
-                                 arg_shardings=arg_shardings, result_shardings=result_shardings)
+    target = spmd.lowering_target.set(
+        (request.devices, spmd.request_mesh(request.in_shardings, request.out_shardings)))
+    try:
+        return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
+                                     platform=request.platform, num_replicas=request.num_replicas,
+                                     num_partitions=request.num_partitions,
+                                     arg_shardings=arg_shardings, result_shardings=result_shardings)
+    finally:
+        spmd.lowering_target.reset(target)
 
 
 def _unannotated_outputs(request):

@@ -1,6 +1,7 @@
 """Pictures of shardings: which device holds which block of a 1-d or 2-d array, drawn as a
 grid whose cells are sized like the blocks (`visualize_sharding`, `visualize_array_sharding`),
-and `inspect_array_sharding`, which hands an array's sharding to a callback.
+and `inspect_array_sharding`, which hands an array's sharding to a callback (inside `jit`, from
+XLA's SPMD partitioner: the `InspectSharding` custom call).
 
 The picture is drawn with `rich` when it is installed (as JAX does, in colour on a terminal
 when matplotlib provides the palette), else as a plain box-drawing grid with the same cell
@@ -13,7 +14,11 @@ import sys
 
 import numpy as np
 
-from pyjax._src import core, tree_util
+from pyjax._src import core, spmd, tree_util
+from pyjax._src.backend import xla
+from pyjax._src.callback import debug_effect
+from pyjax._src.lowering import mlir
+from pyjax._src.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding, named_from_hlo
 
 _HEIGHT_TO_WIDTH = 2.5  # terminal cells are about 2.5 times taller than wide
 
@@ -168,21 +173,62 @@ def _plain_picture(grid):
     return "\n".join(lines)
 
 
+# -- inspect_sharding: an array's sharding, eagerly or as XLA's partitioner chose it ---------
+
+inspect_sharding_p = core.Primitive("inspect_sharding", multiple_results=True)
+
+
 def inspect_array_sharding(value, *, callback):
-    """Call `callback(sharding)` for each array of the pytree `value`.
+    """Call `callback(sharding)` for each array of the pytree `value`: at once for concrete
+    arrays; inside `jit`, while the function compiles, with the layout XLA's SPMD partitioner
+    chose for the value (a NamedSharding over the jit's mesh). A cached executable does not
+    call back again.
 
     >>> inspect_array_sharding(x, callback=print)   # NamedSharding(mesh=..., spec=P('x',), ...)
-
-    NB: JAX also accepts traced arrays inside `jit`, calling back at compile time with the
-    layout XLA chose; pyjax's traced arrays carry no sharding yet, so it accepts concrete
-    arrays only and raises TypeError under tracing.
     """
     for leaf in tree_util.tree_leaves(value):
-        if isinstance(leaf, core.Tracer):
-            raise TypeError("inspect_array_sharding: pyjax reports the shardings of concrete "
-                            "arrays only (outside jit); inside jit use "
-                            "`pyjax.jit(f).lower(...).compile().output_shardings` instead")
-        callback(leaf.sharding)
+        inspect_sharding_p.bind(leaf, callback=callback)
+
+
+@inspect_sharding_p.def_impl
+def _inspect_sharding_impl(x, *, callback):
+    callback(x.sharding)
+    return []
+
+
+inspect_sharding_p.def_abstract_eval(lambda x, *, callback: [])
+inspect_sharding_p.def_effects(lambda *, callback: frozenset({debug_effect}))  # never DCE'd
+inspect_sharding_p.def_jvp(
+    lambda primals, tangents, **params: (inspect_sharding_p.bind(*primals, **params), []))
+inspect_sharding_p.def_batch(
+    lambda axis_size, args, dims, **params: (inspect_sharding_p.bind(*args, **params), []))
+
+_keepalive = []  # callbacks XLA's partitioner may still call (their address is in a module)
+
+
+@inspect_sharding_p.def_lowering
+def _inspect_sharding_lowering(ctx, x, *, callback):
+    devices, mesh = spmd.lowering_target.get()
+    ndim = ctx.avals_in[0].ndim
+    if len(devices) <= 1:  # one device: the layout is known now
+        callback(SingleDeviceSharding(devices[0]) if devices else None)
+        return []
+
+    def on_partitioned(hlo):
+        if mesh is None:
+            return callback(xla.gspmd_sharding(devices, hlo))
+        if hlo.is_manual():  # inside shard_map: each device holds its own value
+            return callback(NamedSharding(mesh, PartitionSpec()))
+        named = named_from_hlo(mesh, hlo, ndim)
+        return callback(named if named is not None else xla.gspmd_sharding(devices, hlo))
+
+    _keepalive.append(on_partitioned)
+    key = xla.encode_inspect_sharding_callback(on_partitioned)
+    attrs = {"call_target_name": '"InspectSharding"', "has_side_effect": "true",
+             "api_version": "1 : i32",
+             "backend_config": '"' + "".join(f"\\{b:02X}" for b in key) + '"'}
+    ctx.fb.op("stablehlo.custom_call", [x], [mlir.aval_type(ctx.avals_in[0])], attrs)
+    return []
 
 
 def visualize_array_sharding(arr, **kwargs):

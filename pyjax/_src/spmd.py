@@ -8,6 +8,8 @@ NamedSharding per flat argument (and per output, or None: XLA chooses).
 """
 from __future__ import annotations
 
+import contextvars
+
 from pyjax._src import core, tree_util
 from pyjax._src.array import ArrayImpl, named_sharding_for
 from pyjax._src.mesh import Mesh
@@ -99,6 +101,17 @@ def _common_mesh(ins, outs, leaves, name, default=None):
             raise ValueError(f"Received incompatible devices for jitted computation {name}: "
                              f"{s!r} and {found[0]!r} use different meshes")
     return mesh
+
+
+# What the module being lowered runs on, `(devices, mesh or None)` (set by `dispatch.lower`):
+# rules that need it at lowering time (inspect_array_sharding) read it here.
+lowering_target = contextvars.ContextVar("lowering_target", default=((), None))
+
+
+def request_mesh(in_shardings, out_shardings):
+    """The mesh of an SPMD compile's shardings, or None (not partitioned over a mesh)."""
+    found = [s for s in (in_shardings or ()) + tuple(out_shardings or ()) if s is not None]
+    return found[0].mesh if found else None
 
 
 def mesh_devices(in_shardings, out_shardings) -> tuple:

@@ -396,6 +396,12 @@ def single_device_sharding(device):
     return s
 
 
+def encode_inspect_sharding_callback(fn):
+    """The backend_config of an `InspectSharding` custom call: XLA's SPMD partitioner calls
+    `fn(hlo_sharding)` with the operand's sharding while compiling (keep `fn` alive)."""
+    return xc.encode_inspect_sharding_callback(fn)
+
+
 def gspmd_sharding(devices, hlo_sharding):
     """A multi-device sharding over `devices` (logical order) described by an HloSharding."""
     return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), hlo_sharding)
