@@ -10,12 +10,13 @@ after it).
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.checkify import (
-    DivisionByZeroError, NaNError, OOBError, _aval, _current_traceback, _jnp, _lax, _merged,
+    DivisionByZeroError, ErrorEffect, NaNError, OOBError, _aval, _current_traceback, _jnp, _lax, _merged,
     _merge_metadata, _where, assert_func, check_p, checkify_jaxpr_flat, error_checks,
     error_checks_by_name, update_error)
 
@@ -275,8 +276,9 @@ def _custom_call_rule(error, enabled, *args, call_jaxpr, **params):
     # NB: JAX threads the error through the custom_jvp/custom_vjp call itself; pyjax keeps the
     # call (and its rules) unchanged and checks the function's primal computation beside it, on
     # the same (gradient-stopped) inputs. Same errors; the duplicate work is XLA's to share.
+    # The call itself runs without its checks (they are functionalized beside it).
     prim = _where.prim
-    outs = prim.bind(*args, call_jaxpr=call_jaxpr, **params)
+    outs = prim.bind(*args, call_jaxpr=without_checks(call_jaxpr), **params)
     lax = _lax()
     leaves, tree = tree_util.tree_flatten(error)
     stopped = [lax.stop_gradient(x) if dtypes.issubdtype(_aval(x).dtype, np.inexact) else x
@@ -284,6 +286,42 @@ def _custom_call_rule(error, enabled, *args, call_jaxpr, **params):
     error, _ = checkify_jaxpr_flat(call_jaxpr.jaxpr, call_jaxpr.consts, enabled, tree,
                                    *leaves, *stopped)
     return error, outs
+
+
+_stripped: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def without_checks(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """`closed` with its `check` equations removed, also inside the jaxprs its equations carry
+    (the same object when it has none)."""
+    if not any(isinstance(e, ErrorEffect) for e in closed.effects):
+        return closed
+    hit = _stripped.get(closed)
+    if hit is None:
+        hit = _stripped[closed] = core.ClosedJaxpr(_strip(closed.jaxpr), closed.consts)
+    return hit
+
+
+def _strip(jaxpr: core.Jaxpr) -> core.Jaxpr:
+    eqns = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is check_p:
+            continue
+        if any(isinstance(e, ErrorEffect) for e in eqn.effects):
+            eqn = eqn._replace(params={k: _strip_param(v) for k, v in eqn.params.items()})
+        eqns.append(eqn)
+    return core.Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns,
+                      debug_info=jaxpr.debug_info)
+
+
+def _strip_param(v):
+    if type(v) is core.ClosedJaxpr:
+        return without_checks(v)
+    if type(v) is core.Jaxpr:
+        return _strip(v)
+    if type(v) in (tuple, list):
+        return type(v)(_strip_param(x) for x in v)
+    return v
 
 
 def install():
