@@ -142,6 +142,11 @@ SCRIPT = textwrap.dedent('''
             except Exception as e:
                 out["inferred_in_specs"].append(type(e).__name__)
 
+    env = {"np": np}  # the recorder's MISC, run with pyjax
+    exec(data["misc_src"], env)
+    out["misc"] = {k: np.asarray(v).tolist()
+                   for k, v in env["misc"](pyjax, lax, jnp, P, m, X).items()}
+
     env = {"jx": pyjax, "lax": lax, "jnp": jnp}  # the recorder's bodies, run with pyjax
     exec(data["vma_control_flow_src"], env)
     out["vma_control_flow"] = {}
@@ -347,3 +352,10 @@ def test_in_specs_inferred_over_explicit_axes_as_in_jax(sub):
         else:
             assert got[0] == want[0] and got[2] == want[2]
             np.testing.assert_allclose(got[1], want[1])
+
+
+@pytest.mark.parametrize("name", sorted(DATA["misc"]))
+def test_misc_transformations_match_jax(sub, name):
+    """Integer arguments, closed-over values, pytrees with None, hessian, jvp, scalar
+    arguments, jacfwd under vmap (unbatched outputs stay unbatched)."""
+    np.testing.assert_allclose(sub["misc"][name], DATA["misc"][name], rtol=1e-4, atol=1e-5)

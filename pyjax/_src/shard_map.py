@@ -574,27 +574,33 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
 
 def _shard_map_batch(axis_size, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
                      manual_axes):
-    """vmap of a shard_map: the batch axis leads every batched argument and every output,
-    unsplit (the specs get a leading None); the body is the batched body."""
+    """vmap of a shard_map: the batch axis leads every batched argument and output, unsplit
+    (their specs get a leading None); the body is the batched body. Outputs that do not depend
+    on the batched arguments stay unbatched."""
     args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
             for x, d in zip(args, dims, strict=True)]
     in_dims = [None if d is batching.not_mapped else 0 for d in dims]
     local = [v.aval for v in jaxpr.jaxpr.invars]
     local = [a if d is None else a.update(shape=(axis_size, *a.shape))
              for a, d in zip(local, in_dims, strict=True)]
+    box = []
 
     def body(*xs):
         outs, out_dims = batching.batch_flat(
             functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts), xs, in_dims,
             batching.AxisData(None, axis_size))
-        return [batching.matchaxis(o, d, 0, axis_size) for o, d in zip(outs, out_dims, strict=True)]
-    free, consts = _trace(lambda *xs: body(*xs), local, mesh)
+        box.append([None if d is batching.not_mapped else 0 for d in out_dims])
+        return [o if d is batching.not_mapped else batching.moveaxis(o, d, 0)
+                for o, d in zip(outs, out_dims, strict=True)]
+    free, consts = _trace(body, local, mesh)
+    out_dims = box[0]
     outs = shard_map_p.bind(
         *consts, *args, jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
         in_specs=(PartitionSpec(),) * len(consts) + tuple(
             s if d is None else PartitionSpec(None, *s) for s, d in zip(in_specs, in_dims)),
-        out_specs=tuple(PartitionSpec(None, *s) for s in out_specs))
-    return outs, [0] * len(outs)
+        out_specs=tuple(s if d is None else PartitionSpec(None, *s)
+                        for s, d in zip(out_specs, out_dims)))
+    return outs, [batching.not_mapped if d is None else 0 for d in out_dims]
 
 
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):

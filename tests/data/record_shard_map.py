@@ -69,6 +69,48 @@ BODIES = [scan_ok, scan_bad, fori_ok, fori_bad, cond_ok, cond_bad, jit_ok, check
 #       out_specs P()); `jx` is jax or pyjax
 
 
+MISC = '''
+def misc(jx, lax, jnp, P, mesh, X):
+    I = (np.arange(64, dtype=np.int32).reshape(8, 8) % 3)
+    def int_arg(x, i):
+        return jx.shard_map(lambda a, b: lax.psum(a * b, "y"), mesh=mesh,
+                            in_specs=(P("x", "y"), P("x", "y")), out_specs=P("x"))(x, i).sum()
+    def closure(w):
+        g = jx.shard_map(lambda a: jnp.sin(a * w) + lax.axis_index("x"), mesh=mesh,
+                         in_specs=P("x"), out_specs=P("x"))
+        return (g(X) ** 2).sum()
+    def tree(x):
+        g = jx.shard_map(lambda d: {"a": d["a"] * 2, "n": None,
+                                    "s": lax.pmean(d["a"], ("x", "y"))}, mesh=mesh,
+                         in_specs=({"a": P("x", "y")},), out_specs={"a": P("x", "y"), "n": None, "s": P()})
+        r = g({"a": x})
+        return r["a"].sum() + (r["s"] ** 2).sum()
+    sm = lambda v: jx.shard_map(lambda a: lax.psum(jnp.sin(a) ** 2, "x"), mesh=mesh,
+                                in_specs=P("x"), out_specs=P())(v).sum()
+    ag = lambda v: jx.shard_map(lambda a: lax.all_gather(jnp.sin(a), "x", tiled=True),
+                                mesh=mesh, in_specs=P("x"), out_specs=P("x"))(v)
+    return {
+        "int_arg_grad": jx.grad(int_arg)(X / 10, I),
+        "closure_grad": jx.grad(closure)(1.5),
+        "closure_jit_grad": jx.jit(jx.grad(closure))(1.5),
+        "tree_grad": jx.grad(tree)(X / 10),
+        "hessian": jx.hessian(sm)(X[:, 0] / 10),
+        "jvp": jx.jvp(ag, (X[:, 0] / 10,), (X[:, 1] / 10,))[1],
+        "scalar_arg": jx.shard_map(lambda a, s: lax.psum(a.sum() * s, ("x", "y")), mesh=mesh,
+                                   in_specs=(P("x", "y"), P()), out_specs=P())(X, 2.0),
+        "jacfwd_vmap": jx.vmap(jx.jacfwd(sm))(X / 10),
+    }
+'''  # shared with tests/test_shard_map.py: integer arguments, closures, pytrees with None,
+#       hessian, jvp, scalars, jacfwd under vmap
+
+
+def run_misc(jx, m, X):
+    env = {"np": np}
+    exec(MISC, env)
+    r = env["misc"](jx, jx.lax, jx.numpy, P, m, X)
+    return {k: np.asarray(v).tolist() for k, v in r.items()}
+
+
 def control_flow_vma(jx, m, X):
     env = {"jx": jx, "lax": jx.lax, "jnp": jx.numpy}
     exec(CONTROL_FLOW_VMA, env)
@@ -180,4 +222,6 @@ if __name__ == "__main__":
     out["inferred_in_specs"] = inferred_in_specs(jax, X)
     out["vma_control_flow"] = control_flow_vma(jax, m, X)
     out["vma_control_flow_src"] = CONTROL_FLOW_VMA  # the test runs the same bodies
+    out["misc"] = run_misc(jax, m, X)
+    out["misc_src"] = MISC
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))
