@@ -42,8 +42,8 @@ from pyjax._src.lax.control_flow import scan as scan_mod
 from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
 from pyjax._src.lowering import lower as lowering
 from pyjax._src.numpy import creation
-from pyjax._src.pallas.core import (BlockSpec, BoundedSlice, Blocked, Element, GridSpec,
-                                    MemoryRef, Squeezed, grid_env, no_block_spec)
+from pyjax._src.pallas.core import (BlockSpec, BoundedSlice, Blocked, Element, MemoryRef,
+                                    Squeezed, grid_env, no_block_spec)
 from pyjax._src.state.discharge import eval_discharged
 from pyjax._src.state.types import AbstractRef
 
@@ -85,7 +85,7 @@ class GridMapping:
         return f"GridMapping(grid={self.grid}, block_mappings={self.block_mappings})"
 
 
-# -- the wrapper: tracing the kernel and the index maps ---------------------------------------------
+# -- the wrapper: tracing the kernel and the index maps -------------------------------------------
 
 
 def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=no_block_spec,
@@ -121,7 +121,8 @@ def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=no_block
         for i, o in aliases:
             if in_avals[i].shape != out_avals[o].shape or in_avals[i].dtype != out_avals[o].dtype:
                 raise ValueError(f"pallas_call: input_output_aliases {i}->{o}: input "
-                                 f"{in_avals[i].str_short()} and output {out_avals[o].str_short()} differ")
+                                 f"{in_avals[i].str_short()} and output "
+                                 f"{out_avals[o].str_short()} differ")
         mapping = GridMapping(grid, tuple(in_maps + out_maps), len(in_maps), len(out_maps), scratch)
         jaxpr, consts = _trace_kernel(kernel, in_tree, out_tree, mapping)
         outs = pallas_call_p.bind(*consts, *args_flat, jaxpr=jaxpr, num_consts=len(consts),
@@ -140,7 +141,8 @@ def _out_aval(o):
 
 
 def _scratch_aval(s):
-    if isinstance(s, (MemoryRef, ShapeDtypeStruct)) or (hasattr(s, "shape") and hasattr(s, "dtype")):
+    if isinstance(s, (MemoryRef, ShapeDtypeStruct)) or (
+            hasattr(s, "shape") and hasattr(s, "dtype")):
         return core.ShapedArray(tuple(s.shape), dtypes.canonicalize_dtype(s.dtype))
     raise TypeError(f"pallas_call: scratch_shapes entries must have a shape and a dtype, got {s!r}")
 
@@ -150,7 +152,8 @@ def _block_mappings(what, specs, tree, avals, grid):
         specs_flat = [None] * len(avals)
     else:
         specs_flat = _flatten_specs(what, specs, tree, len(avals))
-    return [_block_mapping(what, i, s, a, grid) for i, (s, a) in enumerate(zip(specs_flat, avals, strict=True))]
+    return [_block_mapping(what, i, s, a, grid)
+            for i, (s, a) in enumerate(zip(specs_flat, avals, strict=True))]
 
 
 def _flatten_specs(what, specs, tree, n):
@@ -159,8 +162,6 @@ def _flatten_specs(what, specs, tree, n):
         return [specs]
     if tree.num_leaves == 1 and isinstance(specs, BlockSpec):
         return [specs]
-    if isinstance(specs, list) and tree_util.treedef_is_leaf(tree) if hasattr(tree_util, "treedef_is_leaf") else False:
-        specs = tuple(specs)
     leaves = tree_util.tree_leaves(specs, is_leaf=is_leaf)
     if len(leaves) != n:
         # as JAX: a list of specs for a tuple of operands is fine, the counts must agree
@@ -196,8 +197,8 @@ def _block_mapping(what, i, spec, aval, grid):
         if len(out) != aval.ndim:
             raise ValueError(f"pallas_call {what}[{i}]: index_map returned {len(out)} indices for "
                              f"an operand of rank {aval.ndim} ({aval.str_short()})")
-        return [lax_elem._convert_element_type(creation.asarray(o) if not isinstance(o, core.Tracer) else o,
-                                               np.int32, False) for o in out]
+        out = [o if isinstance(o, core.Tracer) else creation.asarray(o) for o in out]
+        return [lax_elem._convert_element_type(o, np.int32, False) for o in out]
     try:
         closed, _ = pe.trace_to_jaxpr(flat, idx_avals)
     except TypeError as e:
@@ -220,7 +221,8 @@ def _trace_kernel(kernel, in_tree, out_tree, mapping: GridMapping):
         ins = tree_util.tree_unflatten(in_tree, refs[:nin])
         outs = tree_util.tree_unflatten(out_tree, refs[nin:nin + nout])
         with grid_env(idx, mapping.grid):
-            res = kernel(*ins, *(outs if isinstance(outs, (tuple, list)) else (outs,)), *refs[nin + nout:])
+            outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+            res = kernel(*ins, *outs, *refs[nin + nout:])
         if res is not None and tree_util.tree_leaves(res):
             raise ValueError("pallas_call: the kernel must return None (it writes its output refs)")
         return []
@@ -312,7 +314,8 @@ def _interpret(*args, jaxpr, num_consts, grid_mapping: GridMapping, out_avals,
             if bm.ref_shape != bm.block_shape:
                 b = shape_ops.reshape(b, bm.ref_shape)
             blocks.append(b)
-        _, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, consts + idx + blocks + list(scratch))
+        _, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts,
+                                    consts + idx + blocks + list(scratch))
         new_blocks, new_scratch = finals[:len(bufs)], finals[len(bufs):]
         new_bufs = []
         for buf, bm, st, nb in zip(bufs, bms, starts, new_blocks):

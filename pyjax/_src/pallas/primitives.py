@@ -39,7 +39,8 @@ def num_programs(axis: int):
     """The size of grid axis `axis` (an int32 scalar)."""
     _, grid = current_grid_env()
     if not -len(grid) <= axis < len(grid):
-        raise ValueError(f"num_programs: axis {axis} is out of range for a grid of rank {len(grid)}")
+        raise ValueError(f"num_programs: axis {axis} is out of range for a grid of rank "
+                         f"{len(grid)}")
     return np.int32(grid[axis])
 
 

@@ -62,7 +62,8 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
     for eqn in jaxpr.eqns:
         prim, ins = eqn.primitive, eqn.invars
         if prim is get_p:
-            env[eqn.outvars[0]] = get_value(read(ins[0]), eqn.params["spec"], [read(v) for v in ins[1:]])
+            env[eqn.outvars[0]] = get_value(read(ins[0]), eqn.params["spec"],
+                                            [read(v) for v in ins[1:]])
         elif prim is swap_p:
             old, env[key(ins[0])] = swap_value(read(ins[0]), read(ins[1]), eqn.params["spec"],
                                                [read(v) for v in ins[2:]])
@@ -74,7 +75,8 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
             env[eqn.outvars[0]] = read(ins[0])
         elif any(_is_ref(v) for v in ins):
             is_ref = [_is_ref(v) for v in ins]
-            new_refs, outs = _rule(prim, eqn.params)(ins, is_ref, [read(v) for v in ins], **eqn.params)
+            rule = _rule(prim, eqn.params)
+            new_refs, outs = rule(ins, is_ref, [read(v) for v in ins], **eqn.params)
             for v, new in zip(ins, new_refs, strict=True):
                 if new is not None:
                     env[key(v)] = new
@@ -148,13 +150,6 @@ def run_state(f):
     return wrapped
 
 
-def run_state_reference(f):
-    """`run_state`, returning `(initial values, final values)` as JAX's does not; kept simple."""
-    def wrapped(init):
-        return init, run_state(f)(init)
-    return wrapped
-
-
 # -- discharge rules -------------------------------------------------------------------------------
 
 
@@ -189,23 +184,26 @@ def _scatter_finals(refvals, slots, finals):
     return new
 
 
-def _scan_discharge(invars, is_ref, args, *, jaxpr, num_consts, num_carry, length, reverse, unroll, **_):
+def _scan_discharge(invars, is_ref, args, *, jaxpr, num_consts, num_carry, length, reverse,
+                    unroll, **_):
     if any(is_ref[num_consts:]):
         raise NotImplementedError("discharge_state: refs as scan carries or xs are not supported")
     uniq = []
     slots = _slots(invars[:num_consts], is_ref[:num_consts], uniq)
-    consts, init, xs = args[:num_consts], args[num_consts:num_consts + num_carry], args[num_consts + num_carry:]
+    nc = num_consts
+    consts, init, xs = args[:nc], args[nc:nc + num_carry], args[nc + num_carry:]
     ref0 = [args[invars.index(v)] for v in uniq]
 
     def body(carry, x):
         refvals, c = carry
-        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, _fill(consts, slots, refvals) + list(c) + (list(x) if x is not None else []),
+        ins = _fill(consts, slots, refvals) + list(c) + (list(x) if x is not None else [])
+        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, ins,
                                        slots + [None] * (len(args) - num_consts))
         return (_scatter_finals(refvals, slots, finals), outs[:num_carry]), outs[num_carry:]
     (refvals, carry), ys = scan_mod.scan(body, (ref0, list(init)), list(xs) if xs else None,
                                          length=length, reverse=reverse, unroll=unroll)
-    return [refvals[s] if s is not None else None for s in slots] + [None] * (len(args) - num_consts), \
-        list(carry) + list(ys)
+    new_refs = [refvals[s] if s is not None else None for s in slots]
+    return new_refs + [None] * (len(args) - num_consts), list(carry) + list(ys)
 
 
 def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -220,17 +218,19 @@ def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_ncons
 
     def cond_f(carry):
         refvals, c = carry
-        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, _fill(cconsts, cslots, refvals) + list(c),
-                                  cslots + [None] * len(c))
+        ins = _fill(cconsts, cslots, refvals) + list(c)
+        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, ins, cslots + [None] * len(c))
         return outs[0]
 
     def body_f(carry):
         refvals, c = carry
-        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, _fill(bconsts, bslots, refvals) + list(c),
+        ins = _fill(bconsts, bslots, refvals) + list(c)
+        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, ins,
                                        bslots + [None] * len(c))
         return _scatter_finals(refvals, bslots, finals), list(outs)
     refvals, outs = while_loop.while_loop(cond_f, body_f, (ref0, list(init)))
-    return [refvals[s] if s is not None else None for s in cslots + bslots] + [None] * len(init), list(outs)
+    new_refs = [refvals[s] if s is not None else None for s in cslots + bslots]
+    return new_refs + [None] * len(init), list(outs)
 
 
 def _cond_discharge(invars, is_ref, args, *, branches, **_):
@@ -256,7 +256,7 @@ discharge_rules[while_loop.while_p] = _while_discharge
 discharge_rules[conditionals.cond_p] = _cond_discharge
 
 
-# -- refs created while tracing (jax.new_ref under jit, in loop bodies) -----------------------------
+# -- refs created while tracing (jax.new_ref under jit, in loop bodies) ---------------------------
 
 
 def _discharge_local_refs(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:

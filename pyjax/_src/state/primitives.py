@@ -5,13 +5,12 @@ and `addupdate` (`ref[idx] += v`), each with its rules in one place.
 `addupdate_p.bind(ref, value, *dynamic, spec)`: `spec` and `dynamic` form the `NDIndexer` of
 `types.to_indexer`. The rules: abstract eval (shape after indexing; the value must have exactly
 that shape and the ref's dtype, as in JAX), effects (read / write / accum on operand 0), impl on
-an eager `Ref` (reads and writes its value), and the *discharge* forms (`get_value`, `swap_value`, `addupdate_value`): the same operation on an
+an eager `Ref` (reads and writes its value), and the *discharge* forms (`get_value`,
+`swap_value`, `addupdate_value`): the same operation on an
 array value, used by `discharge.discharge_state`. There is no lowering: a jaxpr with refs is
 discharged before it is compiled.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.core import Primitive
@@ -132,7 +131,8 @@ def _check_value(what, ref, val, shape):
         raise ValueError(f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
                          f"{tuple(shape)}. Value shape: {tuple(val.shape)}.")
     if val.dtype != ref.dtype:
-        raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {ref.dtype}. Value dtype: {val.dtype}.")
+        raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {ref.dtype}. "
+                         f"Value dtype: {val.dtype}.")
 
 
 @get_p.def_abstract_eval
@@ -203,7 +203,9 @@ def get_value(x, spec, dynamic):
 def _update(x, spec, dynamic, value, accumulate):
     win, starts, sizes, inner, trivial, simple = _window(x, spec, dynamic)
     if simple:
-        upd = shape_ops.reshape(value, tuple(sizes)) if core.get_aval(value).shape != tuple(sizes) else value
+        upd = value
+        if core.get_aval(value).shape != tuple(sizes):
+            upd = shape_ops.reshape(value, tuple(sizes))
         new_win = lax_elem.add(win, upd) if accumulate else upd
     else:
         from pyjax._src.numpy.util import asarray_value
@@ -244,7 +246,7 @@ def _addupdate_impl(ref, val, *dyn, spec):
     return []
 
 
-# -- jax.new_ref and friends: the eager Ref object ---------------------------------------------------
+# -- jax.new_ref and friends ------------------------------------------------------------------
 
 
 new_ref_p = Primitive("new_ref")

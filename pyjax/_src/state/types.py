@@ -158,7 +158,8 @@ def to_indexer(idx, shape, what="ref") -> NDIndexer:
         raise IndexError("an index can only have a single ellipsis ('...')")
     n_used = sum(1 for i in idx if i is not Ellipsis)
     if n_used > len(shape):
-        raise IndexError(f"{what} indexing: too many indices for a ref of shape {tuple(shape)}: {idx}")
+        raise IndexError(f"{what} indexing: too many indices for a ref of shape {tuple(shape)}: "
+                         f"{idx}")
     ells = [k for k, i in enumerate(idx) if i is Ellipsis]
     if ells:
         k = ells[0]
@@ -180,13 +181,15 @@ def to_indexer(idx, shape, what="ref") -> NDIndexer:
         elif isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
             i = int(i)
             if not -d <= i < d:
-                raise IndexError(f"{what} indexing: index {i} is out of bounds for axis of size {d}")
+                raise IndexError(f"{what} indexing: index {i} is out of bounds for an axis of "
+                                 f"size {d}")
             spec.append(("int", i + d if i < 0 else i))
         elif isinstance(i, (core.Tracer, np.ndarray)) or hasattr(i, "__jax_array__") or \
                 type(i).__name__ == "ArrayImpl":
             aval = core.get_aval(i)
             if not dtypes.issubdtype(aval.dtype, np.integer):
-                raise IndexError(f"{what} indexing: indices must be integers, got {aval.str_short()}")
+                raise IndexError(f"{what} indexing: indices must be integers, got "
+                                 f"{aval.str_short()}")
             if aval.ndim == 0:
                 spec.append(("int", None))
             else:
@@ -216,7 +219,8 @@ def indexed_shape(spec, shape, dynamic_avals) -> tuple:
     try:
         bshape = tuple(np.broadcast_shapes(*adv_shapes))
     except ValueError:
-        raise IndexError(f"ref indexing: index arrays of shapes {adv_shapes} do not broadcast") from None
+        raise IndexError(f"ref indexing: index arrays of shapes {adv_shapes} do not "
+                         "broadcast") from None
     if not any(adv_shapes):  # integers only: their axes go away
         return tuple(s for _, s in sliced)
     contiguous = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
@@ -270,7 +274,8 @@ class Ref:
 
     def _write(self, value):
         cur = core.current_trace()
-        if cur is not self._trace and isinstance(value, core.Tracer) and value._trace is not self._trace:
+        if (cur is not self._trace and isinstance(value, core.Tracer)
+                and value._trace is not self._trace):
             raise NotImplementedError(
                 "pyjax: a Ref made outside a transformation or loop body (jit, grad, vmap, "
                 "fori_loop, ...) cannot be written inside it; create the Ref inside (new_ref), or "
