@@ -1002,6 +1002,8 @@ MISSING_RULES: dict[str, dict[str, str]] = {
         "rng_uniform": "XLA's stateful generator: tests check the range of its values",
         **{name: "a host callback: it runs the user's Python function (tests/test_callbacks.py)"
            for name in ("debug_callback", "pure_callback", "io_callback")},
+        "inspect_sharding": "reports a sharding to a callback, computes nothing "
+                            "(tests/test_visualize_sharding.py)",
     },
 }
 
