@@ -359,3 +359,15 @@ def test_misc_transformations_match_jax(sub, name):
     """Integer arguments, closed-over values, pytrees with None, hessian, jvp, scalar
     arguments, jacfwd under vmap (unbatched outputs stay unbatched)."""
     np.testing.assert_allclose(sub["misc"][name], DATA["misc"][name], rtol=1e-4, atol=1e-5)
+
+
+def test_deprecated_experimental_shard_map():
+    import pyjax
+    from pyjax import P, lax
+    import pyjax.experimental.shard_map as legacy
+    with pytest.warns(DeprecationWarning, match="jax.shard_map"):
+        sm = legacy.shard_map
+    f = sm(lambda b: lax.psum(b, "i"), _one_device_mesh(), P("i"), P(), check_rep=True)
+    np.testing.assert_allclose(f(X), X)
+    with pytest.raises(AttributeError):
+        legacy.nothing

@@ -180,6 +180,12 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
     return mapped
 
 
+def legacy_shard_map(f, mesh, in_specs, out_specs, check_rep=True):
+    """`jax.experimental.shard_map.shard_map` (deprecated in JAX): `shard_map` with the mesh
+    and specs positional and `check_rep` for `check_vma`."""
+    return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=check_rep)
+
+
 def _full_rank(o):
     """smap's eager results over an Explicit mesh report their spec at full rank (as JAX)."""
     s = o._named_sharding if type(o) is ArrayImpl else None
