@@ -288,6 +288,32 @@ def _custom_call_rule(error, enabled, *args, call_jaxpr, **params):
     return error, outs
 
 
+def _shard_map_rule(error, enabled, *args, jaxpr, mesh, in_specs, out_specs, **params):
+    """The body checkified per device; each device's error comes out along a leading axis (so
+    `get()` reports `at mapped index d:` per failing device, as JAX does for pmap)."""
+    from pyjax._src.interpreters import batching
+    from pyjax._src.lax.control_flow.common import trace_flat
+    from pyjax._src.shard_map import shard_map_p
+    from pyjax._src.sharding import PartitionSpec
+    local = list(jaxpr.in_avals)
+    with batching.extend_axis_env(mesh.shape):
+        error, leaves, traced = _merged(error, [jaxpr], enabled,
+                                        lambda ls: [_aval(x) for x in ls] + local)
+        body, consts, tree = traced[0]
+        n = tree.num_leaves
+
+        def per_device(*xs):  # the body, its error leaves given a leading axis of size 1
+            outs = core.eval_jaxpr(body.jaxpr, [], *xs)
+            return [_lax().expand_dims(e, (0,)) for e in outs[:n]] + list(outs[n:])
+        body2, consts2 = trace_flat(per_device, [_aval(x) for x in consts + leaves] + local)
+    rep = PartitionSpec()
+    outs = shard_map_p.bind(
+        *consts2, *consts, *leaves, *args, jaxpr=body2, mesh=mesh,
+        in_specs=(rep,) * (len(consts2) + len(consts) + len(leaves)) + tuple(in_specs),
+        out_specs=(PartitionSpec(tuple(mesh.axis_names)),) * n + tuple(out_specs), **params)
+    return _split_outs(outs, [tree], error)
+
+
 _stripped: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -326,7 +352,7 @@ def _strip_param(v):
 
 def install():
     """Fill the rule table (the primitives live in modules imported after this one)."""
-    from pyjax._src import ad_checkpoint, custom_derivatives, pjit
+    from pyjax._src import ad_checkpoint, custom_derivatives, pjit, shard_map
     from pyjax._src.lax import dynamic_slicing, slicing
     from pyjax._src.lax.control_flow import conditionals, scan, while_loop
     for name in NAN_PRIMITIVES:
@@ -344,6 +370,7 @@ def install():
     error_checks[while_loop.while_p] = _while_rule
     error_checks[pjit.pjit_p] = _pjit_rule
     error_checks[ad_checkpoint.checkpoint_p] = _checkpoint_rule
+    error_checks[shard_map.shard_map_p] = _shard_map_rule
     error_checks[custom_derivatives.custom_jvp_call_p] = _custom_call_rule
     error_checks[custom_derivatives.custom_vjp_call_p] = _custom_call_rule
 

@@ -222,6 +222,9 @@ CASES = [
     ("checkify_of_vmap", "result = run(jax.vmap(pos_check), checkify.user_checks, jnp.array([1.0, -2.0, -3.0]))"),
     ("checkify_of_vmap_nan", "result = run(jax.vmap(logf), checkify.nan_checks, jnp.array([1.0, -2.0]))"),
     ("checkify_of_vmap_while", "result = run(jax.vmap(while_check), checkify.user_checks, jnp.array([2, 5]))"),
+    ("pmap_check", "result = run(jax.pmap(pos_check), checkify.user_checks, jnp.array([-1.0]))"),
+    ("pmap_nan_jit", "result = run_jit(jax.pmap(logf), checkify.nan_checks, jnp.array([-1.0]))"),
+    ("pmap_ok", "result = run_jit(jax.pmap(logf), checkify.all_checks, jnp.array([2.0]))"),
     # the error value
     ("error_str", "err, _ = checkify.checkify(logf, errors=checkify.nan_checks)(-1.0)\nresult = str(err)"),
     ("error_str_none", "err, _ = checkify.checkify(logf, errors=checkify.nan_checks)(1.0)\nresult = str(err)"),
