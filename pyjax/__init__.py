@@ -135,3 +135,5 @@ from pyjax import ref as ref  # noqa: E402  (mutable references: Ref, new_ref, f
 from pyjax.ref import Ref as Ref, new_ref as new_ref, freeze as freeze  # noqa: E402
 from pyjax.ref import empty_ref as empty_ref, free_ref as free_ref  # noqa: E402
 from pyjax._src.state.types import ds as ds  # noqa: E402
+from pyjax._src.visualize import visualize as visualize  # noqa: E402  (pyjax-only: the jaxpr as a graph)
+from pyjax import profiler as profiler  # noqa: E402

@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, dtypes, source_info, spmd, tree_util
+from pyjax._src import core, dtypes, profiler, source_info, spmd, tree_util
 from pyjax._src.array import ArrayImpl, check_divisible, deleted_error, put_named, put_value
 from pyjax._src.backend import xla
 from pyjax._src.config import config
@@ -176,6 +176,9 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
                       host_callbacks=module.host_callbacks,
                       compile_options=request.compile_options,
                       propagate_to_outputs=_unannotated_outputs(request))
+    if profiler.session[0] is not None:
+        profiler.record("lower", request.name, t0, end=t1)
+        profiler.record("compile", request.name, t1, {"cache": exe.cache_source})
     if config.jax_log_compiles:
         logger.warning(f"lowered {request.name} in {(t1 - t0) * 1e3:.1f} ms; compile "
                        f"{(time.perf_counter() - t1) * 1e3:.1f} ms")
@@ -378,6 +381,28 @@ config.on_change("jax_debug_infs", _float_checks)
 _float_checks()
 
 
+# while a profile runs (profiler.start_trace), every run of an executable is an event
+_unprofiled_run = [None]
+
+
+def _profile_runs(on):
+    if on and _unprofiled_run[0] is None:
+        inner = _unprofiled_run[0] = Compiled._run
+
+        def _run_recorded(self, bufs, args):
+            t0 = time.perf_counter()
+            try:
+                return inner(self, bufs, args)
+            finally:
+                profiler.record("execute", self.name, t0)
+        Compiled._run = _run_recorded
+    elif not on and _unprofiled_run[0] is not None:
+        Compiled._run, _unprofiled_run[0] = _unprofiled_run[0], None
+
+
+profiler.on_change.append(_profile_runs)
+
+
 # -- eager execution of single primitives --------------------------------------------------
 #
 # In front of `compile`, a lookup by (primitive, avals, params), since an eager op builds no
@@ -550,7 +575,7 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
     arguments C++ sees) that returned `out`; None when only the Python path is right for the
     signature: a debug flag checks outputs, C++ would see other leaves than pyjax did (a value
     it does not know, a struct sequence), or an argument lives on another device."""
-    if _debug_checks[0]:
+    if _debug_checks[0] or profiler.session[0] is not None:
         return None
     exe = compiled.exe
     device = exe.devices[0]
@@ -579,7 +604,7 @@ def fastpath_data_spmd(compiled: Compiled, dyn_args, leaves, out):
     already laid out as the executable wants (C++ compares each argument's jaxlib sharding with
     `in_shardings` and calls back to Python when one differs); outputs are made with the
     jaxlib shardings of their NamedShardings, which map back to them (`named_for_xla`)."""
-    if _debug_checks[0]:
+    if _debug_checks[0] or profiler.session[0] is not None:
         return None
     for x, s in zip(leaves, compiled.in_shardings, strict=True):
         if type(x) is not ArrayImpl or x._named_sharding != s:

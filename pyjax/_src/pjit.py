@@ -15,12 +15,13 @@ import inspect
 import logging
 import os
 import operator
+import time
 import weakref
 
 import numpy as np
 import optree
 
-from pyjax._src import core, dispatch, dtypes, spmd, tree_util
+from pyjax._src import core, dispatch, dtypes, profiler, spmd, tree_util
 from pyjax._src import sharding as sharding_lib
 from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
 from pyjax._src.backend import xla
@@ -531,7 +532,9 @@ class JitInfo:
                 _check_output(o, self.name)
             out_tree_box.append(out_tree)
             return out_flat
-        closed, _ = pe.trace_to_jaxpr(flat_fun, list(avals), debug=debug)
+        t0 = time.perf_counter()
+        closed = pe.trace_to_jaxpr(flat_fun, list(avals), debug=debug)[0]
+        _traced(self, t0)
         return closed, out_tree_box[0]
 
     def _donated_leaves(self, args, kwargs, in_tree):
@@ -711,12 +714,25 @@ sharding_lib.on_ambiguous_layout.append(_cpp_cache.clear)
 
 
 def _refresh_jit_settings(_=None):
-    debug = bool(_config_values["jax_debug_nans"] or _config_values["jax_debug_infs"])
+    # while debug_nans/infs check outputs or a profile records executions, calls take the
+    # Python path: C++'s cached entries are keyed apart
+    debug = bool(_config_values["jax_debug_nans"] or _config_values["jax_debug_infs"]
+                 or profiler.session[0] is not None)
     xla.TRACE_SETTINGS.set_global((_trace_context[0], debug))
+
+
+def _traced(info, t0):
+    """A finished trace: a profiler event, and a log line under jax_log_compiles (the user's
+    jits, not library wrappers such as jnp's)."""
+    if profiler.session[0] is not None:
+        profiler.record("trace", info.name, t0)
+    if _config_values["jax_log_compiles"] and not info.inline:
+        logger.warning(f"traced {info.name} in {(time.perf_counter() - t0) * 1e3:.1f} ms")
 
 
 for _name in (*_TRACE_FLAGS, "jax_debug_nans", "jax_debug_infs"):
     config.on_change(_name, _refresh_jit_settings)
+profiler.on_change.append(_refresh_jit_settings)
 _refresh_jit_settings()
 
 
