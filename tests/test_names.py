@@ -77,7 +77,7 @@ SKIPPED["jax.experimental.pallas.triton"] = {n: _TRITON for n in (
     "approx_tanh", "debug_barrier", "dot", "elementwise_inline_asm")}
 SKIPPED["jax.experimental.pallas.tpu"] = {n: _TPU for n in (
     "BufferType", "BufferedRef", "BufferedRefBase", "ChipVersion", "CoreType", "InterpretParams",
-    "LoweringException", "PrefetchScalarGridSpec", "SemaphoreType", "SideEffectType", "Tiling",
+    "LoweringException", "SemaphoreType", "SideEffectType", "Tiling",
     "TpuInfo", "async_copy", "async_remote_copy", "bitcast", "core", "core_barrier",
     "create_tensorcore_mesh", "dma_semaphore", "einshape", "emit_pipeline",
     "emit_pipeline_with_allocations", "force_tpu_interpret_mode", "get_barrier_semaphore",
