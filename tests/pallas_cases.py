@@ -146,6 +146,14 @@ window_pad = pl.pallas_call(window_kernel, out_shape=jax.ShapeDtypeStruct((8,), 
     in_specs=[pl.BlockSpec((pl.Element(6, (1, 1)),), lambda i: (i * 4,))],
     out_specs=pl.BlockSpec((4,), lambda i: (i,)), interpret=True)
 
+def gather_rows_kernel(idx_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] * (idx_ref[pl.program_id(0)] + 1).astype(f32)
+
+gather_rows = pl.pallas_call(gather_rows_kernel, out_shape=jax.ShapeDtypeStruct((3, 8), f32),
+    grid_spec=pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(3,),
+        in_specs=[pl.BlockSpec((1, 8), lambda i, idx_ref: (idx_ref[i], 0))],
+        out_specs=pl.BlockSpec((1, 8), lambda i, idx_ref: (i, 0))), interpret=True)
+
 def write_ref(x):
     r = jax.new_ref(x)
     r[0] = r[1] * 3
@@ -186,6 +194,8 @@ CASES = [
     "pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((4, 6), f32), grid=(2, 3), in_specs=[pl.BlockSpec((2, 2), lambda i, j: (i, j))], out_specs=pl.BlockSpec((2, 2), lambda i, j: (i, j)), interpret=True)(jnp.arange(24.0).reshape(4, 6))",
     "pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((4,), f32), interpret=True)(jnp.arange(4))",
     "pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.int32), interpret=True)(jnp.arange(4))",
+    "gather_rows(jnp.array([4, 0, 2], jnp.int32), jnp.arange(40.0).reshape(5, 8))",
+    "jax.jit(gather_rows)(jnp.array([1, 1, 3], jnp.int32), jnp.arange(40.0).reshape(5, 8))",
     "jax.jit(softmax)(Z)",
     "jax.vmap(softmax)(np.stack([Z, 2 * Z]))",
     "jax.vmap(lambda x: add(x, x), in_axes=1, out_axes=1)(np.stack([X, -X], 1))",

@@ -74,12 +74,14 @@ class BlockMapping:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class GridMapping:
-    """The grid and the block mappings of the inputs then the outputs; scratch avals."""
+    """The grid, the block mappings of the inputs then the outputs, the scratch avals, and the
+    scalar-prefetch operands (whole arrays the index maps and the kernel read as refs)."""
     grid: tuple
     block_mappings: tuple
     num_inputs: int
     num_outputs: int
     scratch_avals: tuple
+    scalar_avals: tuple = ()
 
     def __repr__(self):
         return f"GridMapping(grid={self.grid}, block_mappings={self.block_mappings})"
@@ -102,9 +104,11 @@ def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=no_block
         ...                    out_specs=pl.BlockSpec((4, 128), lambda i: (i, 0)), interpret=True)
         >>> f(x, y)   # x + y
     """
+    num_scalars = 0
     if grid_spec is not None:
         grid, in_specs, out_specs = grid_spec.grid, grid_spec.in_specs, grid_spec.out_specs
         scratch_shapes = tuple(grid_spec.scratch_shapes or ())
+        num_scalars = getattr(grid_spec, "num_scalar_prefetch", 0)
     grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid or ())
     grid = tuple(core.concrete_dim(g, "a pallas_call grid size") for g in grid)
     out_flat, out_tree = tree_util.tree_flatten(out_shape)
@@ -113,19 +117,25 @@ def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=no_block
     name = name or getattr(kernel, "__name__", "kernel")
 
     def wrapped(*args):
-        args_flat, in_tree = tree_util.tree_flatten(args)
+        scalars_flat = tree_util.tree_leaves(args[:num_scalars])
+        scalar_avals = tuple(core.get_aval(a).strip_weak_type() for a in scalars_flat)
+        args_flat, in_tree = tree_util.tree_flatten(args[num_scalars:])
         in_avals = [core.get_aval(a).strip_weak_type() for a in args_flat]
-        in_maps = _block_mappings("in_specs", in_specs, in_tree, in_avals, grid)
-        out_maps = _block_mappings("out_specs", out_specs, out_tree, list(out_avals), grid)
+        in_maps = _block_mappings("in_specs", in_specs, in_tree, in_avals, grid, scalar_avals)
+        out_maps = _block_mappings("out_specs", out_specs, out_tree, list(out_avals), grid,
+                                   scalar_avals)
         scratch = tuple(_scratch_aval(s) for s in tree_util.tree_leaves(scratch_shapes))
         for i, o in aliases:
+            i -= len(scalars_flat)   # as JAX, an alias counts the scalar-prefetch operands
             if in_avals[i].shape != out_avals[o].shape or in_avals[i].dtype != out_avals[o].dtype:
                 raise ValueError(f"pallas_call: input_output_aliases {i}->{o}: input "
                                  f"{in_avals[i].str_short()} and output "
                                  f"{out_avals[o].str_short()} differ")
-        mapping = GridMapping(grid, tuple(in_maps + out_maps), len(in_maps), len(out_maps), scratch)
+        mapping = GridMapping(grid, tuple(in_maps + out_maps), len(in_maps), len(out_maps),
+                              scratch, scalar_avals)
         jaxpr, consts = _trace_kernel(kernel, in_tree, out_tree, mapping)
-        outs = pallas_call_p.bind(*consts, *args_flat, jaxpr=jaxpr, num_consts=len(consts),
+        outs = pallas_call_p.bind(*consts, *scalars_flat, *args_flat, jaxpr=jaxpr,
+                                  num_consts=len(consts),
                                   grid_mapping=mapping, out_avals=out_avals,
                                   input_output_aliases=aliases, interpret=bool(interpret),
                                   debug=bool(debug), name=name)
@@ -147,12 +157,12 @@ def _scratch_aval(s):
     raise TypeError(f"pallas_call: scratch_shapes entries must have a shape and a dtype, got {s!r}")
 
 
-def _block_mappings(what, specs, tree, avals, grid):
+def _block_mappings(what, specs, tree, avals, grid, scalar_avals):
     if specs is no_block_spec or specs is None:
         specs_flat = [None] * len(avals)
     else:
         specs_flat = _flatten_specs(what, specs, tree, len(avals))
-    return [_block_mapping(what, i, s, a, grid)
+    return [_block_mapping(what, i, s, a, grid, scalar_avals)
             for i, (s, a) in enumerate(zip(specs_flat, avals, strict=True))]
 
 
@@ -179,7 +189,7 @@ def _block_dim(d, axis_size):
     return Blocked(core.concrete_dim(d, "a block size"))
 
 
-def _block_mapping(what, i, spec, aval, grid):
+def _block_mapping(what, i, spec, aval, grid, scalar_avals):
     block_shape = spec.block_shape if spec is not None else None
     if block_shape is None:
         block_shape = aval.shape
@@ -190,6 +200,7 @@ def _block_mapping(what, i, spec, aval, grid):
     index_map = spec.index_map if spec is not None and spec.index_map is not None else \
         (lambda *idx: (0,) * aval.ndim)
     idx_avals = [core.ShapedArray((), np.int32)] * len(grid)
+    idx_avals += [AbstractRef(a) for a in scalar_avals]   # scalar prefetch: read as refs
 
     def flat(*idx):
         out = index_map(*idx)
@@ -203,26 +214,30 @@ def _block_mapping(what, i, spec, aval, grid):
         closed, _ = pe.trace_to_jaxpr(flat, idx_avals)
     except TypeError as e:
         raise TypeError(f"pallas_call {what}[{i}]: the index_map must take {len(grid)} grid "
-                        f"indices: {e}") from None
+                        f"indices and {len(scalar_avals)} scalar-prefetch refs: {e}") from None
     jaxpr, consts = pe.as_const_free(closed)
     return BlockMapping(aval, dims, jaxpr, tuple(consts))
 
 
 def _trace_kernel(kernel, in_tree, out_tree, mapping: GridMapping):
-    """The kernel as a const-free jaxpr `(*consts, *grid_indices, *refs)`, and its constants."""
-    ref_avals = [AbstractRef(core.ShapedArray(bm.ref_shape, bm.array_aval.dtype))
-                 for bm in mapping.block_mappings]
+    """The kernel as a const-free jaxpr `(*consts, *grid_indices, *refs)`, and its constants;
+    the refs are the scalar-prefetch operands', the blocks' and the scratch buffers'."""
+    ns = len(mapping.scalar_avals)
+    ref_avals = [AbstractRef(a) for a in mapping.scalar_avals]
+    ref_avals += [AbstractRef(core.ShapedArray(bm.ref_shape, bm.array_aval.dtype))
+                  for bm in mapping.block_mappings]
     ref_avals += [AbstractRef(a) for a in mapping.scratch_avals]
     idx_avals = [core.ShapedArray((), np.int32)] * len(mapping.grid)
     nin, nout = mapping.num_inputs, mapping.num_outputs
 
     def flat(*args):
         idx, refs = args[:len(idx_avals)], args[len(idx_avals):]
+        scalars, refs = refs[:ns], refs[ns:]
         ins = tree_util.tree_unflatten(in_tree, refs[:nin])
         outs = tree_util.tree_unflatten(out_tree, refs[nin:nin + nout])
         with grid_env(idx, mapping.grid):
             outs = outs if isinstance(outs, (tuple, list)) else (outs,)
-            res = kernel(*ins, *outs, *refs[nin + nout:])
+            res = kernel(*scalars, *ins, *outs, *refs[nin + nout:])
         if res is not None and tree_util.tree_leaves(res):
             raise ValueError("pallas_call: the kernel must return None (it writes its output refs)")
         return []
@@ -279,8 +294,9 @@ def _unpad(x, bm: BlockMapping):
     return shape_ops.slice(x, starts, limits)
 
 
-def _block_starts(bm: BlockMapping, idx):
-    block_idx = core.eval_jaxpr(bm.index_map.jaxpr, [], *bm.index_map_consts, *idx)
+def _block_starts(bm: BlockMapping, idx, scalars):
+    block_idx, _ = eval_discharged(bm.index_map.jaxpr, [],
+                                   [*bm.index_map_consts, *idx, *scalars])
     return [lax_elem.mul(b, np.int32(d.block_size)) if isinstance(d, Blocked) else b
             for b, d in zip(block_idx, bm.block_dims)]
 
@@ -288,8 +304,10 @@ def _block_starts(bm: BlockMapping, idx):
 def _interpret(*args, jaxpr, num_consts, grid_mapping: GridMapping, out_avals,
                input_output_aliases, debug=False, **_):
     gm = grid_mapping
-    consts, ins = list(args[:num_consts]), list(args[num_consts:])
-    alias = dict((o, i) for i, o in input_output_aliases)
+    ns = len(grid_mapping.scalar_avals)
+    consts, scalars = list(args[:num_consts]), list(args[num_consts:num_consts + ns])
+    ins = list(args[num_consts + ns:])
+    alias = dict((o, i - ns) for i, o in input_output_aliases)
     outs = [ins[alias[k]] if k in alias else uninitialized_value(a.shape, a.dtype)
             for k, a in enumerate(out_avals)]
     bms = gm.block_mappings
@@ -307,7 +325,7 @@ def _interpret(*args, jaxpr, num_consts, grid_mapping: GridMapping, out_avals,
             idx.append(lax_elem.rem(rest, np.int32(g)))
             rest = lax_elem.div(rest, np.int32(g))
         idx = idx[::-1]
-        starts = [_block_starts(bm, idx) for bm in bms]
+        starts = [_block_starts(bm, idx, scalars) for bm in bms]
         blocks = []
         for buf, bm, st in zip(bufs, bms, starts):
             b = dynamic_slice(buf, st, bm.block_shape)
@@ -315,7 +333,8 @@ def _interpret(*args, jaxpr, num_consts, grid_mapping: GridMapping, out_avals,
                 b = shape_ops.reshape(b, bm.ref_shape)
             blocks.append(b)
         _, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts,
-                                    consts + idx + blocks + list(scratch))
+                                    consts + idx + scalars + blocks + list(scratch))
+        finals = finals[ns:]
         new_blocks, new_scratch = finals[:len(bufs)], finals[len(bufs):]
         new_bufs = []
         for buf, bm, st, nb in zip(bufs, bms, starts, new_blocks):

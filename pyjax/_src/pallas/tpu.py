@@ -3,6 +3,7 @@
 `pltpu.VMEM((8, 128), jnp.float32)` names a scratch buffer for `pallas_call(scratch_shapes=)`;
 interpret mode keeps every buffer in host memory. TPU-only operations (DMAs, semaphores,
 pipelining, PRNG) are not provided: they need the Mosaic TPU compiler or JAX's TPU interpreter.
+`PrefetchScalarGridSpec` (scalar prefetch) works in interpret mode.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import enum
 
 import numpy as np
 
-from pyjax._src.pallas.core import CompilerParams as _CompilerParams, MemoryRef
+from pyjax._src.pallas.core import CompilerParams as _CompilerParams, GridSpec, MemoryRef
 
 
 class MemorySpace(enum.Enum):
@@ -57,3 +58,16 @@ PARALLEL = GridDimensionSemantics.PARALLEL
 CORE_PARALLEL = GridDimensionSemantics.CORE_PARALLEL
 SUBCORE_PARALLEL = GridDimensionSemantics.SUBCORE_PARALLEL
 ARBITRARY = GridDimensionSemantics.ARBITRARY
+
+
+class PrefetchScalarGridSpec(GridSpec):
+    """A grid spec whose first `num_scalar_prefetch` operands are passed whole, as refs, to every
+    index map (after the grid indices) and to the kernel (before the block refs): data-dependent
+    block choice (`lambda i, idx_ref: (idx_ref[i], 0)`)."""
+
+    def __init__(self, num_scalar_prefetch, grid=(), in_specs=None, out_specs=None,
+                 scratch_shapes=()):
+        from pyjax._src.pallas.core import no_block_spec
+        super().__init__(grid, no_block_spec if in_specs is None else in_specs,
+                         no_block_spec if out_specs is None else out_specs, scratch_shapes)
+        self.num_scalar_prefetch = int(num_scalar_prefetch)

@@ -4,7 +4,8 @@ pipelines) are not provided: they need the Mosaic TPU compiler."""
 from pyjax._src.pallas.tpu import (
     ARBITRARY as ARBITRARY, CORE_PARALLEL as CORE_PARALLEL, CompilerParams as CompilerParams,
     GridDimensionSemantics as GridDimensionSemantics, MemorySpace as MemorySpace,
-    PARALLEL as PARALLEL, SUBCORE_PARALLEL as SUBCORE_PARALLEL,
+    PARALLEL as PARALLEL, PrefetchScalarGridSpec as PrefetchScalarGridSpec,
+    SUBCORE_PARALLEL as SUBCORE_PARALLEL,
 )
 from pyjax._src.pallas.tpu import MemorySpace as _MS
 
