@@ -13,6 +13,7 @@ to `stablehlo.while`.
 """
 from __future__ import annotations
 
+import threading
 from functools import partial
 
 import numpy as np
@@ -215,8 +216,12 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     def body_fun(*xs):
         cc, bc, carry = xs[:nc], xs[nc:nc + nb], xs[nc + nb:]
         live = lane_pred(cc, carry)
-        new, ds = batching.batch_flat(lambda *ys: core.eval_jaxpr(body_jaxpr.jaxpr, [], *ys),
-                                      list(bc) + list(carry), bdims + out_dims, axis_data)
+        masked_body.depth += 1
+        try:
+            new, ds = batching.batch_flat(lambda *ys: core.eval_jaxpr(body_jaxpr.jaxpr, [], *ys),
+                                          list(bc) + list(carry), bdims + out_dims, axis_data)
+        finally:
+            masked_body.depth -= 1
         new = [batching.bdim_at_front(n, d, size) for n, d in zip(new, ds)]
         return [lax_elem.select_n(_bcast(live, core.get_aval(n).shape), c, n) for c, n in zip(carry, new)]
     cavals = [core.get_aval(x) for x in cconsts]
@@ -226,6 +231,16 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     outs = while_p.bind(*cc, *cconsts, *bc, *cconsts, *bconsts, *init, cond_jaxpr=cond,
                         body_jaxpr=body, cond_nconsts=len(cc) + nc, body_nconsts=len(bc) + nc + nb)
     return outs, out_dims
+
+
+class _MaskedBody(threading.local):
+    depth = 0
+
+
+# Nonzero while a batched-predicate loop body is traced: its finished lanes run too (their
+# results are discarded), so a checkify `check` there could fail for a finished lane; checkify
+# refuses such checks, as JAX refuses checkify of a batched while.
+masked_body = _MaskedBody()
 
 
 def _dims(batched):
