@@ -430,6 +430,11 @@ _FUNCTIONALIZATION_MESSAGE = (
     "`checkify.checkify`.")
 
 
+_BATCHED_WHILE_MESSAGE = (
+    "Checkify does not support batched while-loops (checkify-of-vmap-of-while). \nHint: if "
+    "possible, move the vmap to the outer level to get vmap-of-checkify-of-while.")
+
+
 def _raise_if_error(error: Error):
     exc = error.get_exception()
     if exc is not None:
@@ -469,6 +474,9 @@ def _check_jvp(primals, tangents, *, err_tree, debug):
 @check_p.def_batch
 def _check_batch(axis_size, args, dims, *, err_tree, debug):
     from pyjax._src.interpreters import batching
+    from pyjax._src.lax.control_flow import while_loop
+    if while_loop.masked_body.depth and not debug:
+        raise ValueError(_BATCHED_WHILE_MESSAGE)
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
     _check_error(tree_util.tree_unflatten(err_tree, args), debug=debug)
     return [], []

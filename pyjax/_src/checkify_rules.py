@@ -16,7 +16,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.checkify import (
-    DivisionByZeroError, ErrorEffect, NaNError, OOBError, _aval, _current_traceback, _jnp, _lax, _merged,
+    _BATCHED_WHILE_MESSAGE, DivisionByZeroError, ErrorEffect, NaNError, OOBError, _aval, _current_traceback, _jnp, _lax, _merged,
     _merge_metadata, _where, assert_func, check_p, checkify_jaxpr_flat, error_checks,
     error_checks_by_name, update_error)
 
@@ -201,9 +201,7 @@ def _while_rule(error, enabled, *in_flat, cond_jaxpr, body_jaxpr, cond_nconsts, 
     from pyjax._src.lax.control_flow.common import trace_flat
     from pyjax._src.lax.control_flow.while_loop import while_p
     if cond_jaxpr.out_avals[0].shape:
-        raise ValueError("Checkify does not support batched while-loops "
-                         "(checkify-of-vmap-of-while). \nHint: if possible, move the vmap to "
-                         "the outer level to get vmap-of-checkify-of-while.")
+        raise ValueError(_BATCHED_WHILE_MESSAGE)
     cc = list(in_flat[:cond_nconsts])
     bc = list(in_flat[cond_nconsts:cond_nconsts + body_nconsts])
     carry = list(in_flat[cond_nconsts + body_nconsts:])
