@@ -116,3 +116,28 @@ def test_atomics_vs_numpy():
     # max -> [5,2,2,3] (old [5,1,2,3]); xchg [1] -> 7 (old 2); cas [2]: 2 == 2 -> 9 (old 2);
     # min [3] with 4 -> 3; add where i > 1 old*100 -> [5,7,209,303]; xor [0] with 3 -> 6
     np.testing.assert_array_equal(out, [6, 7, 209, 303])
+
+
+def test_vmap_keeps_the_pallas_call_with_a_batch_grid_axis():
+    f = jax.vmap(lambda x: NS["add"](x, x))
+    text = str(jax.make_jaxpr(f)(np.stack([NS["X"], -NS["X"]])))
+    assert text.count("pallas_call") == 1 and "grid=(2, 4)" in text
+    # nested vmap, batched and unbatched operands, an output revisited along the grid
+    xs = RNG.standard_normal((3, 2, 16, 32)).astype(np.float32)
+    out = jax.vmap(jax.vmap(NS["matmul"], in_axes=(0, None, None, None, None)),
+                   in_axes=(0, None, None, None, None))(xs, NS["Y"], 8, 4, 8)
+    np.testing.assert_allclose(out, xs @ NS["Y"], rtol=1e-5, atol=1e-5)
+
+
+def test_vmap_scalar_prefetch_and_aliasing_vs_loop():
+    idx = jnp.array([[4, 0, 2], [1, 1, 3]], jnp.int32)
+    xs = jnp.arange(80.0).reshape(2, 5, 8)
+    f = NS["gather_rows"]
+    want = np.stack([f(i, x) for i, x in zip(idx, xs)])
+    np.testing.assert_array_equal(jax.vmap(f)(idx, xs), want)            # batched prefetch
+    np.testing.assert_array_equal(jax.vmap(f, in_axes=(None, 0))(idx[0], xs),
+                                  np.stack([f(idx[0], x) for x in xs]))  # batched blocks only
+    half = pl.pallas_call(NS["half_kernel"], out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
+                          input_output_aliases={0: 0}, interpret=True)
+    xs4 = jnp.arange(8.0).reshape(2, 4)
+    np.testing.assert_array_equal(jax.vmap(half)(xs4), np.stack([half(x) for x in xs4]))

@@ -17,12 +17,11 @@ index map, `dynamic_slice`s the blocks, runs the *discharged* kernel on them and
 e.g. along a reduction axis, accumulates), and the padding is sliced off the outputs.
 
 Rules: abstract eval (the out_shape), impl and lowering (the interpreter; without
-`interpret=True` the lowering raises JAX's error on CPU), jvp and batching (of the interpreted
-program).
+`interpret=True` the lowering raises JAX's error on CPU), jvp (of the interpreted program) and
+batching (a new leading grid axis, as JAX).
 
 NB: JAX 0.10.2 differentiates a pallas_call in forward mode only (reverse mode raises
-ValueError); pyjax differentiates the interpreted program, so `grad` works too. Under `vmap`
-pyjax vmaps the interpreted program where JAX adds a grid axis; the values agree.
+ValueError); pyjax differentiates the interpreted program, so `grad` works too.
 """
 from __future__ import annotations
 
@@ -388,7 +387,58 @@ def _pallas_call_jvp(primals, tangents, **params):
 
 
 @pallas_call_p.def_batch
-def _pallas_call_batch(axis_size, args, dims, **params):
-    _check_interpret(params, "vmap")
-    return batching.batch_flat(lambda *xs: _interpret(*xs, **params), list(args), list(dims),
-                               batching.AxisData(None, axis_size))
+def _pallas_call_batch(axis_size, args, dims, *, jaxpr, num_consts, grid_mapping, out_avals,
+                       input_output_aliases, **params):
+    """vmap adds a leading grid axis (as JAX does): batched operands and every output get a
+    leading squeezed block axis picked by it; the kernel does not see it (its program ids keep
+    their axes). Batched kernel constants or scalar-prefetch operands: the interpreted program
+    is vmapped instead."""
+    gm = grid_mapping
+    ns = len(gm.scalar_avals)
+    if any(d is not None for d in dims[:num_consts + ns]):
+        _check_interpret(params, "vmap with batched kernel constants or scalar prefetch")
+        fun = partial(_interpret, jaxpr=jaxpr, num_consts=num_consts, grid_mapping=gm,
+                      out_avals=out_avals, input_output_aliases=input_output_aliases, **params)
+        return batching.batch_flat(fun, list(args), list(dims), batching.AxisData(None, axis_size))
+    fixed, ins = list(args[:num_consts + ns]), list(args[num_consts + ns:])
+    in_dims = dims[num_consts + ns:]
+    aliased = {i - ns for i, _ in input_output_aliases}
+    new_ins, new_maps = [], []
+    for k, (x, d, bm) in enumerate(zip(ins, in_dims, gm.block_mappings[:gm.num_inputs])):
+        if d is None and k in aliased:   # an aliased input becomes a (batched) output
+            x = batching.broadcast(x, axis_size, 0)
+            d = 0
+        if d is None:
+            new_ins.append(x)
+            new_maps.append(_with_batch_axis(bm, batched=False))
+        else:
+            new_ins.append(batching.moveaxis(x, d, 0))
+            new_maps.append(_with_batch_axis(bm, batched=True, size=axis_size))
+    new_maps += [_with_batch_axis(bm, batched=True, size=axis_size)
+                 for bm in gm.block_mappings[gm.num_inputs:]]
+    new_gm = GridMapping((axis_size,) + gm.grid, tuple(new_maps), gm.num_inputs,
+                         gm.num_outputs, gm.scratch_avals, gm.scalar_avals)
+    j = jaxpr.jaxpr   # (*consts, *program ids, *refs): a new, unused program id in front
+    bvar = core.Var(core.ShapedArray((), np.int32))
+    new_j = core.Jaxpr([], j.invars[:num_consts] + [bvar] + j.invars[num_consts:], j.outvars,
+                       j.eqns, j.effects)
+    outs = pallas_call_p.bind(*fixed, *new_ins, jaxpr=core.ClosedJaxpr(new_j, []),
+                              num_consts=num_consts, grid_mapping=new_gm,
+                              out_avals=tuple(a.update(shape=(axis_size,) + a.shape)
+                                              for a in out_avals),
+                              input_output_aliases=input_output_aliases, **params)
+    return outs, [0] * len(outs)
+
+
+def _with_batch_axis(bm: BlockMapping, batched: bool, size: int = 0) -> BlockMapping:
+    """`bm` under a new leading grid index `b`: a batched operand gains a leading squeezed block
+    axis at `b`; an unbatched one ignores `b`."""
+    j = bm.index_map.jaxpr
+    nc = len(bm.index_map_consts)
+    bvar = core.Var(core.ShapedArray((), np.int32))
+    outvars = [bvar] + list(j.outvars) if batched else list(j.outvars)
+    new_j = core.Jaxpr([], j.invars[:nc] + [bvar] + j.invars[nc:], outvars, j.eqns, j.effects)
+    aval, dims = bm.array_aval, bm.block_dims
+    if batched:
+        aval, dims = aval.update(shape=(size,) + aval.shape), (Squeezed(),) + dims
+    return BlockMapping(aval, dims, core.ClosedJaxpr(new_j, []), bm.index_map_consts)
