@@ -141,3 +141,15 @@ def test_vmap_scalar_prefetch_and_aliasing_vs_loop():
                           input_output_aliases={0: 0}, interpret=True)
     xs4 = jnp.arange(8.0).reshape(2, 4)
     np.testing.assert_array_equal(jax.vmap(half)(xs4), np.stack([half(x) for x in xs4]))
+
+
+def test_debug_print_prints_per_instance_in_grid_order(capfd):
+    def kernel(x_ref, o_ref):
+        pl.debug_print("pid {} sum {}", pl.program_id(0), x_ref[...].sum())
+        o_ref[...] = x_ref[...]
+    spec = pl.BlockSpec((2,), lambda i: (i,))
+    f = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), jnp.float32), grid=(2,),
+                       in_specs=[spec], out_specs=spec, interpret=True)
+    jax.jit(f)(jnp.arange(4.0)).block_until_ready()
+    jax.effects_barrier()
+    assert capfd.readouterr().out.splitlines() == ["pid 0 sum 1.0", "pid 1 sum 5.0"]
