@@ -348,6 +348,10 @@ SYMBOLIC_CASES = {
     "where": lambda x: jnp.where(x > 0, x, 0.0).max(axis=0),
     "concat": lambda x: jnp.concatenate([x, 2 * x], axis=0).mean(),
     "transpose_matmul": lambda x: x.T @ x,
+    "einsum": lambda x: jnp.einsum("bi,ij,bj->b", x, W @ W.T, x),
+    "attention": lambda x: jax.nn.softmax(jnp.einsum("qd,kd->qk", x, x) / 2.0, axis=-1) @ x,
+    "batched_matmul": lambda x: x.reshape((-1, 2, 2)) @ jnp.swapaxes(x.reshape((-1, 2, 2)), 1, 2),
+    "pad_sort": lambda x: jnp.sort(jnp.pad(x, ((1, 1), (0, 0))), axis=0),
 }
 
 

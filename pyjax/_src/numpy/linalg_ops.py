@@ -56,7 +56,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
                         f"from {k_a}); shapes {aa.shape} and {ba.shape}")
     a_batch, b_batch = aa.shape[:-2], ba.shape[:-2]
     try:
-        batch = np.broadcast_shapes(a_batch, b_batch)
+        batch = _broadcast(a_batch, b_batch)
     except ValueError:
         raise ValueError(f"matmul: batch dimensions {a_batch} and {b_batch} of operands "
                          f"{aa.str_short()} and {ba.str_short()} do not broadcast") from None
@@ -159,7 +159,9 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         subscripts, operands = _interleaved_subscripts((subscripts,) + operands)
     check_arraylike("einsum", *operands)
     operands = promote_dtypes(*operands)
-    shapes = [_aval(x).shape for x in operands]
+    # (a symbolic dimension, under export, is planned for as if it were 8, as JAX does)
+    shapes = [tuple(8 if type(d) in core.symbolic_dim_types else d for d in _aval(x).shape)
+              for x in operands]
     opt = "greedy" if optimize in ("auto", True) else (optimize if optimize else False)
     _, path_info = opt_einsum.contract_path(subscripts, *[np.empty(s, dtype=np.float32) if 0 not in s else np.empty(s)
                                                         for s in shapes], shapes=False, optimize=opt or False)
