@@ -146,6 +146,8 @@ SCRIPT = textwrap.dedent('''
     exec(data["misc_src"], env)
     out["misc"] = {k: np.asarray(v).tolist()
                    for k, v in env["misc"](pyjax, lax, jnp, P, m, X).items()}
+    out["misc"].update({k: np.asarray(v).tolist()
+                        for k, v in env["multi_axis"](pyjax, lax, jnp, P, m, X).items()})
 
     env = {"jx": pyjax, "lax": lax, "jnp": jnp}  # the recorder's bodies, run with pyjax
     exec(data["vma_control_flow_src"], env)
@@ -357,7 +359,8 @@ def test_in_specs_inferred_over_explicit_axes_as_in_jax(sub):
 @pytest.mark.parametrize("name", sorted(DATA["misc"]))
 def test_misc_transformations_match_jax(sub, name):
     """Integer arguments, closed-over values, pytrees with None, hessian, jvp, scalar
-    arguments, jacfwd under vmap (unbatched outputs stay unbatched)."""
+    arguments, jacfwd under vmap (unbatched outputs stay unbatched); collectives over two
+    mesh axes at once, in both orders of the names."""
     np.testing.assert_allclose(sub["misc"][name], DATA["misc"][name], rtol=1e-4, atol=1e-5)
 
 
@@ -371,3 +374,12 @@ def test_deprecated_experimental_shard_map():
     np.testing.assert_allclose(f(X), X)
     with pytest.raises(AttributeError):
         legacy.nothing
+
+
+def test_several_vmap_axes_in_one_exchange_are_refused():
+    import pyjax
+    from pyjax import lax
+    f = pyjax.vmap(pyjax.vmap(lambda v: lax.ppermute(v, ("a", "b"), [(0, 1), (1, 0)]),
+                              axis_name="b"), axis_name="a")
+    with pytest.raises(NotImplementedError, match="mesh axes only"):
+        f(np.ones((1, 2), np.float32))

@@ -360,7 +360,7 @@ def _eqn_vma(eqn, ins) -> list:
     if name in _REDUCING:
         return [ins[0] - set(p["axes"])]
     if name in _VARYING:
-        return [ins[0] | {p["axis_name"]}]
+        return [ins[0] | set(_axis_names(p["axis_name"]))]
     if name == "axis_index":
         return [frozenset({p["axis_name"]})]
     if name == "cond":
@@ -401,9 +401,13 @@ def _axis_indices_inside(eqn) -> frozenset:
             if isinstance(j, core.Jaxpr):
                 for e in j.eqns:
                     if e.primitive.name in ("axis_index", *_VARYING):
-                        found.add(e.params["axis_name"])
+                        found.update(_axis_names(e.params["axis_name"]))
                     found |= _axis_indices_inside(e)
     return frozenset(found)
+
+
+def _axis_names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, tuple) else (axis_name,)
 
 
 def _check_vma(jaxpr, in_specs, out_specs, mesh, f):

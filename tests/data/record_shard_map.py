@@ -104,10 +104,43 @@ def misc(jx, lax, jnp, P, mesh, X):
 #       hessian, jvp, scalars, jacfwd under vmap
 
 
+MULTI_AXIS = '''
+def multi_axis(jx, lax, jnp, P, mesh, X):
+    """Collectives over two mesh axes at once, in both orders of the names."""
+    out = {}
+    Z = np.arange(8, dtype=np.float32).reshape(8, 1)
+    for names in (("x", "y"), ("y", "x")):
+        sp = P(names)
+        ring = [(i, (i + 3) % 8) for i in range(8)]
+        cases = {
+            "axis_index": (lambda b: b * 0 + lax.axis_index(names), sp),
+            "all_gather": (lambda b: lax.all_gather(b, names, tiled=True), P()),
+            "psum_scatter": (lambda b: lax.psum_scatter(jnp.arange(8.0)[:, None] * (1 + b), names,
+                                                        tiled=True), sp),
+            "all_to_all": (lambda b: lax.all_to_all(jnp.broadcast_to(b, (8, 1)) * 10
+                                                    + jnp.arange(8.0)[:, None], names, 0, 0,
+                                                    tiled=True), sp),
+            "ppermute": (lambda b: lax.ppermute(b, names, ring), sp),
+            "pshuffle": (lambda b: lax.pshuffle(b, names, [1, 2, 3, 4, 5, 6, 7, 0]), sp),
+        }
+        for k, (body, o) in cases.items():
+            f = jx.shard_map(body, mesh=mesh, in_specs=sp, out_specs=o, check_vma=False)
+            out[f"{k}_{''.join(names)}"] = f(Z)
+        f = jx.shard_map(lambda b: lax.ppermute(b, names, ring), mesh=mesh, in_specs=sp,
+                         out_specs=sp)
+        g = jx.shard_map(lambda b: lax.all_to_all(b, names, 1, 0, tiled=True), mesh=mesh,
+                         in_specs=sp, out_specs=P(None, names))
+        out[f"grad_{''.join(names)}"] = jx.grad(lambda a: (jnp.sin(f(a)) * g(a)).sum())(X / 10)
+    return out
+'''  # shared with tests/test_shard_map.py
+
+
 def run_misc(jx, m, X):
     env = {"np": np}
     exec(MISC, env)
+    exec(MULTI_AXIS, env)
     r = env["misc"](jx, jx.lax, jx.numpy, P, m, X)
+    r.update(env["multi_axis"](jx, jx.lax, jx.numpy, P, m, X))
     return {k: np.asarray(v).tolist() for k, v in r.items()}
 
 
@@ -223,5 +256,5 @@ if __name__ == "__main__":
     out["vma_control_flow"] = control_flow_vma(jax, m, X)
     out["vma_control_flow_src"] = CONTROL_FLOW_VMA  # the test runs the same bodies
     out["misc"] = run_misc(jax, m, X)
-    out["misc_src"] = MISC
+    out["misc_src"] = MISC + MULTI_AXIS
     Path(__file__).with_name("shard_map.json").write_text(json.dumps(out))

@@ -236,6 +236,19 @@ def mesh_axes_bound() -> bool:
     return False
 
 
+def is_mesh_axis(name) -> bool:
+    """Whether the innermost binding of `name` is a mesh axis (`extend_axis_env`), not a vmap."""
+    frames = _mesh_axis_frames.frames
+    trace = core.current_trace()
+    while frames and trace is not None:
+        if any(bound_at is trace and name in sizes for bound_at, sizes in frames):
+            return True
+        if isinstance(trace, BatchTrace) and trace.axis_data.name == name:
+            return False
+        trace = trace.parent
+    return False
+
+
 def axis_data_of(name) -> AxisData:
     """The innermost enclosing vmap named `name` (or mesh axis bound by `extend_axis_env`),
     or NameError."""

@@ -56,6 +56,22 @@ def _single_name(axis_name, name):
     return names[0]
 
 
+def _one_or_mesh_names(axis_name, name):
+    """One axis name, or a tuple of mesh axis names (shard_map's; the first one major): the
+    collectives that exchange data in one step over several axes take a tuple only there."""
+    names = _names(axis_name)
+    if len(names) == 1:
+        return names[0]
+    if not all(batching.is_mesh_axis(n) for n in names):
+        raise NotImplementedError(f"{name} over several axis names {names} is supported over "
+                                  f"shard_map/pmap mesh axes only, not vmap axes; name one axis")
+    return names
+
+
+def _size_of(axis_name):
+    return math.prod(axis_data_of(n).size for n in _names(axis_name))
+
+
 def _collective(name, abstract_eval, batch_rule, lowering, transpose=None) -> core.Primitive:
     """A collective: no reference implementation (it needs a named axis); `transpose` makes it
     linear (`utils.def_derivative`)."""
@@ -442,7 +458,7 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_siz
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size,
                          axis_index_groups=None):
-    groups = _groups(_mesh_for(ctx, "all_to_all", (axis_name,)), (axis_name,))
+    groups = _groups(_mesh_for(ctx, "all_to_all", _names(axis_name)), _names(axis_name))
     if groups.shape[1] == 1:
         return x
     return ctx.op("stablehlo.all_to_all", x, attrs={
@@ -459,8 +475,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     example i gets block i from every example, stacked at `concat_axis` (concatenated into it
     when `tiled`; untiled, `split_axis` must have the axis' size and is removed)."""
     _no_groups(axis_index_groups, "all_to_all")
-    name = _single_name(axis_name, "all_to_all")
-    size = axis_data_of(name).size
+    name = _one_or_mesh_names(axis_name, "all_to_all")
+    size = _size_of(name)
 
     def leaf(v):
         aval = core.get_aval(v)
@@ -506,7 +522,10 @@ def _ppermute_batch(axis_data, args, dims, *, axis_name, perm):
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
     """One collective_permute: each (source, destination) pair in every group along the axis;
     destinations nobody sends to get zeros (as XLA defines it)."""
-    groups = _groups(_mesh_for(ctx, "ppermute", (axis_name,)), (axis_name,))
+    mesh = _mesh_for(ctx, "ppermute", _names(axis_name))
+    # NB: over several axes the indices of `perm` count in mesh-axis order, whatever the order
+    # of the names (as JAX 0.10.2 does; its other collectives follow the names' order)
+    groups = _groups(mesh, sorted(_names(axis_name), key=mesh.axis_names.index))
     pairs = [(g[s], g[t]) for g in groups for s, t in perm]
     if groups.shape[1] == 1 and pairs:
         return x
@@ -533,8 +552,8 @@ def ppermute(x, axis_name, perm):
         >>> vmap(shift, axis_name="i")(jnp.array([10, 20, 30]))
         Array([30, 10, 20], dtype=int32)
     """
-    name = _single_name(axis_name, "ppermute")
-    size = axis_data_of(name).size
+    name = _one_or_mesh_names(axis_name, "ppermute")
+    size = _size_of(name)
     perm = tuple((int(s), int(t)) for s, t in perm)
     srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
@@ -547,8 +566,8 @@ def ppermute(x, axis_name, perm):
 
 def pshuffle(x, axis_name, perm):
     """Example i gets the value of example `perm[i]` (ppermute with the other encoding)."""
-    name = _single_name(axis_name, "pshuffle")
-    size = axis_data_of(name).size
+    name = _one_or_mesh_names(axis_name, "pshuffle")
+    size = _size_of(name)
     if sorted(perm) != list(range(size)):
         raise ValueError(f"`perm` does not represent a permutation of range({size}): {perm}")
     return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
