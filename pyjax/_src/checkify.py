@@ -33,7 +33,7 @@ import types
 
 import numpy as np
 
-from pyjax._src import core, source_info, tree_util
+from pyjax._src import core, pretty_print, source_info, tree_util
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 
@@ -377,6 +377,9 @@ class _Meta:
 
     __slots__ = ("metadata",)
 
+    def __repr__(self):
+        return f"codes{sorted(self.metadata)}"
+
     def __init__(self, metadata):
         self.metadata = metadata
 
@@ -480,6 +483,10 @@ def _check_batch(axis_size, args, dims, *, err_tree, debug):
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
     _check_error(tree_util.tree_unflatten(err_tree, args), debug=debug)
     return [], []
+
+
+# printed as JAX does: `check[debug=False] pred code payload...` (the error structure hidden)
+pretty_print.PP_RULES["check"] = lambda eqn, ctx: [("debug", eqn.params["debug"])]
 
 
 @check_p.def_lowering
