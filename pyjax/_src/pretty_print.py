@@ -238,7 +238,16 @@ def _pp_params(items, ctx):
                           _brk(""), _text("]")))
 
 
+# Equations printed in a syntax of their own, filled by upper layers: state's `b <- a[0:2]`.
+# `printer(eqn, atom, typed) -> str`, `atom(v)` / `typed(v)` naming a variable (with its type).
+EQN_PRINTERS: dict = {}
+
+
 def _pp_eqn(eqn, ctx):
+    printer = EQN_PRINTERS.get(eqn.primitive.name)
+    if printer is not None:
+        return _text(printer(eqn, lambda v: _atom(v, ctx),
+                             lambda v: f"{_atom(v, ctx)}:{v.aval.str_short()}"))
     rule = PP_RULES.get(eqn.primitive.name)
     items = rule(eqn, ctx) if rule else sorted(eqn.params.items())
     # the order matters: the results are named before the sub-jaxprs' variables
