@@ -122,7 +122,10 @@ def test_jaxpr_over_refs_prints_ref_types_and_has_effects():
     closed = _ref_jaxpr(gather_scatter_state, core.ShapedArray((4, 3), np.float32),
                         core.ShapedArray((5, 3), np.float32))
     text = str(closed)
-    assert "Ref{f32[4,3]}" in text and "swap" in text and "get" in text
+    assert "Ref{f32[4,3]}" in text
+    # as JAX prints state: reads `x <- ref[idx]`, writes `old, ref[idx] <- ref[idx], new`
+    assert "d:f32[3,3] <- b[a, :]" in text and "f:f32[2] <- b[0:2, 1]" in text
+    assert "_:f32[2], c[1:3, 0] <- c[1:3, 0], g" in text
     assert {ReadEffect(0), WriteEffect(0)} <= closed.jaxpr.effects
     closed2 = _ref_jaxpr(lambda refs: jax.ref.addupdate(refs[0], 0, 1.0), core.ShapedArray((2,), np.float32))
     assert AccumEffect(0) in closed2.jaxpr.effects

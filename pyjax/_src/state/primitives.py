@@ -310,3 +310,52 @@ def _no_lowering(name):
 
 for _p in (get_p, swap_p, addupdate_p, new_ref_p):
     _p.def_lowering(_no_lowering(_p.name))
+
+
+# -- printing as JAX does: `c:f32[4] <- a[0:4]`, `d:f32[], a[1] <- a[1], b`, `a[...] += b` ------
+
+
+def _pp_index(eqn, atom, first):
+    """`ref[idx]` for the equation's index (its dynamic operands start at `first`)."""
+    dyn = iter(eqn.invars[first:])
+    spec = eqn.params["spec"]
+    ref = core.get_aval(eqn.invars[0]) if not hasattr(eqn.invars[0], "aval") else eqn.invars[0].aval
+    parts = []
+    for d, e in zip(ref.shape, spec):
+        if e[0] == "int":
+            parts.append(str(e[1]) if e[1] is not None else atom(next(dyn)))
+        elif e[0] == "array":
+            parts.append(atom(next(dyn)))
+        else:
+            start = str(e[1]) if e[1] is not None else atom(next(dyn))
+            if e[1] == 0 and e[2] == d and e[3] == 1:
+                parts.append(":")
+            elif e[1] is not None:
+                parts.append(f"{start}:{e[1] + (e[2] - 1) * e[3] + 1 if e[2] else e[1]}"
+                             + (f":{e[3]}" if e[3] != 1 else ""))
+            else:
+                parts.append(f"{start}:{start}+{e[2]}" + (f":{e[3]}" if e[3] != 1 else ""))
+    if all(p == ":" for p in parts):
+        return f"{atom(eqn.invars[0])}[...]"
+    return f"{atom(eqn.invars[0])}[{', '.join(parts)}]"
+
+
+def _pp_get(eqn, atom, typed):
+    return f"{typed(eqn.outvars[0])} <- {_pp_index(eqn, atom, 1)}"
+
+
+def _pp_swap(eqn, atom, typed):
+    idx = _pp_index(eqn, atom, 2)
+    return f"{typed(eqn.outvars[0])}, {idx} <- {idx}, {atom(eqn.invars[1])}"
+
+
+def _pp_addupdate(eqn, atom, typed):
+    return f"{_pp_index(eqn, atom, 2)} += {atom(eqn.invars[1])}"
+
+
+def _install_printers():
+    from pyjax._src import pretty_print
+    pretty_print.EQN_PRINTERS.update(get=_pp_get, swap=_pp_swap, addupdate=_pp_addupdate)
+
+
+_install_printers()
