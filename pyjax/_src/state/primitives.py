@@ -319,9 +319,8 @@ def _pp_index(eqn, atom, first):
     """`ref[idx]` for the equation's index (its dynamic operands start at `first`)."""
     dyn = iter(eqn.invars[first:])
     spec = eqn.params["spec"]
-    ref = core.get_aval(eqn.invars[0]) if not hasattr(eqn.invars[0], "aval") else eqn.invars[0].aval
     parts = []
-    for d, e in zip(ref.shape, spec):
+    for d, e in zip(eqn.invars[0].aval.shape, spec):
         if e[0] == "int":
             parts.append(str(e[1]) if e[1] is not None else atom(next(dyn)))
         elif e[0] == "array":
