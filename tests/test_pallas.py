@@ -153,3 +153,21 @@ def test_debug_print_prints_per_instance_in_grid_order(capfd):
     jax.jit(f)(jnp.arange(4.0)).block_until_ready()
     jax.effects_barrier()
     assert capfd.readouterr().out.splitlines() == ["pid 0 sum 1.0", "pid 1 sum 5.0"]
+
+
+def test_pytree_operands_and_outputs():
+    def kernel(x_ref, y_refs, o1, o2):
+        o1[...] = x_ref[...] + y_refs["a"][...]
+        o2[...] = x_ref[...] * y_refs["b"][...]
+    spec = pl.BlockSpec((2,), lambda i: (i,))
+    f = pl.pallas_call(kernel, out_shape=[jax.ShapeDtypeStruct((4,), jnp.float32)] * 2,
+                       grid=(2,), in_specs=[spec, {"a": spec, "b": spec}], out_specs=(spec, spec),
+                       interpret=True)
+    x, y = jnp.arange(4.0), {"a": jnp.ones(4), "b": jnp.full(4, 3.0)}
+    o1, o2 = out = f(x, y)
+    assert type(out) is tuple   # as JAX: a list out_shape gives a tuple
+    np.testing.assert_array_equal(o1, x + 1)
+    np.testing.assert_array_equal(o2, x * 3)
+    with pytest.raises(ValueError, match="in_specs"):
+        pl.pallas_call(kernel, out_shape=(jax.ShapeDtypeStruct((4,), jnp.float32),) * 2,
+                       grid=(2,), in_specs=[spec], out_specs=(spec, spec), interpret=True)(x, y)

@@ -110,6 +110,8 @@ def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=no_block
         num_scalars = getattr(grid_spec, "num_scalar_prefetch", 0)
     grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid or ())
     grid = tuple(core.concrete_dim(g, "a pallas_call grid size") for g in grid)
+    if isinstance(out_shape, list):  # as JAX, a list of outputs comes back as a tuple
+        out_shape = tuple(out_shape)
     out_flat, out_tree = tree_util.tree_flatten(out_shape)
     out_avals = tuple(_out_aval(o) for o in out_flat)
     aliases = tuple(sorted((input_output_aliases or {}).items()))
