@@ -399,3 +399,17 @@ def test_grad_of_symbolic_export_under_jit():
     x = rand(3, 2)
     np.testing.assert_allclose(jax.jit(jax.grad(lambda x: exp.call(x).sum()))(x), 2 * x, rtol=1e-6)
     assert "tensor<?x2xf32>" in exp.vjp().mlir_module()
+
+
+def test_symbolic_under_x64_and_grad_of_a_slice():
+    def f(x):
+        return jnp.tanh(x @ W.astype(x.dtype)).mean(0) + x.shape[0], jnp.arange(x.shape[0]), x[1:].sum()
+
+    with jax.enable_x64():
+        exp = export.export(jax.jit(f))(jax.ShapeDtypeStruct(export.symbolic_shape("b, 4"), jnp.float64))
+        assert [str(a) for a in exp.out_avals] == ["float64[3]", "int64[b]", "float64[]"]
+        x = RNG.standard_normal((5, 4))
+        for got, want in zip(exp.call(x), f(jnp.asarray(x))):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        g = jax.grad(lambda x: exp.call(x)[2])(x)
+        np.testing.assert_array_equal(g, np.r_[np.zeros((1, 4)), np.ones((4, 4))])

@@ -528,7 +528,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     for n, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
             raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
-        size = lo + hi + n + max(n - 1, 0) * interior
+        size = lo + hi + n + (max(n - 1, 0) * interior if interior else 0)  # (symbolic n)
         if size < 0:
             raise ValueError(f"pad: padding_config {padding_config} gives a negative size for {x.str_short()}")
         shape.append(size)
