@@ -455,7 +455,11 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
         keep = jnp.all((indices >= st) & (indices < st + size), axis=-1)
         indices = jnp.where(keep[..., None], indices - st, size)
         data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
-    return BCOO((data, indices), shape=slice_sizes)
+    out = BCOO((data, indices), shape=slice_sizes)
+    window = math.prod(slice_sizes[nb:nb + ns])
+    if ns and out.nse > window:
+        out = bcoo_sum_duplicates(out, nse=window)
+    return out
 
 
 def bcoo_concatenate(operands, *, dimension):

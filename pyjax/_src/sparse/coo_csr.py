@@ -1,0 +1,350 @@
+"""The legacy unbatched 2-D formats COO (row, col), CSR (indices, indptr) and CSC, with their
+matvec/matmat/todense/fromdense primitives (JAX binds cuSPARSE for these on GPU and falls back
+to scatter/gather code elsewhere; here the fallback is the only path).
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+
+import pyjax.numpy as jnp
+from pyjax._src import core, tree_util
+from pyjax._src.sparse._base import JAXSparse
+from pyjax._src.sparse.bcoo import _count_nse, _TRACED_NSE_ERROR
+from pyjax._src.sparse.util import canonical_index_dtype, sparse_primitive
+
+
+class COOInfo(NamedTuple):
+    shape: tuple
+    rows_sorted: bool = False
+    cols_sorted: bool = False
+
+
+def _check_2d(name, shape):
+    if len(shape) != 2:
+        raise ValueError(f"{name}: only 2-D matrices are supported; got shape {tuple(shape)}")
+
+
+# -- COO primitives --------------------------------------------------------------------------------
+
+def _coo_todense_impl(data, row, col, *, spinfo):
+    return jnp.zeros(spinfo.shape, data.dtype).at[row, col].add(data, mode="drop")
+
+
+def _coo_fromdense_impl(mat, *, nse, index_dtype):
+    row, col = jnp.nonzero(mat, size=nse, fill_value=0)
+    valid = jnp.arange(nse) < (mat != 0).sum()
+    data = jnp.where(valid, mat[row, col], 0)
+    # NB: padding entries point at (0, 0) with zero data, as JAX's COO fromdense writes
+    return [data, row.astype(index_dtype), col.astype(index_dtype)]
+
+
+def _coo_matvec_impl(data, row, col, v, *, spinfo, transpose):
+    rows, cols = (col, row) if transpose else (row, col)
+    n_out = spinfo.shape[1] if transpose else spinfo.shape[0]
+    prod = data.reshape(data.shape + (1,) * (v.ndim - 1)) * v.at[cols].get(mode="fill", fill_value=0)
+    return jnp.zeros((n_out,) + v.shape[1:], prod.dtype).at[rows].add(prod, mode="drop")
+
+
+coo_todense_p = sparse_primitive("coo_todense", _coo_todense_impl, linear_argnums=(0,))
+coo_fromdense_p = sparse_primitive("coo_fromdense", _coo_fromdense_impl, multiple_results=True,
+                                   linear_argnums=(0,))
+coo_matvec_p = sparse_primitive("coo_matvec", _coo_matvec_impl, linear_argnums=(0, 3))
+coo_matmat_p = sparse_primitive("coo_matmat", _coo_matvec_impl, linear_argnums=(0, 3))
+
+
+def coo_todense(mat):
+    """The dense array of a COO matrix."""
+    return coo_todense_p.bind(mat.data, mat.row, mat.col, spinfo=COOInfo(tuple(mat.shape)))
+
+
+def coo_fromdense(mat, *, nse=None, index_dtype=np.int32):
+    """A COO matrix of the nonzeros of the 2-D `mat`.
+
+        >>> coo_fromdense(jnp.eye(2)).row
+        Array([0, 1], dtype=int32)
+    """
+    mat = jnp.asarray(mat)
+    _check_2d("coo_fromdense", mat.shape)
+    nse = _count_nse(mat, 0, 0) if nse is None else int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
+    data, row, col = coo_fromdense_p.bind(mat, nse=nse, index_dtype=canonical_index_dtype(index_dtype))
+    return COO((data, row, col), shape=mat.shape, rows_sorted=True)
+
+
+def coo_matvec(mat, v, transpose=False):
+    """mat @ v (or mat.T @ v) for a COO matrix and a dense vector."""
+    v = jnp.asarray(v)
+    if v.ndim != 1 or v.shape[0] != mat.shape[0 if transpose else 1]:
+        raise ValueError(f"coo_matvec: vector of shape {v.shape} does not fit matrix {mat.shape}"
+                         f"{' (transposed)' if transpose else ''}")
+    return coo_matvec_p.bind(mat.data, mat.row, mat.col, v, spinfo=COOInfo(tuple(mat.shape)),
+                             transpose=bool(transpose))
+
+
+def coo_matmat(mat, B, *, transpose=False):
+    """mat @ B (or mat.T @ B) for a COO matrix and a dense matrix."""
+    B = jnp.asarray(B)
+    if B.ndim != 2 or B.shape[0] != mat.shape[0 if transpose else 1]:
+        raise ValueError(f"coo_matmat: matrix of shape {B.shape} does not fit matrix {mat.shape}"
+                         f"{' (transposed)' if transpose else ''}")
+    return coo_matmat_p.bind(mat.data, mat.row, mat.col, B, spinfo=COOInfo(tuple(mat.shape)),
+                             transpose=bool(transpose))
+
+
+# -- CSR primitives --------------------------------------------------------------------------------
+
+def _csr_rows(indices, indptr):
+    k = jnp.arange(indices.shape[0], dtype=indptr.dtype)
+    rows = jnp.searchsorted(indptr[1:], k, side="right")
+    return jnp.where(k < indptr[-1], rows, indptr.shape[0] - 1)
+
+
+def _csr_todense_impl(data, indices, indptr, *, shape):
+    return _coo_todense_impl(data, _csr_rows(indices, indptr), indices, spinfo=COOInfo(shape))
+
+
+def _csr_fromdense_impl(mat, *, nse, index_dtype):
+    data, row, col = _coo_fromdense_impl(mat, nse=nse, index_dtype=index_dtype)
+    true_nse = (mat != 0).sum()
+    row = jnp.where(jnp.arange(nse) < true_nse, row, mat.shape[0])
+    indptr = jnp.searchsorted(row, jnp.arange(mat.shape[0] + 1, dtype=row.dtype), side="left")
+    return [data, col, indptr.astype(index_dtype)]
+
+
+def _csr_matvec_impl(data, indices, indptr, v, *, shape, transpose):
+    return _coo_matvec_impl(data, _csr_rows(indices, indptr), indices, v,
+                            spinfo=COOInfo(shape), transpose=transpose)
+
+
+csr_todense_p = sparse_primitive("csr_todense", _csr_todense_impl, linear_argnums=(0,))
+csr_fromdense_p = sparse_primitive("csr_fromdense", _csr_fromdense_impl, multiple_results=True,
+                                   linear_argnums=(0,))
+csr_matvec_p = sparse_primitive("csr_matvec", _csr_matvec_impl, linear_argnums=(0, 3))
+csr_matmat_p = sparse_primitive("csr_matmat", _csr_matvec_impl, linear_argnums=(0, 3))
+
+
+def csr_todense(mat):
+    """The dense array of a CSR matrix."""
+    return csr_todense_p.bind(mat.data, mat.indices, mat.indptr, shape=tuple(mat.shape))
+
+
+def csr_fromdense(mat, *, nse=None, index_dtype=np.int32):
+    """A CSR matrix of the nonzeros of the 2-D `mat`.
+
+        >>> csr_fromdense(jnp.eye(2)).indptr
+        Array([0, 1, 2], dtype=int32)
+    """
+    mat = jnp.asarray(mat)
+    _check_2d("csr_fromdense", mat.shape)
+    nse = _count_nse(mat, 0, 0) if nse is None else int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
+    data, indices, indptr = csr_fromdense_p.bind(mat, nse=nse,
+                                                 index_dtype=canonical_index_dtype(index_dtype))
+    return CSR((data, indices, indptr), shape=mat.shape)
+
+
+def csr_matvec(mat, v, transpose=False):
+    """mat @ v (or mat.T @ v) for a CSR matrix and a dense vector."""
+    v = jnp.asarray(v)
+    if v.ndim != 1 or v.shape[0] != mat.shape[0 if transpose else 1]:
+        raise ValueError(f"csr_matvec: vector of shape {v.shape} does not fit matrix {mat.shape}")
+    return csr_matvec_p.bind(mat.data, mat.indices, mat.indptr, v, shape=tuple(mat.shape),
+                             transpose=bool(transpose))
+
+
+def csr_matmat(mat, B, *, transpose=False):
+    """mat @ B (or mat.T @ B) for a CSR matrix and a dense matrix."""
+    B = jnp.asarray(B)
+    if B.ndim != 2 or B.shape[0] != mat.shape[0 if transpose else 1]:
+        raise ValueError(f"csr_matmat: matrix of shape {B.shape} does not fit matrix {mat.shape}")
+    return csr_matmat_p.bind(mat.data, mat.indices, mat.indptr, B, shape=tuple(mat.shape),
+                             transpose=bool(transpose))
+
+
+# -- classes ---------------------------------------------------------------------------------------
+
+def _as_buf(x):
+    return x if isinstance(x, core.Tracer) else jnp.asarray(x)
+
+
+def _matmul(self, other, mv, mm, transpose=False):
+    other = jnp.asarray(other)
+    if other.ndim == 1:
+        return mv(self, other, transpose=transpose)
+    if other.ndim == 2:
+        return mm(self, other, transpose=transpose)
+    raise NotImplementedError(f"{type(self).__name__} @ array of rank {other.ndim}")
+
+
+class COO(JAXSparse):
+    """Unbatched 2-D coordinate sparse matrix: `COO((data, row, col), shape=shape)`.
+
+        >>> COO.fromdense(jnp.eye(2)) @ jnp.ones(2)
+        Array([1., 1.], dtype=float32)
+    """
+
+    def __init__(self, args, *, shape, rows_sorted=False, cols_sorted=False):
+        self.data, self.row, self.col = map(_as_buf, args)
+        self._rows_sorted, self._cols_sorted = rows_sorted, cols_sorted
+        super().__init__(args, shape=shape)
+        _check_2d("COO", self.shape)
+
+    nse = property(lambda self: self.data.shape[0])
+    _info = property(lambda self: COOInfo(self.shape, self._rows_sorted, self._cols_sorted))
+    _bufs = property(lambda self: (self.data, self.row, self.col))
+
+    @classmethod
+    def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
+        return coo_fromdense(mat, nse=nse, index_dtype=index_dtype)
+
+    @classmethod
+    def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
+        _check_2d("COO", shape)
+        z = jnp.zeros(0, index_dtype)
+        return cls((jnp.zeros(0, dtype), z, z), shape=shape, rows_sorted=True, cols_sorted=True)
+
+    @classmethod
+    def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32"):
+        from pyjax._src.sparse.bcoo import BCOO
+        m = BCOO._eye(N, M, k, dtype=dtype, index_dtype=index_dtype)
+        return cls((m.data, m.indices[:, 0], m.indices[:, 1]), shape=(N, M), rows_sorted=True)
+
+    def _sort_indices(self):
+        """The same matrix with entries sorted by (row, col)."""
+        from pyjax import lax
+        row, col, data = lax.sort((self.row, self.col, self.data), num_keys=2)
+        return COO((data, row, col), shape=self.shape, rows_sorted=True)
+
+    def todense(self):
+        return coo_todense(self)
+
+    def transpose(self, axes=None):
+        if axes is not None and tuple(axes) != (1, 0):
+            raise ValueError(f"COO.transpose: axes must be None or (1, 0); got {axes}")
+        return COO((self.data, self.col, self.row), shape=self.shape[::-1],
+                   rows_sorted=self._cols_sorted, cols_sorted=self._rows_sorted)
+
+    def __matmul__(self, other):
+        if isinstance(other, JAXSparse):
+            return NotImplemented
+        return _matmul(self, other, coo_matvec, coo_matmat)
+
+    def tree_flatten(self):
+        return (self.data, self.row, self.col), self._info._asdict()
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        obj = object.__new__(cls)
+        obj.data, obj.row, obj.col = children
+        obj.shape = aux["shape"]
+        obj._rows_sorted, obj._cols_sorted = aux["rows_sorted"], aux["cols_sorted"]
+        return obj
+
+
+class CSR(JAXSparse):
+    """Unbatched 2-D compressed sparse row matrix: `CSR((data, indices, indptr), shape=shape)`.
+
+        >>> CSR.fromdense(jnp.eye(2)) @ jnp.ones(2)
+        Array([1., 1.], dtype=float32)
+    """
+
+    def __init__(self, args, *, shape):
+        self.data, self.indices, self.indptr = map(_as_buf, args)
+        super().__init__(args, shape=shape)
+        _check_2d("CSR", self.shape)
+
+    nse = property(lambda self: self.data.shape[0])
+    _bufs = property(lambda self: (self.data, self.indices, self.indptr))
+
+    @classmethod
+    def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
+        return csr_fromdense(mat, nse=nse, index_dtype=index_dtype)
+
+    @classmethod
+    def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
+        _check_2d("CSR", shape)
+        return cls((jnp.zeros(0, dtype), jnp.zeros(0, index_dtype),
+                    jnp.zeros(shape[0] + 1, index_dtype)), shape=shape)
+
+    @classmethod
+    def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32"):
+        return csr_fromdense(jnp.eye(N, M, k, dtype=dtype), nse=None, index_dtype=index_dtype)
+
+    def todense(self):
+        return csr_todense(self)
+
+    def transpose(self, axes=None):
+        if axes is not None and tuple(axes) != (1, 0):
+            raise ValueError(f"CSR.transpose: axes must be None or (1, 0); got {axes}")
+        return CSC((self.data, self.indices, self.indptr), shape=self.shape[::-1])
+
+    def __matmul__(self, other):
+        if isinstance(other, JAXSparse):
+            return NotImplemented
+        return _matmul(self, other, csr_matvec, csr_matmat)
+
+    def tree_flatten(self):
+        return (self.data, self.indices, self.indptr), {"shape": self.shape}
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        obj = object.__new__(cls)
+        obj.data, obj.indices, obj.indptr = children
+        obj.shape = aux["shape"]
+        return obj
+
+
+class CSC(JAXSparse):
+    """Unbatched 2-D compressed sparse column matrix (the transpose of a CSR's buffers)."""
+
+    def __init__(self, args, *, shape):
+        self.data, self.indices, self.indptr = map(_as_buf, args)
+        super().__init__(args, shape=shape)
+        _check_2d("CSC", self.shape)
+
+    nse = property(lambda self: self.data.shape[0])
+    _bufs = property(lambda self: (self.data, self.indices, self.indptr))
+
+    @classmethod
+    def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
+        return CSR.fromdense(jnp.asarray(mat).T, nse=nse, index_dtype=index_dtype).T
+
+    @classmethod
+    def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
+        return CSR._empty(tuple(shape)[::-1], dtype=dtype, index_dtype=index_dtype).T
+
+    @classmethod
+    def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32"):
+        return CSR._eye(M, N, -k, dtype=dtype, index_dtype=index_dtype).T
+
+    def todense(self):
+        return self.T.todense().T
+
+    def transpose(self, axes=None):
+        if axes is not None and tuple(axes) != (1, 0):
+            raise ValueError(f"CSC.transpose: axes must be None or (1, 0); got {axes}")
+        return CSR((self.data, self.indices, self.indptr), shape=self.shape[::-1])
+
+    def __matmul__(self, other):
+        if isinstance(other, JAXSparse):
+            return NotImplemented
+        csr = self.T
+        mv = lambda m, v, transpose: csr_matvec(m, v, transpose=not transpose)      # noqa: E731
+        mm = lambda m, b, transpose: csr_matmat(m, b, transpose=not transpose)      # noqa: E731
+        return _matmul(csr, other, mv, mm)
+
+    def tree_flatten(self):
+        return (self.data, self.indices, self.indptr), {"shape": self.shape}
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        obj = object.__new__(cls)
+        obj.data, obj.indices, obj.indptr = children
+        obj.shape = aux["shape"]
+        return obj
+
+
+for _cls in (COO, CSR, CSC):
+    tree_util.register_pytree_node(_cls, _cls.tree_flatten, _cls.tree_unflatten)
+del partial

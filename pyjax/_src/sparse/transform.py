@@ -1,0 +1,350 @@
+"""`sparsify`: run a function written for dense arrays with sparse (BCOO) arguments.
+
+`SparsifyTrace` is an interpreter whose tracers (`SparseTracer`) stand for sparse arrays; each
+primitive applied to one is replaced by its sparse counterpart from `_SPARSE_RULES` (the zero-
+preserving elementwise functions act on the stored data, products and contractions call
+bcoo_multiply/bcoo_dot_general, shape operations their bcoo_* versions). Primitives whose
+inputs are all dense run unchanged on the parent trace, and calls (`jit`, custom derivatives,
+remat) are inlined so their bodies are sparsified too. Operations that would turn a sparse array
+dense raise NotImplementedError, as in JAX.
+
+The BCOO operators (`+`, `*`, `@`, `-x`, indexing, `.sum()`, `.reshape()`) are defined here as
+sparsified jnp functions, as JAX does.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src import core, tree_util
+from pyjax._src.core import ShapedArray
+from pyjax._src.sparse import bcoo_ops as ops
+from pyjax._src.sparse._base import JAXSparse
+from pyjax._src.sparse.bcoo import (BCOO, bcoo_todense, bcoo_transpose, bcoo_update_layout)
+from pyjax._src.sparse.util import sparse_primitive
+
+
+class SparseTracer(core.Tracer):
+    """A sparse array inside `sparsify`: `spvalue` is a BCOO whose buffers belong to the parent
+    trace."""
+
+    __slots__ = ("spvalue",)
+
+    def __init__(self, trace, spvalue):
+        self._trace = trace
+        self.spvalue = spvalue
+
+    @property
+    def aval(self):
+        return ShapedArray(self.spvalue.shape, self.spvalue.dtype)
+
+    def __repr__(self):
+        return f"SparseTracer<{self.aval.str_short()}, nse={self.spvalue.nse}>"
+
+
+class SparsifyTrace(core.Trace):
+    __slots__ = ()
+
+    def to_value(self, x):
+        if isinstance(x, SparseTracer) and x._trace is self:
+            return x.spvalue
+        if isinstance(x, core.Tracer) and not x._trace.alive:
+            raise core.escaped_tracer_error(x)
+        return x
+
+    def wrap(self, v):
+        return SparseTracer(self, v) if isinstance(v, JAXSparse) else v
+
+    def process_primitive(self, prim, args, params):
+        vals = [self.to_value(x) for x in args]
+        if not any(isinstance(v, JAXSparse) for v in vals):
+            with core.set_current_trace(self.parent):
+                return prim.bind(*vals, **params)
+        rule = _SPARSE_RULES.get(prim)
+        if rule is None:
+            inner = _inner_jaxpr(params)
+            if inner is not None:   # a call (jit, custom_jvp/vjp, remat): sparsify its body
+                with core.set_current_trace(self):
+                    outs = core.eval_jaxpr(inner.jaxpr, inner.consts, *args)
+                return outs if prim.multiple_results else outs[0]
+            if prim.name in _DENSE_OUTPUT:
+                raise NotImplementedError(
+                    f"sparse rule for {prim.name} is not implemented because it would result in "
+                    f"dense output. If this is your intent, use sparse.todense() to convert your "
+                    f"arguments to dense matrices.")
+            raise NotImplementedError(f"sparse rule for {prim.name} is not implemented.")
+        with core.set_current_trace(self.parent):
+            out = rule(*vals, **params)
+        if prim.multiple_results:
+            return [self.wrap(o) for o in out]
+        return self.wrap(out)
+
+    def process_custom_call(self, prim, fun, rules, args, params):
+        # NB: custom derivative rules do not apply to sparse values (as in JAX): the primal runs
+        return fun(*args)
+
+
+def _inner_jaxpr(params):
+    for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        j = params.get(key)
+        if isinstance(j, core.ClosedJaxpr):
+            return j
+    return None
+
+
+_DENSE_OUTPUT = {"cos", "cosh", "exp", "exp2", "log", "acos", "acosh", "logistic", "is_finite",
+                 "erfc", "lgamma", "digamma", "rsqrt", "pow"}
+
+
+# -- sparse rules -------------------------------------------------------------------------------
+
+def _as_bcoo(x):
+    return x if isinstance(x, BCOO) else x.to_bcoo()
+
+
+def _zero_preserving(prim):
+    def rule(x, **params):
+        x = _as_bcoo(x)
+        return BCOO((prim.bind(x.data, **params), x.indices), **x._info._asdict())
+    return rule
+
+
+def _integer_pow_rule(x, *, y):
+    if y <= 0:
+        raise NotImplementedError(f"sparse rule for integer_pow with non-positive exponent {y} is "
+                                  f"not implemented because it would result in dense output.")
+    x = _as_bcoo(x)
+    return BCOO((lax.integer_pow(x.data, y), x.indices), **x._info._asdict())
+
+
+def _mul_rule(x, y):
+    if isinstance(x, JAXSparse) and isinstance(y, JAXSparse):
+        return ops.bcoo_multiply_sparse(_as_bcoo(x), _as_bcoo(y))
+    sp, dense = (x, y) if isinstance(x, JAXSparse) else (y, x)
+    return ops._multiply_dense_sparse(_as_bcoo(sp), dense)
+
+
+def _div_rule(x, y):
+    if isinstance(y, JAXSparse):
+        raise NotImplementedError("sparse rule for div is not implemented when the divisor is "
+                                  "sparse (it would result in dense output).")
+    x = _as_bcoo(x)
+    y = jnp.asarray(y)
+    if y.ndim == 0:
+        return BCOO((x.data / y, x.indices), **x._info._asdict())
+    recip = ops.bcoo_extract(x, jnp.broadcast_to(y, x.shape)).data
+    return BCOO((x.data / recip, x.indices), **x._info._asdict())
+
+
+def _add_sparse(x, y, sign):
+    x, y = _as_bcoo(x), _as_bcoo(y)
+    if x.shape != y.shape:
+        raise NotImplementedError(f"Addition between sparse matrices of different shapes "
+                                  f"{x.shape} and {y.shape} is not implemented.")
+    y_data = y.data if sign > 0 else -y.data
+    if x.indices is y.indices:
+        return BCOO((x.data + y_data, x.indices), **x._info._asdict())
+    if (x.n_batch, x.n_dense) != (y.n_batch, y.n_dense):
+        nb, nd = min(x.n_batch, y.n_batch), min(x.n_dense, y.n_dense)
+        x = bcoo_update_layout(x, n_batch=nb, n_dense=nd)
+        y = bcoo_update_layout(y, n_batch=nb, n_dense=nd)
+        y_data = y.data if sign > 0 else -y.data
+    from pyjax._src.sparse.util import broadcast_batch
+    nb = x.n_batch
+    (xd, xi), _ = broadcast_batch([x.data, x.indices], nb, x.shape[:nb])
+    (yd, yi), _ = broadcast_batch([y_data, y.indices], nb, y.shape[:nb])
+    return BCOO((jnp.concatenate([xd, yd.astype(xd.dtype)], axis=nb),
+                 jnp.concatenate([xi, yi.astype(xi.dtype)], axis=nb)), shape=x.shape)
+
+
+def _add_rule_signed(sign):
+    def rule(x, y):
+        if isinstance(x, JAXSparse) and isinstance(y, JAXSparse):
+            return _add_sparse(x, y, sign)
+        sp, dense = (x, y) if isinstance(x, JAXSparse) else (y, x)
+        dense = jnp.asarray(dense)
+        out_shape = jnp.broadcast_shapes(sp.shape, dense.shape)
+        if out_shape != dense.shape:
+            raise NotImplementedError(
+                "Addition between a sparse array X and a dense array Y is not implemented when "
+                "the output shape is larger than Y.shape. This is to prevent silent "
+                "densification of a large sparse array. If this is your intent, you can "
+                "explicitly cast the sparse array to a dense matrix.")
+        sp_dense = bcoo_todense(_as_bcoo(sp))
+        if isinstance(x, JAXSparse):
+            return sp_dense + dense if sign > 0 else sp_dense - dense
+        return dense + sp_dense if sign > 0 else dense - sp_dense
+    return rule
+
+
+def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision=None,
+                      preferred_element_type=None, **_):
+    lhs = _as_bcoo(lhs) if isinstance(lhs, JAXSparse) else lhs
+    rhs = _as_bcoo(rhs) if isinstance(rhs, JAXSparse) else rhs
+    return ops.bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                                preferred_element_type=preferred_element_type)
+
+
+def _densify_scalar(x):
+    """A rank-0 sparse result is returned dense (as JAX's sparse reduce_sum rule does)."""
+    return bcoo_todense(x) if x.ndim == 0 else x
+
+
+def _dynamic_slice_rule(operand, *starts, slice_sizes):
+    return ops.bcoo_dynamic_slice(_as_bcoo(operand), starts, slice_sizes)
+
+
+def _concatenate_rule(*operands, dimension):
+    ops_ = [_as_bcoo(o) if isinstance(o, JAXSparse) else
+            BCOO.fromdense(o, nse=int(np.prod(np.shape(o)))) for o in operands]
+    return ops.bcoo_concatenate(ops_, dimension=dimension)
+
+
+def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                 indices_are_sorted, mode, fill_value):
+    return ops.bcoo_gather(_as_bcoo(operand), indices, dimension_numbers, slice_sizes,
+                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                           mode=mode, fill_value=fill_value)
+
+
+def _todense_rule(*bufs, tree):
+    return tree_util.tree_unflatten(tree, bufs).todense() if not isinstance(bufs[0], JAXSparse) \
+        else _as_bcoo(bufs[0]).todense()
+
+
+_SPARSE_RULES = {
+    lax.mul_p: _mul_rule,
+    lax.div_p: _div_rule,
+    lax.add_p: _add_rule_signed(+1),
+    lax.sub_p: _add_rule_signed(-1),
+    lax.integer_pow_p: _integer_pow_rule,
+    lax.dot_general_p: _dot_general_rule,
+    lax.reduce_sum_p: lambda x, *, axes, **_: _densify_scalar(ops.bcoo_reduce_sum(_as_bcoo(x), axes=axes)),
+    lax.transpose_p: lambda x, *, permutation: bcoo_transpose(_as_bcoo(x), permutation=permutation),
+    lax.reshape_p: lambda x, *, new_sizes, dimensions, **_: ops.bcoo_reshape(
+        _as_bcoo(x), new_sizes=new_sizes, dimensions=dimensions),
+    lax.squeeze_p: lambda x, *, dimensions: ops.bcoo_squeeze(_as_bcoo(x), dimensions=dimensions),
+    lax.broadcast_in_dim_p: lambda x, *, shape, broadcast_dimensions, **_: ops.bcoo_broadcast_in_dim(
+        _as_bcoo(x), shape=shape, broadcast_dimensions=broadcast_dimensions),
+    lax.slice_p: lambda x, *, start_indices, limit_indices, strides: ops.bcoo_slice(
+        _as_bcoo(x), start_indices=start_indices, limit_indices=limit_indices, strides=strides),
+    lax.dynamic_slice_p: _dynamic_slice_rule,
+    lax.concatenate_p: _concatenate_rule,
+    lax.rev_p: lambda x, *, dimensions: ops.bcoo_rev(_as_bcoo(x), dimensions),
+    lax.gather_p: _gather_rule,
+}
+for _p in (lax.neg_p, lax.sin_p, lax.sinh_p, lax.tan_p, lax.tanh_p, lax.asin_p, lax.atan_p,
+           lax.asinh_p, lax.atanh_p, lax.abs_p, lax.sign_p, lax.sqrt_p, lax.cbrt_p, lax.expm1_p,
+           lax.log1p_p, lax.real_p, lax.imag_p, lax.conj_p, lax.copy_p,
+           lax.convert_element_type_p, lax.round_p, lax.floor_p, lax.ceil_p, lax.bessel_i1e_p,
+           lax.erf_p, lax.erf_inv_p):
+    _SPARSE_RULES[_p] = _zero_preserving(_p)
+
+
+# -- todense (any sparse format) ------------------------------------------------------------------
+
+def _todense_impl(*bufs, tree):
+    return tree_util.tree_unflatten(tree, bufs).todense()
+
+
+todense_p = sparse_primitive("todense", _todense_impl, linear_argnums=(0,))
+_SPARSE_RULES[todense_p] = lambda *bufs, tree: _as_bcoo(bufs[0]).todense() \
+    if isinstance(bufs[0], JAXSparse) else _todense_impl(*bufs, tree=tree)
+
+
+def todense(arr):
+    """The dense array of a sparse array (any format; a dense array is returned unchanged).
+    Inside `sparsify`, this is how a sparse value turns dense.
+
+        >>> sparse.todense(sparse.BCOO.fromdense(x))   # == x
+    """
+    if isinstance(arr, core.Tracer) and isinstance(arr, SparseTracer):
+        return todense_p.bind(arr, tree=None)
+    if not isinstance(arr, JAXSparse):
+        return arr
+    bufs, tree = tree_util.tree_flatten(arr)
+    return todense_p.bind(*bufs, tree=tree)
+
+
+# -- sparsify -------------------------------------------------------------------------------------
+
+def _is_sparse(x):
+    return isinstance(x, JAXSparse)
+
+
+def sparsify(f, use_tracer=False):
+    """`f` made to accept sparse arrays: inside, each sparse argument is a tracer whose
+    operations run their sparse versions; sparse results come back as BCOO arrays.
+
+        >>> sparse.sparsify(lambda m, v: jnp.sin(m) @ v)(sparse.BCOO.fromdense(x), v)
+    """
+    del use_tracer   # NB: one implementation (the tracer one) serves both settings
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        leaves, tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_sparse)
+        with core.new_trace(SparsifyTrace) as trace:
+            ins = [SparseTracer(trace, x) if _is_sparse(x) else x for x in leaves]
+            a, k = tree_util.tree_unflatten(tree, ins)
+            out = f(*a, **k)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            res = [trace.to_value(o) for o in out_leaves]
+        return tree_util.tree_unflatten(out_tree, res)
+    return wrapped
+
+
+# -- BCOO operators, as sparsified jnp functions (JAX defines them the same way) ----------------
+
+def _binop(fn, reverse=False):
+    def op(self, other):
+        if not isinstance(other, (JAXSparse, core.Tracer, np.ndarray, np.generic, int, float,
+                                  complex, bool)) and not hasattr(other, "__jax_array__") and \
+                not hasattr(other, "shape"):
+            return NotImplemented
+        return sparsify(lambda a, b: fn(b, a) if reverse else fn(a, b))(self, other)
+    return op
+
+
+def _getitem(self, idx):
+    items = idx if isinstance(idx, tuple) else (idx,)
+    axis = 0
+    for item in items:   # static integers are bounds-checked, as for dense arrays
+        if item is None:
+            continue
+        if item is Ellipsis:
+            break
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            size = self.shape[axis] if axis < self.ndim else 0
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for axis {axis} with size {size}")
+        axis += 1
+    return sparsify(lambda x: x[idx])(self)
+
+
+def _sum(self, *args, **kwargs):
+    return sparsify(lambda x: x.sum(*args, **kwargs))(self)
+
+
+def _reshape(self, *args, **kwargs):
+    return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
+
+
+BCOO.__neg__ = lambda self: sparsify(jnp.negative)(self)
+BCOO.__pos__ = lambda self: self
+BCOO.__matmul__ = _binop(jnp.matmul)
+BCOO.__rmatmul__ = _binop(jnp.matmul, reverse=True)
+BCOO.__mul__ = _binop(jnp.multiply)
+BCOO.__rmul__ = _binop(jnp.multiply, reverse=True)
+BCOO.__truediv__ = _binop(jnp.divide)
+BCOO.__add__ = _binop(jnp.add)
+BCOO.__radd__ = _binop(jnp.add, reverse=True)
+BCOO.__sub__ = _binop(jnp.subtract)
+BCOO.__rsub__ = _binop(jnp.subtract, reverse=True)
+BCOO.__pow__ = _binop(operator.pow)
+BCOO.__getitem__ = _getitem
+BCOO.sum = _sum
+BCOO.reshape = _reshape

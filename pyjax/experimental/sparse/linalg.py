@@ -1,0 +1,2 @@
+"""pyjax.experimental.sparse.linalg (re-exports only; code in pyjax._src.sparse.linalg)."""
+from pyjax._src.sparse.linalg import spsolve as spsolve, spsolve_p as spsolve_p
