@@ -357,8 +357,8 @@ def _inner(j):
 
 def _eqn_vma(eqn, ins) -> list:
     name, p, n = eqn.primitive.name, eqn.params, len(eqn.outvars)
-    if name in _REDUCING:
-        return [ins[0] - set(p["axes"])]
+    if name in _REDUCING:  # (reduced within groups only: still varying)
+        return [ins[0] - set(p["axes"]) if p.get("axis_index_groups") is None else ins[0]]
     if name in _VARYING:
         return [ins[0] | set(_axis_names(p["axis_name"]))]
     if name == "axis_index":

@@ -52,6 +52,14 @@ out["donated"] = [y.is_deleted(), val(z)]
 out["grad_collectives"] = val(jax.grad(lambda a: (jax.pmap(
     lambda x: jnp.cos(lax.ppermute(x, "i", [(j, (j + 3) % 8) for j in range(8)]))
     * lax.all_gather(x, "i").sum(0), axis_name="i")(a) ** 2).sum())(X))
+G = [[0, 2, 4, 6], [1, 3, 5, 7]]  # axis_index_groups: allreduces within groups of devices
+out["groups"] = [
+    val(jax.pmap(lambda b: lax.psum(b, "i", axis_index_groups=G), "i")(X)),
+    val(jax.pmap(lambda b: lax.pmean(b, "i", axis_index_groups=[[0, 1], [2, 3], [4, 5], [6, 7]]),
+                 "i")(X)),
+    val(jax.pmap(lambda b: lax.pmax(b, "i", axis_index_groups=G), "i")(X)),
+    val(jax.grad(lambda a: jax.pmap(lambda b: jnp.sin(lax.psum(b, "i", axis_index_groups=G)) * b,
+                                    "i")(a).sum())(X))]
 try:  # JAX 0.10.2 refuses a pmap inside a pmap
     jax.pmap(jax.pmap(lambda v: v, "j"), "i")(Y[:2].reshape(2, 4, 3))
     out["nested_error"] = None

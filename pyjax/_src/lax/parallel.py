@@ -121,6 +121,8 @@ def _scalar_region(ctx, op, aval):
 
 def _allreduce_lowering(name, op, ctx, x, *, axes, axis_index_groups=None):
     groups = _groups(_mesh_for(ctx, name, axes), axes)
+    if axis_index_groups is not None:  # each group along the axis split further
+        groups = np.asarray([[row[k] for k in g] for row in groups for g in axis_index_groups])
     if groups.shape[1] == 1:
         return x
     return ctx.op("stablehlo.all_reduce", x, attrs=_group_attrs(ctx, groups),
@@ -169,14 +171,34 @@ pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, _same, "stablehlo.m
 pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, _same, "stablehlo.minimum")
 
 
+def _checked_groups(axis_index_groups, named, what):
+    """`axis_index_groups` (lists of indices along one mesh axis, a partition of it into
+    groups of equal size) as a tuple of tuples, or None. As in JAX 0.10.2's pmap; vmap axes
+    refuse them (as JAX)."""
+    if axis_index_groups is None:
+        return None
+    if len(named) != 1 or not batching.is_mesh_axis(named[0]):
+        raise NotImplementedError(f"{what}: axis_index_groups is supported over one pmap/"
+                                  f"shard_map axis only, not vmap collectives (as in JAX)")
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    size = axis_data_of(named[0]).size
+    if (len({len(g) for g in groups}) != 1
+            or sorted(i for g in groups for i in g) != list(range(size))):
+        raise ValueError(f"{what}: axis_index_groups must split the {size} indices of axis "
+                         f"{named[0]!r} into groups of equal size, got {axis_index_groups}")
+    return groups
+
+
 def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
     """Bind `prim` per leaf over the named axes; integer entries of `axis_name` are positional
     axes, reduced with `reduce` first (as in JAX)."""
-    _no_groups(axis_index_groups, prim.name)
     names = _names(axis_name)
     pos = tuple(a for a in names if isinstance(a, int))
     named = tuple(a for a in names if not isinstance(a, int))
     size = math.prod(axis_data_of(n).size for n in named)  # NameError for unbound names
+    groups = _checked_groups(axis_index_groups, named, prim.name)
+    if groups is not None:
+        size = len(groups[0])
 
     def leaf(v):
         if prim is psum_p and core.get_aval(v).dtype == np.bool_:
@@ -189,7 +211,7 @@ def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
             return v * size if prim is psum_p else v
         if not isinstance(v, core.Tracer):  # a constant is the same for every example
             return on_constant(v, size)
-        return prim.bind(v, axes=named, axis_index_groups=None)
+        return prim.bind(v, axes=named, axis_index_groups=groups)
     return tree_util.tree_map(leaf, x)
 
 
@@ -222,6 +244,8 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     """
     names = _names(axis_name)
     n = math.prod(axis_data_of(a).size for a in names if not isinstance(a, int))
+    if axis_index_groups is not None:
+        n = len(axis_index_groups[0])
 
     def mean(v):
         if kind(core.get_aval(v).dtype) not in "fc":
