@@ -119,3 +119,11 @@ def test_shardings_over_a_mesh():
     assert got["in"] == [rows, rep] and got["in_kw"] == "{}"
     assert got["out"] == [rows, rep] and got["result"] == rows and got["value"] == 4.0
     assert got["in2"] == rows and got["out2"] == rows
+
+
+def test_stages_module_has_jax_names():
+    """jax.stages (pyjax's compat module for it) has every public name of JAX 0.10.2's."""
+    import json
+    import pathlib
+    names = json.loads((pathlib.Path(__file__).parent / "data" / "jax_public_names.json").read_text())
+    assert [n for n in names["jax.stages"] if not hasattr(stages, n)] == []
