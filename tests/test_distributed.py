@@ -70,6 +70,7 @@ try:
     np.asarray(y)
 except RuntimeError as e:
     out["read_error"] = str(e)
+out["repr"], out["str"] = repr(y), str(y)
 # multihost_utils
 out["allgather_scalar"] = mh.process_allgather(np.float32(pid + 1)).tolist()
 out["allgather_tiled"] = mh.process_allgather(np.full((2,), pid, np.int32), tiled=True).tolist()
@@ -178,6 +179,7 @@ def test_two_processes_run_one_program_over_a_mesh_spanning_both(tmp_path):
             np.testing.assert_allclose(block, Y[r:r + 4, c:c + 3], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(out["y_gathered"], Y, rtol=1e-5, atol=1e-6)
         assert "non-addressable" in out["read_error"]
+        assert out["repr"] == out["str"] == "Array(shape=(8, 6), dtype=float32)"  # as JAX
         assert out["allgather_scalar"] == [1.0, 2.0]
         assert out["allgather_tiled"] == [0, 0, 1, 1]
         assert out["bcast"] == 7.0  # process 0's value everywhere

@@ -333,10 +333,12 @@ class _ArrayImplMethods:
         return (_reconstruct, (np.array(self._value), self.weak_type))
 
     def __repr__(self):
-        v = self._value
         prefix, suffix = "Array(", ""
         if self.weak_type:
             suffix += ", weak_type=True"
+        if _spans_other_processes(self):  # as JAX: the value is not all here
+            return f"{prefix}shape={self.shape}, dtype={self.dtype.name}{suffix})"
+        v = self._value
         if v.size == 0 and v.shape != (0,):
             body = f"[], shape={v.shape}"
         else:
@@ -344,7 +346,7 @@ class _ArrayImplMethods:
         return f"{prefix}{body}, dtype={self.dtype.name}{suffix})"
 
     def __str__(self):
-        return str(self._value)
+        return repr(self) if _spans_other_processes(self) else str(self._value)
 
     def __format__(self, spec):
         if self.ndim == 0:
@@ -356,6 +358,12 @@ class _ArrayImplMethods:
 
     def __dlpack_device__(self):
         return self._value.__dlpack_device__()
+
+
+def _spans_other_processes(x) -> bool:
+    """Whether some of `x`'s blocks live only on other processes' devices."""
+    named = x._named_sharding
+    return named is not None and not named.is_fully_addressable and not named.is_fully_replicated
 
 
 def _reconstruct(value, weak_type):
