@@ -413,3 +413,12 @@ def test_symbolic_under_x64_and_grad_of_a_slice():
             np.testing.assert_allclose(got, want, rtol=1e-12)
         g = jax.grad(lambda x: exp.call(x)[2])(x)
         np.testing.assert_array_equal(g, np.r_[np.zeros((1, 4)), np.ones((4, 4))])
+
+
+def test_host_callbacks_are_refused_as_jax():
+    f = jax.jit(lambda x: jax.pure_callback(np.sin, jax.ShapeDtypeStruct(x.shape, x.dtype), x))
+    with pytest.raises(NotImplementedError, match="serialization of host_callbacks"):
+        export.export(f)(jax.ShapeDtypeStruct((3,), jnp.float32))
+    inv = export.export(jax.jit(jnp.linalg.inv))(jax.ShapeDtypeStruct((3, 3), jnp.float32))
+    np.testing.assert_allclose(export.deserialize(inv.serialize()).call(2 * np.eye(3, dtype=np.float32)),
+                               0.5 * np.eye(3), rtol=1e-6)  # (LAPACK custom calls are fine)

@@ -279,6 +279,10 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform) -> str:
         module.dim_values = _dimension_values(fb, jaxpr.invars, names)
     consts = [fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in closed.consts]
     outs = lower.lower_jaxpr_body(fb, module, jaxpr, consts, names)
+    if module.host_callbacks:  # (their custom calls name Python objects of this process)
+        raise NotImplementedError(f"serialization of host_callbacks is not yet implemented: "
+                                  f"'{name}' calls back into Python (pure_callback, io_callback "
+                                  f"or jax.debug), which an exported module cannot carry")
     out_types = [mlir.aval_type(v.aval) for v in jaxpr.outvars]
     return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, outs,
                             functions=list(module.functions.values()))
