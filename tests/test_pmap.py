@@ -67,6 +67,11 @@ SCRIPT = textwrap.dedent('''
     out["vs_shard_map"] = [val(pm), val(sm)]
     hlo = pyjax.jit(pyjax.pmap(lambda x: lax.psum(x, "i"), axis_name="i")).lower(Z).compile().as_text()
     out["hlo"] = hlo
+    xs2 = xs.reshape(8, 1)
+    rs = [pyjax.pmap(lambda x: x * 2, axis_name="i")(xs2), pyjax.pmap(lambda x: x * 2)(xs2),
+          pyjax.pmap(lambda x: x.sum(), axis_name="i", out_axes=None)(xs2),
+          pyjax.pmap(lambda x: x * 2, axis_name="i", out_axes=1)(xs2)]
+    out["result_shardings"] = [[repr(r.sharding), list(r.shape), val(r)] for r in rs]
     G = [[0, 2, 4, 6], [1, 3, 5, 7]]
     out["groups"] = [
         val(pyjax.pmap(lambda b: lax.psum(b, "i", axis_index_groups=G), "i")(X)),
@@ -168,3 +173,11 @@ def test_axis_index_groups_match_jax(sub):
     want = np.stack([X[i % 2::2].sum(0) for i in range(8)])  # device i: its group's rows
     np.testing.assert_allclose(sub["groups"][0], want, rtol=1e-6)
     assert sub["uneven_groups"] == "ValueError"
+
+
+def test_result_shardings_match_jax(sub):
+    """NamedShardings over the 1-D mesh of the pmap axis (JAX's name for an unnamed one);
+    out_axes=None of a value that differs per device is device 0's (no check, as JAX)."""
+    for got, want in zip(sub["result_shardings"], DATA["result_shardings"], strict=True):
+        assert got[0] == want[0] and got[1] == want[1]
+        np.testing.assert_allclose(got[2], want[2])

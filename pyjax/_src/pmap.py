@@ -23,7 +23,7 @@ from pyjax._src.shard_map import lay_out, shard_map
 from pyjax._src.array import put_named
 from pyjax._src.sharding import NamedSharding, PartitionSpec
 
-_DEFAULT_AXIS = "_pmap_axis"  # the axis of a pmap given no axis_name (collectives can't name it)
+_DEFAULT_AXIS = "_internal_pmap_axis_name"  # a pmap given no axis_name (as JAX names it)
 
 
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
@@ -142,7 +142,9 @@ def _pmap_body(fun, name, in_axes, out_axes, static, devices, n, args, kwargs):
 
     out_specs = tree_util.tree_map(lambda a: PartitionSpec() if a is None else PartitionSpec(name),
                                    _as_tuple(out_axes), is_leaf=lambda a: a is None)
-    out = shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs)(*moved)
+    # as JAX 0.10.2: no replication check (an out_axes=None output is one device's value)
+    out = shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs,
+                    check_vma=False)(*moved)
     return tree_util.tree_map(lambda o, a: o if a is None else _moveaxis(o, 0, a),
                               out, _out_axes_tree(out_axes, out))
 

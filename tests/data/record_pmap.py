@@ -52,6 +52,11 @@ out["donated"] = [y.is_deleted(), val(z)]
 out["grad_collectives"] = val(jax.grad(lambda a: (jax.pmap(
     lambda x: jnp.cos(lax.ppermute(x, "i", [(j, (j + 3) % 8) for j in range(8)]))
     * lax.all_gather(x, "i").sum(0), axis_name="i")(a) ** 2).sum())(X))
+xs2 = xs.reshape(8, 1)  # results' shardings (and an unreplicated out_axes=None: device 0's)
+rs = [jax.pmap(lambda x: x * 2, axis_name="i")(xs2), jax.pmap(lambda x: x * 2)(xs2),
+      jax.pmap(lambda x: x.sum(), axis_name="i", out_axes=None)(xs2),
+      jax.pmap(lambda x: x * 2, axis_name="i", out_axes=1)(xs2)]
+out["result_shardings"] = [[repr(r.sharding), list(r.shape), val(r)] for r in rs]
 G = [[0, 2, 4, 6], [1, 3, 5, 7]]  # axis_index_groups: allreduces within groups of devices
 out["groups"] = [
     val(jax.pmap(lambda b: lax.psum(b, "i", axis_index_groups=G), "i")(X)),
