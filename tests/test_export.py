@@ -422,3 +422,13 @@ def test_host_callbacks_are_refused_as_jax():
     inv = export.export(jax.jit(jnp.linalg.inv))(jax.ShapeDtypeStruct((3, 3), jnp.float32))
     np.testing.assert_allclose(export.deserialize(inv.serialize()).call(2 * np.eye(3, dtype=np.float32)),
                                0.5 * np.eye(3), rtol=1e-6)  # (LAPACK custom calls are fine)
+
+
+def test_scalars_none_outputs_and_no_arguments():
+    exp = export.export(jax.jit(lambda x, y: (x * y, None, {"a": x + 1})))(1.0, 2)
+    back = export.deserialize(exp.serialize())
+    assert back.in_avals == exp.in_avals and back.in_avals[0].weak_type
+    out = back.call(3.0, 4)
+    assert out[1] is None and float(out[0]) == 12.0 and float(out[2]["a"]) == 4.0
+    const = export.deserialize(export.export(jax.jit(lambda: jnp.arange(3.0)))().serialize())
+    np.testing.assert_array_equal(const.call(), [0.0, 1.0, 2.0])

@@ -7,8 +7,8 @@ A blob is
     payload                      zlib-compressed UTF-8 JSON
 
 The JSON object holds `fun_name`, `in_tree` / `out_tree` (pytree structures, below),
-`in_avals` / `out_avals` (`[dtype name, [dims...]]`, a symbolic dim as its expression string,
-e.g. `"2*b + 1"`), `symbolic_constraints` (the scope's constraint strings),
+`in_avals` / `out_avals` (`[dtype name, [dims...], weak_type]`, a symbolic dim as its
+expression string, e.g. `"2*b + 1"`), `symbolic_constraints` (the scope's constraint strings),
 `in_shardings_hlo` / `out_shardings_hlo` (HloSharding strings or null), `nr_devices`,
 `platforms`, `calling_convention_version`, `disabled_checks`, `module` (the StableHLO module
 text, dynamic dimensions as `?`) and `vjp` (the VJP's Exported as a nested JSON object, or null;
@@ -158,13 +158,14 @@ def _node_from_json(obj):
 
 
 def aval_to_json(aval):
-    return [aval.dtype.name, [d if isinstance(d, int) else str(d) for d in aval.shape]]
+    return [aval.dtype.name, [d if isinstance(d, int) else str(d) for d in aval.shape],
+            bool(aval.weak_type)]
 
 
 def aval_from_json(obj, scope):
-    dtype, dims = obj
+    dtype, dims, weak = obj
     return core.ShapedArray(tuple(d if isinstance(d, int) else shape_poly._parse_dim(d, scope, d)
-                                  for d in dims), np.dtype(dtype))
+                                  for d in dims), np.dtype(dtype), weak)
 
 
 # -- the blob -------------------------------------------------------------------------------------
