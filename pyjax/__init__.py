@@ -50,6 +50,8 @@ from pyjax._src.array import (  # sharded arrays (multi-device issue)
 )
 from pyjax._src.mesh import make_mesh as make_mesh, set_mesh as set_mesh
 from pyjax._src.sharding import PartitionSpec as P
+from pyjax._src.sharding import NamedSharding as NamedSharding, Shard as Shard
+from pyjax._src.shard_map import reshard as reshard
 from pyjax._src.backend.xla import Device as Device
 from pyjax._src.dtypes import float0 as float0
 from pyjax._src.api import (
