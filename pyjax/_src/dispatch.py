@@ -319,7 +319,7 @@ class Compiled:
 Compiled._run_unchecked = Compiled._run
 
 
-def _eval_naming_equations(jaxpr, consts, args, name):
+def _eval_naming_equations(jaxpr, consts, args, name, results=None):
     """`core.eval_jaxpr` for debug_nans' re-run: a FloatingPointError raised by an equation
     is raised again naming the equation's name stack (`jit(f)/outer/log`) and the user's line
     that traced it."""
@@ -344,11 +344,58 @@ def _eval_naming_equations(jaxpr, consts, args, name):
             err = FloatingPointError(f"{e} (in {where}" + (f", traced at {frame}" if frame else "")
                                      + ")")
             err._pyjax_located = True
+            if getattr(e, "__notes__", None):
+                for note in e.__notes__:
+                    err.add_note(note)
+            else:
+                _note_body_primitive(err, eqn.primitive, eqn.params, [read(v) for v in eqn.invars])
             raise err from None
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, out, strict=True))
         else:
             env[eqn.outvars[0]] = out
+    if results is not None:  # (the outputs, for a loop body run again)
+        results["outs"] = [read(v) for v in jaxpr.outvars]
+
+
+def _note_body_primitive(err, prim, params, args):
+    """For a loop or cond that made an invalid value: run its body again one primitive at a
+    time (a Python loop over the iterations) and add a note naming the primitive inside and its
+    line. (pyjax only: JAX names just the loop.)"""
+    try:
+        if prim.name == "scan":
+            _rerun_scan(args, **params)
+        elif prim.name == "while":
+            _rerun_while(args, **params)
+        elif prim.name == "cond":
+            branch = params["branches"][int(np.clip(np.asarray(args[0]), 0,
+                                                    len(params["branches"]) - 1))]
+            _eval_naming_equations(branch.jaxpr, branch.consts, args[1:], "cond")
+    except FloatingPointError as inner:
+        err.add_note(f"Inside the {prim.name}: {inner}")
+
+
+def _rerun_scan(args, *, jaxpr, num_consts, num_carry, length, reverse, **_):
+    consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
+    xs = [np.asarray(x) for x in args[num_consts + num_carry:]]
+    for i in (reversed(range(length)) if reverse else range(length)):
+        outs = _run_body(jaxpr, consts + carry + [x[i] for x in xs], f"scan (iteration {i})")
+        carry = outs[:num_carry]
+
+
+def _rerun_while(args, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cc, bc = list(args[:cond_nconsts]), list(args[cond_nconsts:cond_nconsts + body_nconsts])
+    carry = list(args[cond_nconsts + body_nconsts:])
+    i = 0
+    while np.asarray(_run_body(cond_jaxpr, cc + carry, "while condition")[0]).all():
+        carry = _run_body(body_jaxpr, bc + carry, f"while (iteration {i})")
+        i += 1
+
+
+def _run_body(closed, args, name):
+    box = {}
+    _eval_naming_equations(closed.jaxpr, closed.consts, args, name, box)
+    return box["outs"]
 
 
 def _first_invalid(outs):
@@ -484,7 +531,12 @@ def apply_jaxpr_primitive(prim: core.Primitive, jaxpr_param: str, *args, **param
     compiled = per_jaxpr.get(key)
     if compiled is None:
         compiled = per_jaxpr[key] = compile_primitive(prim, avals, params)
-    return compiled(args)
+    try:
+        return compiled(args)
+    except FloatingPointError as e:  # debug_nans: name the primitive inside a loop's body
+        if not getattr(e, "__notes__", None):
+            _note_body_primitive(e, prim, params, args)
+        raise
 
 
 def compile_primitive(prim, avals, params, device=None, in_shardings=None) -> Compiled:
