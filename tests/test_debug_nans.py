@@ -143,3 +143,24 @@ def test_off_by_default_and_values_unchanged(flags):
     flags("jax_debug_nans", True)
     np.testing.assert_allclose(jax.jit(_f)(jnp.float32(1.0)), np.sin(np.log(2.0)) + 1.0,
                                rtol=1e-6)
+
+
+def _looped(x):
+    def body(c):
+        i, v = c
+        return i + 1, jnp.sqrt(v - 1.0)  # makes the NaN in iteration 2
+    return lax.while_loop(lambda c: c[0] < 4, body, (0, x))[1]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fun,prim,marker,iteration", [
+    (_scanned, "sqrt", "makes the NaN", 0), (_looped, "sqrt", "makes the NaN in iteration 2", 2)])
+def test_loop_body_primitive_is_named_in_a_note(fun, prim, marker, iteration, jit, flags):
+    # pyjax only: JAX names the loop; pyjax also runs its body again one iteration at a time
+    flags("jax_debug_nans", True)
+    x = jnp.float32(2.0 if fun is _scanned else 3.0)
+    with pytest.raises(FloatingPointError) as e:
+        (jax.jit(fun) if jit else fun)(x)
+    notes = "\n".join(getattr(e.value, "__notes__", []))
+    assert f"encountered in {prim}" in notes and f"iteration {iteration})" in notes, notes
+    assert f"{__file__}:{_line_of(fun, marker)}" in notes, notes
