@@ -39,12 +39,15 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, tree_util
+from pyjax._src import core, dtypes, tree_util
 from pyjax._src.array import ArrayImpl, named_sharding_for, put_named
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import barriers, shape_ops
-from pyjax._src.mesh import AbstractMesh, Mesh, get_mesh
+from pyjax._src.lax import elementwise as elt
+from pyjax._src.lax.parallel import psum_p
+from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh
+from pyjax._src.pjit import _drop_unread_residuals, jit
 from pyjax._src.sharding import NamedSharding, PartitionSpec, _hlo_sharding
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
@@ -82,7 +85,6 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                                       f"mesh axes only) is not supported yet; the mesh axes are "
                                       f"{m.axis_names}")
         if type(core.current_trace()) is core.EvalTrace and isinstance(m, Mesh):
-            from pyjax._src.pjit import jit  # pjit sits above this module
             flat_specs, spec_tree = tree_util.tree_flatten(specs, is_leaf=_is_spec)
             key = (m, spec_tree, tuple(flat_specs))
             j = eager.get(key)
@@ -101,7 +103,6 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
 def _infer_in_specs(mesh, args):
     """in_specs left out: over a mesh whose axes are all Explicit, each argument's own layout
     (a NamedSharding's spec; replicated otherwise), as JAX infers them."""
-    from pyjax._src.mesh import AxisType
     types = getattr(mesh, "axis_types", ())
     if not types or any(t is not AxisType.Explicit for t in types):
         raise TypeError(f"shard_map in_specs argument must be a pytree of PartitionSpec "
@@ -189,7 +190,7 @@ def legacy_shard_map(f, mesh, in_specs, out_specs, check_rep=True):
 def _full_rank(o):
     """smap's eager results over an Explicit mesh report their spec at full rank (as JAX)."""
     s = o._named_sharding if type(o) is ArrayImpl else None
-    if s is None or not s.mesh.axis_types or any(t.name != "Explicit" for t in s.mesh.axis_types):
+    if s is None or not s.mesh.axis_types or any(t is not AxisType.Explicit for t in s.mesh.axis_types):
         return o
     return lay_out(o, s.mesh, PartitionSpec(*s.spec, *[None] * (o.ndim - len(s.spec))))
 
@@ -451,7 +452,6 @@ _impls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 @shard_map_p.def_impl
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
     """Run as a jitted call (one partitioned executable over the mesh), as JAX does."""
-    from pyjax._src.pjit import jit  # pjit sits above this module
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   check_vma=check_vma, manual_axes=manual_axes)
     per = _impls.setdefault(jaxpr, {})
@@ -482,7 +482,6 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check
 
 
 def _is_float0(aval):
-    from pyjax._src import dtypes
     return dtypes.is_float0(aval.dtype)
 
 
@@ -499,7 +498,6 @@ def _shard_map_partial_eval(eqn, in_unknown):
     nout = len(closed.out_avals)
     known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown,
                                                               [False] * nout)
-    from pyjax._src.pjit import _drop_unread_residuals  # pjit sits above this module
     known, unknown, nres = _drop_unread_residuals(known, unknown, nres)
     res_avals = [v.aval for v in known.outvars[len(known.outvars) - nres:]]
     scalar = [a.ndim == 0 for a in res_avals]
@@ -541,8 +539,6 @@ def _shard_map_partial_eval(eqn, in_unknown):
 def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
     """A shard_map of the body's backward pass (see the module docstring's NB on how the
     cotangents of values replicated over some mesh axes are scaled and summed)."""
-    from pyjax._src.lax import elementwise as elt
-    from pyjax._src.lax.parallel import psum_p
     mask = [ad.is_undefined_primal(a) for a in args]
     residuals = [a for a in args if not ad.is_undefined_primal(a)]
     res_specs = [s for s, m in zip(in_specs, mask) if not m]
