@@ -27,7 +27,19 @@ def cases(jax, jnp):
             return jnp.exp(a)
         return block(x) - 1
 
-    return {"scopes": scopes, "default_name": default_name, "decorated": decorated}
+    def summed(x):
+        with jax.named_scope("outer"):
+            y = jnp.sin(x)
+            with jax.named_scope("inner"):
+                y = y * 2
+        return jnp.sum(y)
+
+    vec, mat = jnp.ones(3), jnp.ones((2, 3))
+    return {"scopes": (scopes, 1.0), "default_name": (default_name, 1.0),
+            "decorated": (decorated, 1.0),
+            # transformations wrap the scopes: jvp(outer), transpose(jvp(outer)), vmap(...)
+            "grad": (jax.grad(summed), vec), "vmap": (jax.vmap(summed), mat),
+            "vmap_grad": (jax.vmap(jax.grad(summed)), mat)}
 
 
 def eqn_stacks(jax, fun, x):

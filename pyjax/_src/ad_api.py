@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, dtypes, source_info, tree_util
 from pyjax._src.api_vmap import vmap
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
@@ -102,7 +102,7 @@ def _dtype_name(dt):
 
 
 def jvp_flat_with_aux(flat, primals, tangents):
-    with core.new_trace(ad.JVPTrace) as trace:
+    with core.new_trace(ad.JVPTrace) as trace, source_info.transform_name_stack("jvp"):
         ins = [ad.JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
         outs, aux = flat(*ins)
         pairs = [trace.to_pair(o) for o in outs]

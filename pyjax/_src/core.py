@@ -465,14 +465,28 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         env[v] = x
     for v, x in zip(jaxpr.invars, args, strict=True):
         env[v] = x
-    for eqn in jaxpr.eqns:
-        out = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, x in zip(eqn.outvars, out, strict=True):
-                env[v] = x
-        else:
-            env[eqn.outvars[0]] = out
+    # an equation staged again (under jit, grad, vmap) keeps its name stack and user line
+    state = _name_stack_state
+    base, base_tb = state.stack, state.traceback
+    try:
+        for eqn in jaxpr.eqns:
+            info = eqn.source_info
+            if type(info) is _SourceInfo:
+                state.stack = base + info.name_stack if info.name_stack else base
+                state.traceback = info.traceback
+            out = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            if eqn.primitive.multiple_results:
+                for v, x in zip(eqn.outvars, out, strict=True):
+                    env[v] = x
+            else:
+                env[eqn.outvars[0]] = out
+    finally:
+        state.stack, state.traceback = base, base_tb
     return [read(v) for v in jaxpr.outvars]
+
+
+_name_stack_state = source_info.name_stack_state
+_SourceInfo = source_info.SourceInfo
 
 
 def jaxpr_as_fun(closed: ClosedJaxpr):

@@ -61,17 +61,39 @@ def is_user_file(filename: str) -> bool:
 # `loc("jit(f)/outer/inner/sin"("file.py":4:0))`, as JAX does.
 
 
+class Transform(str):
+    """A transformation's entry in a name stack: it wraps the scope pushed after it,
+    `jvp(outer)`, `transpose(jvp(outer))` (`jvp()` when none was)."""
+
+    __slots__ = ()
+
+
 class NameStack(tuple):
-    """The names of the scopes an equation was traced in, outermost first; `str` joins them
-    with '/' as JAX prints a name stack."""
+    """The names of the scopes an equation was traced in, outermost first, and the
+    transformations around them; `str` renders it as JAX does: `vmap(jvp(outer))/inner`."""
 
     __slots__ = ()
 
     def __str__(self):
-        return "/".join(self)
+        scope = []
+        for elem in reversed(self):
+            if type(elem) is Transform:
+                if scope:
+                    scope[-1] = f"{elem}({scope[-1]})"
+                else:
+                    scope.append(f"{elem}()")
+            else:
+                scope.append(elem)
+        return "/".join(reversed(scope))
 
     def extend(self, name: str) -> "NameStack":
         return NameStack(self + (name,))
+
+    def transform(self, name: str) -> "NameStack":
+        return NameStack(self + (Transform(name),))
+
+    def __add__(self, other):
+        return NameStack(tuple.__add__(self, other))
 
 
 _EMPTY = NameStack()
@@ -80,6 +102,7 @@ _EMPTY = NameStack()
 class _NameStackState(threading.local):
     def __init__(self):
         self.stack = _EMPTY
+        self.traceback = None  # set by `user_context`: equations traced now take this one
 
 
 name_stack_state = _NameStackState()
@@ -102,13 +125,47 @@ def extend_name_stack(name: str):
 
 
 @contextmanager
-def reset_name_stack(stack=_EMPTY):
+def transform_name_stack(name: str):
+    """Mark the block as traced under the transformation `name` (jvp, transpose, vmap)."""
+    state = name_stack_state
+    prev = state.stack
+    state.stack = prev.transform(name)
+    try:
+        yield state.stack
+    finally:
+        state.stack = prev
+
+
+@contextmanager
+def set_name_stack(stack):
     state = name_stack_state
     prev, state.stack = state.stack, NameStack(stack)
     try:
         yield
     finally:
         state.stack = prev
+
+
+def reset_name_stack():
+    """An empty name stack for the block (a traced body's names are relative to it)."""
+    return set_name_stack(_EMPTY)
+
+
+@contextmanager
+def user_context(traceback=None, name_stack=None):
+    """Equations traced in the block take `traceback` (when given) as where they came from,
+    and `name_stack` (when given) as their name stack: an interpreter re-tracing an equation
+    keeps its origin."""
+    state = name_stack_state
+    prev = state.stack, state.traceback
+    if name_stack is not None:
+        state.stack = NameStack(name_stack)
+    if traceback is not None:
+        state.traceback = traceback
+    try:
+        yield
+    finally:
+        state.stack, state.traceback = prev
 
 
 class SourceInfo:

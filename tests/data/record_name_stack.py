@@ -13,9 +13,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import name_stack_cases  # noqa: E402
 
 out = {}
-for name, fun in name_stack_cases.cases(jax, jnp).items():
-    out[name] = {"eqns": name_stack_cases.eqn_stacks(jax, fun, 1.0),
-                 "locations": name_stack_cases.location_names(jax, fun, 1.0)}
+for name, (fun, x) in name_stack_cases.cases(jax, jnp).items():
+    out[name] = {"eqns": name_stack_cases.eqn_stacks(jax, fun, x),
+                 "locations": name_stack_cases.location_names(jax, fun, x)}
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "name_stack.json")
 with open(path, "w") as f:
     json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=1, sort_keys=True)

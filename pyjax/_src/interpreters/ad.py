@@ -9,9 +9,11 @@
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core, dtypes, source_info
 from pyjax._src.core import Literal, Primitive, ShapedArray, Tracer, Var
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters import partial_eval as pe
@@ -207,7 +209,7 @@ class JVPTrace(core.Trace):
 def jvp_flat(fun, primals, tangents):
     """JVP of a flat function (list in, list out): returns (primals_out, tangents_out) with
     symbolic zeros left as `Zero`."""
-    with core.new_trace(JVPTrace) as trace:
+    with core.new_trace(JVPTrace) as trace, source_info.transform_name_stack("jvp"):
         ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
         outs = fun(*ins)
         pairs = [trace.to_pair(o) for o in outs]
@@ -320,7 +322,8 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out):
             linear.update(eqn.outvars)
             lin_eqns.append(eqn)
         else:
-            out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+            with _staged_as(eqn, None):
+                out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
             outs = out if eqn.primitive.multiple_results else [out]
             for v, x in zip(eqn.outvars, outs, strict=True):
                 env[v] = x
@@ -341,11 +344,26 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out):
         invals = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
                   for v in eqn.invars]
         rule = eqn.primitive.rule("transpose")
-        cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *invals, **eqn.params)
+        with _staged_as(eqn, "transpose"):
+            cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *invals, **eqn.params)
         for v, ct in zip(eqn.invars, cts_in, strict=True):
             write_ct(v, ct)
     return [ct_env.get(v, Zero(tangent_aval(v.aval))) if is_lin else None
             for v, is_lin in zip(jaxpr.invars, linear_avals_mask)]
+
+
+def _staged_as(eqn, transform):
+    """Equations staged for `eqn` (its transpose, or itself again) keep its user line and its
+    name stack (`transpose(jvp(outer))` as JAX names a transposed equation)."""
+    info = eqn.source_info
+    if not isinstance(info, source_info.SourceInfo):
+        return contextlib.nullcontext()
+    base = source_info.current_name_stack()
+    own = info.name_stack
+    if own[:len(base)] == base:  # staged under the same scopes (a linear jaxpr is not reset)
+        own = own[len(base):]
+    stack = base.transform(transform) if transform else base
+    return source_info.user_context(info.traceback, stack + own)
 
 
 def unbroadcast_ct(ct, x_aval):

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any, NamedTuple
 
-from pyjax._src import core
+from pyjax._src import core, source_info
 from pyjax._src.config import config as _config
 from pyjax._src.core import Tracer
 from pyjax._src.interpreters import partial_eval as pe
@@ -105,7 +105,8 @@ class BatchTrace(core.Trace):
 def batch_flat(fun, args, in_dims, axis_data: AxisData):
     """Run the flat function `fun` (list in, list out) batched: `args[i]` is mapped along
     `in_dims[i]` (or not). Returns the raw outputs and their batch dims."""
-    with core.new_trace(BatchTrace, axis_data.size, axis_data.name, axis_data.spmd_name) as trace:
+    with core.new_trace(BatchTrace, axis_data.size, axis_data.name, axis_data.spmd_name) as trace, \
+            source_info.transform_name_stack("vmap"):
         tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims, strict=True)]
         pairs = [trace.to_batch_info(o) for o in fun(*tracers)]
     if _config._values["jax_check_tracer_leaks"]:

@@ -118,7 +118,9 @@ _SourceInfo = source_info.SourceInfo
 
 
 def _source_info():
-    return _SourceInfo(_source_traceback(), _name_stack_state.stack)
+    state = _name_stack_state
+    tb = state.traceback
+    return _SourceInfo(_source_traceback() if tb is None else tb, state.stack)
 
 # Types that can answer `_host_value()` cheaply (host-resident Arrays register here).
 literal_value_handlers: dict[type, object] = {}
