@@ -284,10 +284,6 @@ NOT_PROVIDED = {
     "jax.extend.core": {
         "InconclusiveDimensionOperation": "no symbolic shapes", "TraceTag": "no trace tags",
         "array_types": "types are abstracted through core.pytype_aval_mappings"},
-    "jax.extend.source_info_util": dict.fromkeys(
-        ["NameStack", "current_name_stack", "extend_name_stack", "new_name_stack",
-         "new_source_info", "reset_name_stack", "set_name_stack", "transform_name_stack"],
-        "pyjax keeps no name stacks"),
     "jax.extend.backend": dict.fromkeys(
         ["backend_xla_version", "clear_backends", "get_compile_options", "ifrt_proxy",
          "register_backend_cache", "register_backend_factory"],
