@@ -18,6 +18,7 @@ from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
+from pyjax._src.lax.control_flow.scan import scan
 from pyjax._src.lax.reductions import reduction_identity
 from pyjax._src.lax.utils import ANY, FLOAT, NUM, canonicalize_axis, check_dtype, standard_primitive
 from pyjax._src.lowering import mlir
@@ -128,6 +129,8 @@ def _cumulative_lowering(combine, ident, ctx, x, *, axis, reverse):
     n = aval.shape[axis]
     if n == 0:
         return x
+    if type(n) in core.symbolic_dim_types:  # a symbolic axis (export): a scan along it
+        return ctx.lower_fun(partial(_cumulative_by_scan, combine, ident, axis, reverse))(x)
     scalar = ShapedArray((), aval.dtype)
     closed, _ = pe.trace_to_jaxpr(lambda a, b: [combine(a, b)], [scalar, scalar])
     padding = np.zeros((aval.ndim, 2), np.int64)
@@ -140,6 +143,15 @@ def _cumulative_lowering(combine, ident, ctx, x, *, axis, reverse):
     init = ctx.const(ident(aval.dtype), aval.dtype)
     region = ctx.region([scalar, scalar], lambda a, b: ctx.lower_jaxpr(closed.jaxpr, [], [a, b]))
     return ctx.op("stablehlo.reduce_window", x, init, attrs=attrs, regions=[region])
+
+
+def _cumulative_by_scan(combine, ident, axis, reverse, x):
+    perm = [axis] + [i for i in range(core.get_aval(x).ndim) if i != axis]
+    xs = shape_ops.transpose(x, perm) if axis else x
+    aval = core.get_aval(xs)
+    init = shape_ops.broadcast_in_dim(np.asarray(ident(aval.dtype), aval.dtype), aval.shape[1:], ())
+    _, ys = scan(lambda c, r: (combine(c, r),) * 2, init, xs, reverse=reverse)
+    return shape_ops.transpose(ys, np.argsort(perm)) if axis else ys
 
 
 def _cumulative_batch(prim, axis_size, args, dims, *, axis, reverse):

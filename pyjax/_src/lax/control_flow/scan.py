@@ -427,20 +427,24 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
     consts, init, xs = list(args[:nc]), list(args[nc:nc + nk]), list(args[nc + nk:])
     xs_avals = ctx.avals_in[nc + nk:]
     carry_avals, ys_avals = ctx.avals_out[:nk], ctx.avals_out[nk:]
-    ys = [ctx.const(np.zeros((), a.dtype), a.dtype, a.shape) for a in ys_avals]
+    # a symbolic length (export): a while loop of one step per iteration, its bounds computed
+    symbolic = type(length) in core.symbolic_dim_types
+    ys = [ctx.broadcast(ctx.const(np.zeros((), a.dtype), a.dtype), a.update(shape=()), a.shape)
+          if symbolic else ctx.const(np.zeros((), a.dtype), a.dtype, a.shape) for a in ys_avals]
     if length == 0:
         return init + ys
     idx_aval = core.ShapedArray((), np.int32)
     state_avals = [idx_aval] + list(carry_avals) + list(ys_avals)
-    unroll = min(unroll, length)
+    unroll = 1 if symbolic else min(unroll, length)
     blocks, rem = divmod(length, unroll)
+    i32 = lambda n: n.__jax_array__() if symbolic else np.int32(n)  # noqa: E731 (a dim's value)
 
     def steps(k):
         """`k` iterations from the traced index `i` (a function to trace into a jaxpr)."""
         def fun(i, *a):
             c_, carry, xs_, ys_ = _split(a, [nc, nk, len(xs)])
             for _ in range(k):
-                t = lax_elem.sub(np.int32(length - 1), i) if reverse else i
+                t = lax_elem.sub(i32(length - 1), i) if reverse else i
                 x = [_index(v, t) for v in xs_]
                 outs = core.eval_jaxpr(jaxpr.jaxpr, [], *c_, *carry, *x)
                 carry = outs[:nk]
@@ -451,9 +455,9 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
 
     step_avals = [idx_aval] + list(ctx.avals_in[:nc]) + list(carry_avals) + list(xs_avals) + list(ys_avals)
     state = [ctx.const(np.int32(0), np.int32)] + init + ys
-    if blocks > 1:
+    if symbolic or blocks > 1:
         block = _trace(steps(unroll), step_avals)
-        cond = _trace(lambda i: [lax_elem.lt(i, np.int32(blocks * unroll))], [idx_aval])
+        cond = _trace(lambda i: [lax_elem.lt(i, i32(blocks * unroll))], [idx_aval])
 
         def body_fn(i, *rest):
             carry, ys_ = rest[:nk], rest[nk:]
