@@ -360,7 +360,8 @@ def test_in_specs_inferred_over_explicit_axes_as_in_jax(sub):
 def test_misc_transformations_match_jax(sub, name):
     """Integer arguments, closed-over values, pytrees with None, hessian, jvp, scalar
     arguments, jacfwd under vmap (unbatched outputs stay unbatched); collectives over two
-    mesh axes at once, in both orders of the names."""
+    mesh axes at once, in both orders of the names; shard_map inside scan, cond and
+    checkpoint, jitted and under grad (a loop run eagerly partitions over the mesh too)."""
     np.testing.assert_allclose(sub["misc"][name], DATA["misc"][name], rtol=1e-4, atol=1e-5)
 
 

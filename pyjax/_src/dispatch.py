@@ -528,9 +528,19 @@ def apply_jaxpr_primitive(prim: core.Primitive, jaxpr_param: str, *args, **param
     if per_jaxpr is None:
         per_jaxpr = _jaxpr_primitive_cache[params[jaxpr_param]] = {}
     key = (prim, avals, *[(k, v) for k, v in params.items() if k != jaxpr_param])
+    in_shardings = None
+    if xla.multiple_devices():  # a body with a shard_map runs partitioned over its mesh
+        mesh = per_jaxpr.get("mesh", False)
+        if mesh is False:
+            mesh = per_jaxpr["mesh"] = spmd.constrained_mesh(params[jaxpr_param].jaxpr)
+        if mesh is not None:
+            in_shardings = spmd.shardings_for(None, None, (), {}, list(args), None, prim.name,
+                                              mesh)[0]
+            key = (*key, in_shardings)
     compiled = per_jaxpr.get(key)
     if compiled is None:
-        compiled = per_jaxpr[key] = compile_primitive(prim, avals, params)
+        compiled = per_jaxpr[key] = compile_primitive(prim, avals, params,
+                                                      in_shardings=in_shardings)
     try:
         return compiled(args)
     except FloatingPointError as e:  # debug_nans: name the primitive inside a loop's body

@@ -49,11 +49,12 @@ def constrained_mesh(jaxpr: core.Jaxpr):
         if eqn.primitive.name == "shard_map" and isinstance(eqn.params["mesh"], Mesh):
             return eqn.params["mesh"]  # its body runs per device of that mesh
         for v in eqn.params.values():
-            inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
-            if isinstance(inner, core.Jaxpr):
-                mesh = constrained_mesh(inner)
-                if mesh is not None:
-                    return mesh
+            for inner in (v if isinstance(v, (tuple, list)) else (v,)):  # (cond's branches)
+                inner = inner.jaxpr if isinstance(inner, core.ClosedJaxpr) else inner
+                if isinstance(inner, core.Jaxpr):
+                    mesh = constrained_mesh(inner)
+                    if mesh is not None:
+                        return mesh
     return None
 
 

@@ -99,9 +99,23 @@ def misc(jx, lax, jnp, P, mesh, X):
         "scalar_arg": jx.shard_map(lambda a, s: lax.psum(a.sum() * s, ("x", "y")), mesh=mesh,
                                    in_specs=(P("x", "y"), P()), out_specs=P())(X, 2.0),
         "jacfwd_vmap": jx.vmap(jx.jacfwd(sm))(X / 10),
+        **inside_control_flow(jx, lax, jnp, P, mesh, X / 10),
     }
+
+
+def inside_control_flow(jx, lax, jnp, P, mesh, X):
+    """shard_map inside scan, cond and checkpoint, under jit and grad (eager and jitted)."""
+    sm = jx.shard_map(lambda b: jnp.sin(b) + lax.pmean(b, "x"), mesh=mesh,
+                      in_specs=P("x", "y"), out_specs=P("x", "y"))
+    f = lambda x: lax.scan(lambda c, _: (sm(c), c.sum()), x, None, length=3)
+    g = lambda x: lax.cond(x.sum() > 0, sm, lambda v: -v, x)
+    c, ys = jx.jit(f)(X)
+    return {"scan": c, "scan_ys": ys, "cond": jx.jit(g)(X),
+            "scan_grad": jx.grad(lambda x: f(x)[0].sum())(X),
+            "cond_grad": jx.grad(lambda x: g(x).sum())(X),
+            "checkpoint_jit_grad": jx.jit(jx.grad(lambda x: jx.checkpoint(sm)(x).sum()))(X)}
 '''  # shared with tests/test_shard_map.py: integer arguments, closures, pytrees with None,
-#       hessian, jvp, scalars, jacfwd under vmap
+#       hessian, jvp, scalars, jacfwd under vmap, shard_map inside scan/cond/checkpoint
 
 
 MULTI_AXIS = '''
