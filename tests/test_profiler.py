@@ -133,3 +133,10 @@ def test_log_compiles_reports_each_stage_and_the_cache(tmp_path, caplog):
         assert "lowered jit_<lambda> in" in text and "; compile " in text
     assert "persistent cache miss" in first
     assert "persistent cache hit" in second
+
+
+def test_docstring_examples():
+    import doctest
+    from pyjax._src import profiler as profiler_module
+    failures, tried = doctest.testmod(profiler_module)[:2]
+    assert tried >= 5 and failures == 0

@@ -1,7 +1,7 @@
 """pyjax.visualize: the DOT text of a jaxpr (parsed back here) has one node per equation with
 its primitive, output types and XLA's cost, edges for data flow, clusters for bodies."""
-import os
 import re
+import sys
 import stat
 
 import pytest
@@ -122,7 +122,7 @@ def test_bodies_are_clusters():
 def test_svg_needs_graphviz(monkeypatch, tmp_path):
     graph = pyjax.visualize(jnp.sin, 1.0)
     monkeypatch.setenv("PATH", str(tmp_path))
-    import sys
+
     monkeypatch.setitem(sys.modules, "graphviz", None)
     with pytest.raises(RuntimeError, match="needs Graphviz"):
         graph.svg()
@@ -133,3 +133,10 @@ def test_svg_needs_graphviz(monkeypatch, tmp_path):
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     assert graph.svg() == "<svg>-Tsvg digraph jaxpr {</svg>\n"
     assert graph._repr_html_().startswith("<svg>")
+
+
+def test_docstring_examples():
+    import doctest
+    from pyjax._src import visualize as visualize_module
+    failures, tried = doctest.testmod(visualize_module)[:2]
+    assert tried >= 3 and failures == 0
