@@ -165,6 +165,37 @@ SCRIPT = textwrap.dedent('''
         g = pyjax.smap(lambda b, w: lax.psum(b * w, "x"), in_axes=(0, None), out_axes=None,
                        axis_name="x")(X, 2.0)
     out["smap"] = [np.asarray(r).tolist(), repr(r.sharding.spec), np.asarray(g).tolist()]
+
+    # a data-parallel optax training step: shard_map with pmean'd gradients == unsharded
+    pyjax.as_jax()
+    import optax
+    dmesh = pyjax.sharding.Mesh(np.array(pyjax.devices()), ("data",))
+    rng = np.random.RandomState(0)
+    W = {"w1": rng.randn(4, 16).astype(np.float32) * 0.3, "b1": np.zeros(16, np.float32),
+         "w2": rng.randn(16, 1).astype(np.float32) * 0.3}
+    Xb = rng.randn(64, 4).astype(np.float32)
+    Yb = (Xb.sum(1, keepdims=True) > 0).astype(np.float32)
+    def mlp_loss(p, x, y):
+        return ((jnp.tanh(x @ p["w1"] + p["b1"]) @ p["w2"] - y) ** 2).mean()
+    opt = optax.adam(1e-2)
+    def make_step(sharded):
+        @pyjax.jit
+        def step(p, s, x, y):
+            if sharded:
+                per_device = lambda p, x, y: lax.pmean(pyjax.value_and_grad(mlp_loss)(p, x, y), "data")
+                l, g = pyjax.shard_map(per_device, mesh=dmesh, in_specs=(P(), P("data"), P("data")),
+                                       out_specs=(P(), P()))(p, x, y)
+            else:
+                l, g = pyjax.value_and_grad(mlp_loss)(p, x, y)
+            u, s = opt.update(g, s, p)
+            return optax.apply_updates(p, u), s, l
+        return step
+    for sharded in (True, False):
+        step, p = make_step(sharded), W
+        s = opt.init(p)
+        for _ in range(10):
+            p, s, l = step(p, s, Xb, Yb)
+        out["data_parallel" if sharded else "single"] = [float(l), np.asarray(p["w2"]).tolist()]
     print(json.dumps(out))
 ''')
 
@@ -384,3 +415,10 @@ def test_several_vmap_axes_in_one_exchange_are_refused():
                               axis_name="b"), axis_name="a")
     with pytest.raises(NotImplementedError, match="mesh axes only"):
         f(np.ones((1, 2), np.float32))
+
+
+def test_data_parallel_optax_step_equals_unsharded(sub):
+    """Per-device gradients pmean'd over the data axis give the full-batch step."""
+    (l1, w1), (l2, w2) = sub["data_parallel"], sub["single"]
+    np.testing.assert_allclose(l1, l2, rtol=1e-5)
+    np.testing.assert_allclose(w1, w2, rtol=1e-4, atol=1e-6)
