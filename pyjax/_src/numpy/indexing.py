@@ -202,9 +202,14 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
             out_axis += 1
         else:
             _check_nonempty(n, axis)
-            if type(i) is int:
-                start = min(max(_wrap(i, n, wrap_negative_indices), 0), n - 1)  # gather clamps
+            if type(i) is int and 0 <= _wrap(i, n, wrap_negative_indices) < n:
+                start = _wrap(i, n, wrap_negative_indices)
                 limit = start + 1
+            elif type(i) is int:  # out of bounds: a dynamic slice clamps it, as in JAX (so
+                # checkify's index checks see it)
+                k = np.int32(min(max(i, -2**31), 2**31 - 1))
+                dyn.append((axis, k if wrap_negative_indices else _nonnegative(k)))
+                start, limit = 0, n
             else:
                 dyn.append((axis, i if wrap_negative_indices else _nonnegative(i)))
                 start, limit = 0, n
