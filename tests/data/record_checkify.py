@@ -210,6 +210,9 @@ CASES = [
     ("index_take", "result = run_jit(lambda x, i: jnp.take(x, i), checkify.index_checks, jnp.arange(4.0), jnp.array([1, 4]))"),
     ("index_take_along_axis", "result = run_jit(lambda x, i: jnp.take_along_axis(x, i, axis=1), checkify.index_checks, jnp.ones((2, 3)), jnp.array([[0], [5]]))"),
     ("index_scatter_2d", "result = run_jit(lambda x, i: x.at[i, 1].add(2.0), checkify.index_checks, jnp.zeros((2, 2)), jnp.array([0, 2]))"),
+    ("index_static_int", "result = run(take, checkify.index_checks, jnp.array([1.0, 2.0]), 5)"),
+    ("index_static_negative", "result = run(take, checkify.index_checks, jnp.array([1.0, 2.0]), -3)"),
+    ("index_static_in_bounds", "result = run(take, checkify.index_checks, jnp.array([1.0, 2.0]), -2)"),
     ("index_vmap", "err, out = jax.vmap(checkify.checkify(take, errors=checkify.index_checks), in_axes=(None, 0))(jnp.array([1.0, 2.0]), jnp.array([0, 2, 1, 9]))\n"
                    "result = err.get(), out"),
     ("index_not_enabled", "result = run_jit(take, checkify.nan_checks, jnp.array([1.0, 2.0]), 5)"),
