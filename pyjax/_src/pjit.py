@@ -31,6 +31,7 @@ from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.batching import BatchTrace
+from pyjax._src.state.types import AbstractRef, Ref
 from pyjax._src.stages import CompiledFunction, Lowered, Traced  # noqa: F401 (re-exported)
 
 logger = logging.getLogger("pyjax")
@@ -220,7 +221,7 @@ pjit_p.def_batch(batching.AxisBatchRule(_pjit_batch))
 
 class _Entry:
     __slots__ = ("closed", "out_tree", "compiled", "elsewhere", "consts_are_concrete", "donated",
-                 "sharded", "mesh")
+                 "sharded", "mesh", "has_refs")
 
     def __init__(self, closed, out_tree, donated):
         self.closed = closed
@@ -232,6 +233,9 @@ class _Entry:
         self.mesh = spmd.constrained_mesh(closed.jaxpr) if xla.multiple_devices() else None
         self.donated = donated
         self.consts_are_concrete = not any(isinstance(c, core.Tracer) for c in closed.consts)
+        # Refs given or closed over: each call runs the discharged jaxpr (state.discharge)
+        self.has_refs = any(type(v.aval) is AbstractRef
+                            for v in closed.jaxpr.constvars + closed.jaxpr.invars)
 
     def request(self, name, device=None) -> CompileRequest:
         devices = (device,) if device is not None else ()
@@ -443,6 +447,9 @@ class JitInfo:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(dyn_args, dyn_kwargs, static_key, in_tree, avals, key)
+        if entry.has_refs:
+            return entry.out_tree.unflatten(self._call_with_refs(entry, leaves, dyn_args,
+                                                                 dyn_kwargs, in_tree)), None
         if type(_trace_state.trace) is not _EvalTrace:
             closed = entry.closed
             outs = pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed),
@@ -464,6 +471,18 @@ class JitInfo:
         out = entry.out_tree.unflatten(entry.compiled_for(self.name, device)(leaves))
         return out, dispatch.fastpath_data(entry.compiled_for(self.name, device),
                                            (dyn_args, dyn_kwargs), leaves, out)
+
+    def _call_with_refs(self, entry, leaves, args, kwargs, in_tree):
+        """A call given Refs (or closing over them): JAX's checks, then the jit equation over
+        the refs, which `state.discharge` runs on their values (writing the new ones back)."""
+        from pyjax._src.state import discharge  # installs the discharge of jit calls with Refs
+        names = _arg_origins(self._params(), args, kwargs, in_tree, self.static_argnums,
+                             *self._var_names())
+        discharge.check_ref_args(pe.TraceDebug(self.fun, "jit", None).fun_str(), entry.closed,
+                                 leaves, names)
+        closed = entry.closed
+        return pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed), name=self.name,
+                           donated_invars=None)
 
     def _split_static(self, args, kwargs):
         static = []
@@ -530,6 +549,8 @@ class JitInfo:
             out_flat, out_tree = tree_util.tree_flatten(out)
             for o in out_flat:
                 _check_output(o, self.name)
+                if type(o) is Ref or (isinstance(o, core.Tracer) and type(o.aval) is AbstractRef):
+                    _returned_ref_error(o, debug)
             out_tree_box.append(out_tree)
             return out_flat
         t0 = time.perf_counter()
@@ -680,6 +701,16 @@ def _check_output(o, name):
     raise TypeError(f"jit({name}): the function returned a value of type {type(o).__name__} "
                     f"({o!r:.60}), which is not a valid JAX type. Return arrays, scalars and "
                     f"pytrees of them.")
+
+
+def _returned_ref_error(o, debug):
+    """JAX's error for a Ref among a jitted function's outputs."""
+    names = [n for _, n in o._provenance() if n] if isinstance(o, core.Tracer) else []
+    where = f"\n\nThe returned mutable array was passed in as the argument {names[0]}." \
+        if names else ""
+    raise ValueError(f"function {debug.fun_str()} traced for jit returned a mutable array "
+                     f"reference of type {core.get_aval(o)!r}, but mutable array references "
+                     f"cannot be returned.{where}")
 
 
 def _arg_origins(params, args, kwargs, in_tree, static_argnums=(), var_name="args", kw_name=None):

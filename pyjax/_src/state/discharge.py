@@ -18,7 +18,9 @@ control-flow modules sit below state in the import order), as JAX keeps its in s
 """
 from __future__ import annotations
 
-from pyjax._src import core, tree_util
+import weakref
+
+from pyjax._src import core, pjit, tree_util
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod, while_loop
 from pyjax._src.state.primitives import (addupdate_p, addupdate_value, get_p, get_value,
@@ -279,13 +281,16 @@ pe.traced_jaxpr_rewrites.append(_discharge_local_refs)
 
 
 def _bind_with_refs(prim):
-    """`prim.bind`, discharging eager Ref operands first: a loop or cond whose body closed over
-    a Ref made outside it (eagerly, or under grad/vmap, where Refs are eager boxes) runs on the
-    Refs' values, under whatever trace is current, and their final values are written back."""
+    """`prim.bind`, discharging eager Ref operands first: a loop, cond or jit call whose body
+    closed over (or was given) a Ref made outside it (eagerly, or under grad/vmap, where Refs are
+    eager boxes) runs on the Refs' values, under whatever trace is current, and their final
+    values are written back. While a jaxpr is traced the Ref stays a `Ref{...}` operand (a
+    constvar of that jaxpr), discharged when the jaxpr runs."""
     bind = prim.bind
 
     def wrapped(*args, **params):
-        if not any(type(a) is Ref for a in args):
+        if not any(type(a) is Ref for a in args) or \
+                type(core.current_trace()) is pe.DynamicJaxprTrace:
             return bind(*args, **params)
         is_ref = [type(a) is Ref for a in args]
         vals = [a._value if r else a for a, r in zip(args, is_ref)]
@@ -296,6 +301,74 @@ def _bind_with_refs(prim):
         return outs
     return wrapped
 
+
+# -- refs crossing a jit boundary -------------------------------------------------------------------
+#
+# A jitted function given Refs (or closing over them) is traced with `Ref{...}` inputs, so its
+# jaxpr reads and writes them as JAX's does (`make_jaxpr` prints `get`/`swap`). Running the call
+# discharges that jaxpr (cached per jaxpr, so it is compiled once per signature): the executable
+# takes the Refs' values and also returns their final values, which are written into the boxes.
+
+
+_discharged_calls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def discharged_call_jaxpr(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """`closed` (over refs) as a functional jaxpr returning `(*outs, *final ref values)`."""
+    hit = _discharged_calls.get(closed)
+    if hit is None:
+        jaxpr, consts = discharge_state(closed.jaxpr, closed.consts)
+        hit = _discharged_calls[closed] = core.ClosedJaxpr(jaxpr, consts)
+    return hit
+
+
+def _pjit_discharge(invars, is_ref, args, *, jaxpr, name, donated_invars=None, **_):
+    """A jit call taking refs stays one call: the discharged jaxpr, returning the refs' values."""
+    refs = [v for v, r in zip(invars, is_ref) if r]
+    if len({id(v) for v in refs}) < len(refs):
+        raise ValueError(f"only one reference to a mutable array may be passed as an argument "
+                         f"to a function, but the call of {name} passes one of type "
+                         f"{_aval_of(refs[0])!r} twice")
+    outs = pjit.pjit_p.bind(*args, jaxpr=discharged_call_jaxpr(jaxpr), name=name)
+    nout = len(jaxpr.out_avals)
+    finals = iter(outs[nout:])
+    return [next(finals) if r else None for r in is_ref], list(outs[:nout])
+
+
+def _aval_of(v):
+    return v.aval if isinstance(v, core.Var) else core.get_aval(v)
+
+
+def _is_ref_value(x) -> bool:
+    return type(x) is Ref or (isinstance(x, core.Tracer) and isinstance(x.aval, AbstractRef))
+
+
+def check_ref_args(fun_str, closed: core.ClosedJaxpr, leaves, names):
+    """JAX's errors for a jit call given refs: the same ref at two arguments, or a ref both
+    passed and closed over (`names`: the arguments' names, or None)."""
+    seen = {}
+    consts = {id(c) for c in closed.consts if _is_ref_value(c)}
+    for i, x in enumerate(leaves):
+        if not _is_ref_value(x):
+            continue
+        name = names[i] if names and i < len(names) else f"argument {i}"
+        if id(x) in consts:
+            raise ValueError(f"when tracing {fun_str} for jit, a mutable array reference of type "
+                             f"{core.get_aval(x)!r} was both closed over and passed as the "
+                             f"argument {name}")
+        if id(x) in seen:
+            raise ValueError(f"only one reference to a mutable array may be passed as an "
+                             f"argument to a function, but when tracing {fun_str} for jit the "
+                             f"mutable array reference of type {core.get_aval(x)!r} appeared at "
+                             f"both {seen[id(x)]} and {name}.")
+        seen[id(x)] = name
+
+
+def has_refs_in_signature(closed: core.ClosedJaxpr) -> bool:
+    return any(_is_ref(v) for v in closed.jaxpr.constvars + closed.jaxpr.invars)
+
+
+discharge_rules[pjit.pjit_p] = _pjit_discharge
 
 # NB: set on the primitive objects (an instance attribute shadowing Primitive.bind), so every
 # way of binding them (the lax wrappers, eval_jaxpr) sees eager Refs.

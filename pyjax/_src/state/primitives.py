@@ -12,8 +12,11 @@ discharged before it is compiled.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from pyjax._src import core, dtypes
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters import ad, batching
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.convert import _convert_element_type
@@ -235,15 +238,165 @@ get_p.def_impl(lambda ref, *dyn, spec: get_value(_box(ref, "get")._value, spec, 
 @swap_p.def_impl
 def _swap_impl(ref, val, *dyn, spec):
     old, new = swap_value(_box(ref, "swap")._value, val, spec, dyn)
-    ref._write(new)
+    ref._write(new, "set/swap")
     return old
 
 
 @addupdate_p.def_impl
 def _addupdate_impl(ref, val, *dyn, spec):
     ref = _box(ref, "addupdate")
-    ref._write(addupdate_value(ref._value, val, spec, dyn))
+    ref._write(addupdate_value(ref._value, val, spec, dyn), "addupdate")
     return []
+
+
+# -- JVP: a ref's tangent is a ref of the same type (JAX's state AD) -------------------------------
+
+
+def _zero_like(x):
+    return ad.Zero(ad.tangent_aval(core.get_aval(x)))
+
+
+def _not_differentiated(what, ref):
+    # NB: JAX raises a plain Exception here; so does pyjax (same text)
+    return Exception(f"performing a {what} operation with a differentiated value on a "
+                     f"non-differentiated array reference of type {core.get_aval(ref)!r}. Move "
+                     "the array reference to be an argument of the differentiated function?")
+
+
+def _get_jvp(primals, tangents, *, spec):
+    ref, *dyn = primals
+    out = get_p.bind(ref, *dyn, spec=spec)
+    if type(tangents[0]) is ad.Zero:
+        return out, _zero_like(out)
+    return out, get_p.bind(tangents[0], *dyn, spec=spec)
+
+
+def _swap_jvp(primals, tangents, *, spec):
+    ref, val, *dyn = primals
+    ref_t, val_t = tangents[:2]
+    if type(ref_t) is ad.Zero:
+        if type(val_t) is not ad.Zero:
+            raise _not_differentiated("set/swap", ref)
+        old = swap_p.bind(ref, val, *dyn, spec=spec)
+        return old, _zero_like(old)
+    old = swap_p.bind(ref, val, *dyn, spec=spec)
+    return old, swap_p.bind(ref_t, ad.instantiate(val_t), *dyn, spec=spec)
+
+
+def _addupdate_jvp(primals, tangents, *, spec):
+    ref, val, *dyn = primals
+    ref_t, val_t = tangents[:2]
+    if type(ref_t) is ad.Zero:
+        if type(val_t) is not ad.Zero:
+            raise _not_differentiated("addupdate", ref)
+    elif type(val_t) is not ad.Zero:
+        addupdate_p.bind(ref_t, val_t, *dyn, spec=spec)
+    addupdate_p.bind(ref, val, *dyn, spec=spec)
+    return [], []
+
+
+get_p.def_jvp(_get_jvp)
+swap_p.def_jvp(_swap_jvp)
+addupdate_p.def_jvp(_addupdate_jvp)
+
+
+# -- batching: a batched ref has the batch axis among its own axes --------------------------------
+#
+# With only the ref batched, the index gets a full slice over the ref's batch axis (`a[:, 0]`,
+# as JAX prints it) and the result's batch axis is where NumPy's indexing rule puts that slice.
+# With batched indices (or an index the inserted slice would split), the whole ref is read, each
+# example indexed as a value (vmapped `get_value`/`_update`) and, for writes, written back whole.
+# A write of a batched value (or at batched indices) into an unbatched ref is JAX's error.
+
+
+def _full_spec(shape):
+    return tuple(("slice", 0, d, 1) for d in shape)
+
+
+def _batched_spec(spec, rdim, size, dyn_avals):
+    """`(spec with a full slice over the ref's batch axis rdim, the result's batch axis)`, or
+    None when the slice would separate adjacent advanced indices (NumPy would move them)."""
+    new = spec[:rdim] + (("slice", 0, size, 1),) + spec[rdim:]
+    it = iter(dyn_avals)
+    adv_pos, adv_shapes = [], []
+    for pos, e in enumerate(new):
+        if e[0] == "slice":
+            if e[1] is None:
+                next(it)
+        else:
+            a = next(it) if e[0] == "array" or e[1] is None else None
+            adv_shapes.append(() if a is None else tuple(a.shape))
+            adv_pos.append(pos)
+    before = sum(1 for e in new[:rdim] if e[0] == "slice")
+    if not adv_pos or not any(adv_shapes):
+        return new, before
+    nb = len(np.broadcast_shapes(*adv_shapes))
+    old_pos = [p - (p > rdim) for p in adv_pos]
+    was_adjacent = old_pos == list(range(old_pos[0], old_pos[-1] + 1))
+    is_adjacent = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+    if was_adjacent and not is_adjacent:
+        return None
+    if is_adjacent and rdim < adv_pos[0]:
+        return new, before
+    return new, before + nb
+
+
+def _unbatched_write(what, ref):
+    return Exception(f"performing a{'n' if what[0] == 'a' else ''} {what} operation with vmapped "
+                     f"value on an unbatched array reference of type {core.get_aval(ref)!r}. "
+                     "Move the array reference to be an argument to the vmapped function?")
+
+
+def _per_example(size, fun, args, dims):
+    """`fun` (on values) vmapped over `args` batched along `dims`: (outs, out_dims)."""
+    return batching.batch_flat(lambda *a: list(fun(*a)), list(args), list(dims),
+                               batching.AxisData(None, size))
+
+
+def _read_all(ref):
+    return get_p.bind(ref, spec=_full_spec(core.get_aval(ref).shape))
+
+
+def _get_batch(size, args, dims, *, spec):
+    ref, *dyn = args
+    rdim, ddims = dims[0], dims[1:]
+    if all(d is batching.not_mapped for d in ddims):
+        hit = _batched_spec(spec, rdim, size, [core.get_aval(d) for d in dyn])
+        if hit is not None:
+            return get_p.bind(ref, *dyn, spec=hit[0]), hit[1]
+    (out,), (od,) = _per_example(size, lambda x, *d: [get_value(x, spec, d)],
+                                 [_read_all(ref), *dyn], [rdim, *ddims])
+    return out, od
+
+
+def _write_batch(size, args, dims, spec, accumulate):
+    what = "addupdate" if accumulate else "set/swap"
+    prim = addupdate_p if accumulate else swap_p
+    ref, val, *dyn = args
+    rdim, vdim, ddims = dims[0], dims[1], dims[2:]
+    if rdim is batching.not_mapped:
+        raise _unbatched_write(what, ref)
+    if all(d is batching.not_mapped for d in ddims):
+        hit = _batched_spec(spec, rdim, size, [core.get_aval(d) for d in dyn])
+        if hit is not None:
+            new_spec, od = hit
+            out = prim.bind(ref, batching.matchaxis(val, vdim, od, size), *dyn, spec=new_spec)
+            return (out, []) if accumulate else (out, od)
+    full = _full_spec(core.get_aval(ref).shape)
+
+    def per_example(x, v, *d):
+        if accumulate:
+            return [addupdate_value(x, v, spec, d)]
+        return list(swap_value(x, v, spec, d))[::-1]
+    outs, odims = _per_example(size, per_example, [_read_all(ref), val, *dyn],
+                               [rdim, vdim, *ddims])
+    swap_p.bind(ref, batching.matchaxis(outs[0], odims[0], rdim, size), spec=full)
+    return ([], []) if accumulate else (outs[1], odims[1])
+
+
+get_p.def_batch(_get_batch)
+swap_p.def_batch(lambda size, args, dims, *, spec: _write_batch(size, args, dims, spec, False))
+addupdate_p.def_batch(lambda size, args, dims, *, spec: _write_batch(size, args, dims, spec, True))
 
 
 # -- jax.new_ref and friends ------------------------------------------------------------------
@@ -302,9 +455,8 @@ def free_ref(ref):
 def _no_lowering(name):
     def rule(ctx, *args, **params):
         raise NotImplementedError(
-            f"`{name}` of a Ref reached compilation: a Ref passed into jit as an argument (or "
-            "closed over by it) is not supported by pyjax; create refs inside the jitted "
-            "function (jax.new_ref), or pass and return arrays")
+            f"`{name}` of a Ref reached compilation: a jaxpr over refs must be discharged "
+            "first (state.discharge.discharge_state; jit does it for the Refs it is given)")
     return rule
 
 
@@ -345,7 +497,10 @@ def _pp_get(eqn, atom, typed):
 
 def _pp_swap(eqn, atom, typed):
     idx = _pp_index(eqn, atom, 2)
-    return f"{typed(eqn.outvars[0])}, {idx} <- {idx}, {atom(eqn.invars[1])}"
+    old = typed(eqn.outvars[0])
+    if old.startswith("_"):  # the old value is dropped: a plain write, as JAX prints it
+        return f"{idx} <- {atom(eqn.invars[1])}"
+    return f"{old}, {idx} <- {idx}, {atom(eqn.invars[1])}"
 
 
 def _pp_addupdate(eqn, atom, typed):

@@ -236,11 +236,13 @@ class Ref:
     """A mutable array (what `jax.new_ref(x)` returns): `ref[idx]` reads, `ref[idx] = v` writes in
     place, `jax.freeze(ref)` gives the value.
 
-    NB: pyjax's eager Ref is a box holding an immutable Array (a write makes a new Array). Inside
-    a transformation (jit, grad, vmap) `new_ref` gives such a box holding that transformation's
-    value, so reads and writes become functional code as they are traced (JAX stages a
-    `new_ref` and discharges it later; the results are the same). A Ref made outside a
-    transformation cannot be written inside it (or inside a loop body): pyjax raises.
+    NB: pyjax's eager Ref is a box holding an immutable Array (a write makes a new Array). Under
+    grad and vmap `new_ref` gives such a box holding that transformation's value, so reads and
+    writes become functional code as they run (JAX stages a `new_ref` and discharges it later;
+    the results are the same). A Ref passed into `jit` (or closed over by the jitted function)
+    is a `Ref{...}` input of its jaxpr: the call runs the discharged jaxpr on the Ref's value
+    and writes the final value back into the box. As in JAX, writing a differentiated (or
+    vmapped) value into a Ref made outside grad (vmap) is an error.
     """
 
     __slots__ = ("_value", "_trace", "__weakref__")
@@ -272,14 +274,19 @@ class Ref:
             return f"Ref<traced {self.aval.str_short()}>"
         return "Ref(" + repr(v)[len("Array("):] if repr(v).startswith("Array(") else f"Ref({v!r})"
 
-    def _write(self, value):
+    def _write(self, value, what="set/swap"):
         cur = core.current_trace()
         if (cur is not self._trace and isinstance(value, core.Tracer)
                 and value._trace is not self._trace):
+            from pyjax._src.interpreters import ad, batching
+            from pyjax._src.state import primitives
+            if isinstance(value._trace, batching.BatchTrace):
+                raise primitives._unbatched_write(what, self)
+            if isinstance(value._trace, ad.JVPTrace):
+                raise primitives._not_differentiated(what, self)
             raise NotImplementedError(
-                "pyjax: a Ref made outside a transformation or loop body (jit, grad, vmap, "
-                "fori_loop, ...) cannot be written inside it; create the Ref inside (new_ref), or "
-                "use lax.fori_loop/scan carries or pallas/run_state refs there")
+                "pyjax: a Ref made outside a transformation cannot be written with a value of "
+                f"{type(value._trace).__name__} inside it; create the Ref inside (new_ref)")
         self._value = value
 
 
