@@ -438,3 +438,15 @@ def test_scalars_none_outputs_and_no_arguments():
     assert out[1] is None and float(out[0]) == 12.0 and float(out[2]["a"]) == 4.0
     const = export.deserialize(export.export(jax.jit(lambda: jnp.arange(3.0)))().serialize())
     np.testing.assert_array_equal(const.call(), [0.0, 1.0, 2.0])
+
+
+def test_embedding_lookup_and_scatter_over_symbolic_batch():
+    table = rand(10, 3)
+    lookup = lambda t: jnp.asarray(table)[t].sum(axis=-1)  # noqa: E731
+    counts = lambda t: jnp.zeros(10).at[t].add(1.0)  # noqa: E731
+    specs = jax.ShapeDtypeStruct(export.symbolic_shape("b, 4"), jnp.int32)
+    e1, e2 = export.export(jax.jit(lookup))(specs), export.export(jax.jit(counts))(specs)
+    for b in (1, 6):
+        t = RNG.integers(0, 10, (b, 4)).astype(np.int32)
+        np.testing.assert_allclose(e1.call(t), table[t].sum(-1), rtol=1e-6)
+        np.testing.assert_allclose(e2.call(t), np.bincount(t.ravel(), minlength=10))

@@ -14,6 +14,7 @@ indexed.
 """
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
@@ -27,7 +28,7 @@ from pyjax._src.lax import shape_ops, slicing
 from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
 from pyjax._src.lax.utils import kind
 from pyjax._src.numpy import ufuncs
-from pyjax._src.numpy.util import asarray_value, broadcast_to, promote_dtypes
+from pyjax._src.numpy.util import asarray_value, broadcast_shapes, broadcast_to, promote_dtypes
 
 # -- parsing: one entry per operand axis, plus the new axes ----------------------------------
 #
@@ -656,7 +657,7 @@ def _plan(entries, shape, wrap_negative):
     arrs = [e for e in entries if type(e) is _Arr]
     adv_shape = _broadcast_index_shapes([np.shape(e.value) for e in arrs])
     for e in arrs:
-        if e.axis is not None and int(np.prod(adv_shape)):  # an empty axis takes empty arrays only
+        if e.axis is not None and math.prod(adv_shape) != 0:  # an empty axis takes empty arrays only
             _check_nonempty(shape[e.axis], e.axis)
     plan.layout, windows, iotas, sizes = _layout(entries, shape)
     plan.slice_sizes, plan.adv_rank = tuple(sizes), len(adv_shape)
@@ -734,10 +735,7 @@ def _result_shape(layout, adv_shape, iotas, sizes):
 
 
 def _broadcast_index_shapes(shapes):
-    try:
-        return list(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}") from None
+    return list(broadcast_shapes(*shapes))  # (its ValueError names the shapes; symbolic dims ok)
 
 
 def _index_dtype(values, shape):
