@@ -30,6 +30,13 @@ the number of devices of the mesh axes their out_spec leaves out, and input cota
 summed (`psum`) over the axes their in_spec leaves out. The gradients are the same as JAX's.
 `check_vma=True` replication checking is a separate static pass over the body jaxpr
 (`_check_vma`), with JAX's rules for the collectives.
+
+NB: the body is manual over every mesh axis; `axis_names=` naming only some (the others left
+to XLA's partitioner) is refused. In GSPMD form such a region needs subgroup shardings
+(`last_tile_dims={manual, replicated}`) on the body's values, and XLA handles them poorly: JAX
+0.10.2's own GSPMD lowering of a partly manual all_gather aborts the process inside XLA, and
+its gradients fail. That needs the Shardy form (`sdy.manual_computation`), i.e. the whole SPMD
+path emitting Shardy.
 """
 from __future__ import annotations
 
@@ -83,7 +90,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if axis_names and set(axis_names) != set(m.axis_names):
             raise NotImplementedError(f"shard_map: axis_names={set(axis_names)} (manual over some "
                                       f"mesh axes only) is not supported yet; the mesh axes are "
-                                      f"{m.axis_names}")
+                                      f"{m.axis_names} (see the NB in pyjax/_src/shard_map.py)")
         if type(core.current_trace()) is core.EvalTrace and isinstance(m, Mesh):
             flat_specs, spec_tree = tree_util.tree_flatten(specs, is_leaf=_is_spec)
             key = (m, spec_tree, tuple(flat_specs))
