@@ -28,12 +28,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import core, dispatch, dtypes, tree_util
+from pyjax._src.ad_api import vjp
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
+from pyjax._src.custom_derivatives import custom_vjp
 from pyjax._src.export import serialization, shape_poly
 from pyjax._src.export.shape_poly import DimExpr
 from pyjax._src.lax import helpers as lax
 from pyjax._src.lowering import lower, mlir
+from pyjax._src.pjit import jit, jit_info
 
 # NB: pyjax's modules follow pyjax's own calling convention (arguments are exactly the flattened
 # inputs, no platform index, tokens or dimension arguments); these are JAX's numbers, kept for
@@ -134,13 +137,12 @@ class Exported:
                              "Serialize with vjp_order=1 (or more) to keep its VJP.")
         return self._get_vjp(self)
 
+    # NB: pyjax exports for one device: every sharding is None (unspecified)
     def in_shardings_jax(self, mesh):
-        return tuple(None if s is None else _named_from_hlo(mesh, s, a)
-                     for s, a in zip(self.in_shardings_hlo, self.in_avals, strict=True))
+        return tuple(None for _ in self.in_shardings_hlo)
 
     def out_shardings_jax(self, mesh):
-        return tuple(None if s is None else _named_from_hlo(mesh, s, a)
-                     for s, a in zip(self.out_shardings_hlo, self.out_avals, strict=True))
+        return tuple(None for _ in self.out_shardings_hlo)
 
     def serialize(self, vjp_order: int = 0) -> bytes:
         """Bytes that `deserialize` turns back into this Exported (format: see
@@ -150,12 +152,6 @@ class Exported:
     def call(self, *args, **kwargs):
         """Call the exported function (eagerly, or inside a transformation or jit)."""
         return call_exported(self)(*args, **kwargs)
-
-
-def _named_from_hlo(mesh, hlo, aval):
-    from pyjax._src.spmd import named_from_hlo
-    return named_from_hlo(mesh, xla.HloSharding.from_proto(hlo) if not isinstance(hlo, str) else hlo,
-                          len(aval.shape))
 
 
 # -- export -----------------------------------------------------------------------------------------
@@ -172,7 +168,6 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     >>> exp.in_avals
     (ShapedArray(float32[b,4]),)
     """
-    from pyjax._src.pjit import jit_info
     if not (callable(fun_jit) and "_jit_info" in getattr(fun_jit, "__dict__", {})):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     info = jit_info(fun_jit)
@@ -234,8 +229,6 @@ def _scope_of(avals):
 
 def _vjp_of_jaxpr(closed, platforms, disabled, primal: Exported) -> Exported:
     """Export the VJP of the traced function: `(*primals, *cts) -> in_cts` (flat)."""
-    from pyjax._src.ad_api import vjp
-    from pyjax._src.pjit import jit
     n_in = len(closed.in_avals)
     fwd = core.jaxpr_as_fun(closed)
 
@@ -335,7 +328,6 @@ def call_exported(exported: Exported) -> Callable:
 
 @functools.lru_cache(maxsize=256)
 def _call_with_vjp(exported: Exported):
-    from pyjax._src.custom_derivatives import custom_vjp
 
     @custom_vjp
     def f(*leaves):

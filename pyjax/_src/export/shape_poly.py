@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import io
 import re
 import tokenize
-import io
 from typing import Any
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dtypes, tree_util
+from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.lowering import lower, mlir
 from pyjax._src.errors import InconclusiveDimensionOperation as _BaseInconclusive
 
@@ -641,8 +642,6 @@ def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
 
     >>> symbolic_args_specs((np.zeros((3, 4)),), "b, ...")
     """
-    from pyjax._src import tree_util
-    from pyjax._src.array import ShapeDtypeStruct
     if scope is None:
         scope = SymbolicScope(constraints) if constraints else _default_scope
     leaves, tree = tree_util.tree_flatten(args)
@@ -654,7 +653,7 @@ def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
     for x, spec in zip(leaves, specs, strict=True):
         shape = np.shape(x)
         dims = shape if spec is None else symbolic_shape(spec, scope=scope, like=shape)
-        out.append(ShapeDtypeStruct(dims, np.result_type(x)))
+        out.append(ShapeDtypeStruct(dims, dtypes.canonicalize_dtype(np.result_type(x))))
     return tree_util.tree_unflatten(tree, out)
 
 
