@@ -181,7 +181,9 @@ def test_bcoo_shape_operations_against_dense():
                                          broadcast_dimensions=(1, 2, 3)).todense(),
             np.broadcast_to(x, (2,) + x.shape))
         np.testing.assert_array_equal(sparse.bcoo_squeeze(m[None], dimensions=(0,)).todense(), x)
-        np.testing.assert_allclose(sparse.bcoo_multiply_dense(m, np.arange(2.)), x * np.arange(2.))
+        np.testing.assert_allclose(
+            sparse.BCOO((sparse.bcoo_multiply_dense(m, np.arange(2.)), m.indices),
+                        shape=m.shape).todense(), x * np.arange(2.))
         np.testing.assert_allclose(sparse.bcoo_multiply_sparse(m, m).todense(), x * x)
         np.testing.assert_array_equal(sparse.bcoo_sort_indices(m).todense(), x)
     m = sparse.BCOO.fromdense(x)

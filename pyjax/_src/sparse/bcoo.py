@@ -171,10 +171,6 @@ def bcoo_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
         raise ValueError(f"bcoo_fromdense: n_batch={n_batch} and n_dense={n_dense} must be "
                          f"non-negative and add up to at most the rank of the array "
                          f"{mat.dtype}{list(mat.shape)}")
-    if n_batch + n_dense == mat.ndim and mat.ndim:
-        # NB: JAX 0.10.2 fails here too (with an internal ValueError)
-        raise ValueError(f"bcoo_fromdense: n_batch={n_batch} and n_dense={n_dense} leave no "
-                         f"sparse dimension in {mat.dtype}{list(mat.shape)}")
     if nse is None:
         nse = _count_nse(mat, n_batch, n_dense)
     nse = int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
@@ -210,8 +206,7 @@ def bcoo_extract(sparr, arr, *, assume_unique=None):
         raise TypeError(f"bcoo_extract: first argument must be a BCOO array, got {type(sparr)}")
     arr = jnp.asarray(arr)
     if arr.shape != sparr.shape:
-        raise ValueError(f"bcoo_extract: shape of arr {arr.shape} must match the sparse "
-                         f"array shape {sparr.shape}")
+        raise ValueError(f"shape mismatch: sparr.shape={sparr.shape} a.shape={arr.shape}")
     if assume_unique is None:
         assume_unique = sparr.unique_indices
     data = bcoo_extract_p.bind(sparr.indices, arr, assume_unique=bool(assume_unique))

@@ -255,12 +255,12 @@ def _bcoo_spdot_general(lhs, rhs, dn, preferred_element_type):
 # -- elementwise products -----------------------------------------------------------------------
 
 def bcoo_multiply_dense(sp_mat, v):
-    """Elementwise sp_mat * v for a dense v (broadcast as NumPy does): the dense array of the
-    product (zero where sp_mat has no entry).
+    """Elementwise sp_mat * v for a dense v (broadcast as NumPy does): the data of the product,
+    which keeps sp_mat's indices (as JAX's, which returns the data buffer).
 
-        >>> bcoo_multiply_dense(m, 2.0)   # == 2 * m.todense()
+        >>> bcoo_multiply_dense(m, 2.0)   # == 2 * m.data
     """
-    return bcoo_todense(_multiply_dense_sparse(sp_mat, v))
+    return _multiply_dense_sparse(sp_mat, v).data
 
 
 def _multiply_dense_sparse(sp_mat, v):
