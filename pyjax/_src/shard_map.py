@@ -46,8 +46,9 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, dispatch, dtypes, spmd, tree_util
 from pyjax._src.array import ArrayImpl, named_sharding_for, put_named
+from pyjax._src.backend import xla
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import barriers, shape_ops
@@ -453,20 +454,27 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma
     return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
 
 
+# body jaxpr -> {(avals, in_shardings, other params): Compiled}; weak in the jaxpr (a Compiled
+# holds its one-equation jaxpr only weakly, so nothing here keeps a body alive)
 _impls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @shard_map_p.def_impl
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
-    """Run as a jitted call (one partitioned executable over the mesh), as JAX does."""
+    """Run as one partitioned executable over the mesh (as a jitted call in JAX)."""
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   check_vma=check_vma, manual_axes=manual_axes)
+    avals = tuple(core.get_aval(x) for x in args)
+    ins = None
+    if xla.multiple_devices() and isinstance(mesh, Mesh):
+        ins = spmd.shardings_for(None, None, (), {}, list(args), None, "shard_map", mesh)[0]
     per = _impls.setdefault(jaxpr, {})
-    key = (mesh, in_specs, out_specs, check_vma, manual_axes)
-    j = per.get(key)
-    if j is None:
-        j = per[key] = jit(lambda *xs: shard_map_p.bind(*xs, **params))
-    outs = j(*args)
+    key = (avals, ins, mesh, in_specs, out_specs, check_vma, manual_axes)
+    compiled = per.get(key)
+    if compiled is None:
+        compiled = per[key] = dispatch.compile_primitive(shard_map_p, avals, params,
+                                                         in_shardings=ins)
+    outs = compiled(list(args))
     return [lay_out(o, mesh, s) for o, s in zip(outs, out_specs, strict=True)]
 
 
