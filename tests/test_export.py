@@ -356,6 +356,9 @@ SYMBOLIC_CASES = {
     "scan_reverse": lambda x: jax.lax.scan(lambda c, r: (c + r, c), jnp.zeros(4), x, reverse=True),
     "cumsum": lambda x: jnp.cumsum(x, axis=0) + jnp.cumsum(x, axis=1),
     "cummax_reverse": lambda x: jax.lax.cummax(x, axis=0, reverse=True),
+    "take_columns": lambda x: x[:, jnp.array([0, 2])] + jnp.take(x, jnp.array([1, 3]), axis=1),
+    "take_along": lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1),
+    "grad_take": jax.grad(lambda x: (x[:, jnp.array([0, 2])] ** 2).sum()),
     "grad_scan": jax.grad(lambda x: jax.lax.scan(lambda c, r: (c * r, c), jnp.ones(4), x)[0].sum()),
 }
 

@@ -787,3 +787,4 @@ def _slice(ctx, x, start, limit, strides):
 
 
 lower.dynamic_shape_ops["slice"] = _slice
+lower.dynamic_shape_ops["shape"] = emit_shape

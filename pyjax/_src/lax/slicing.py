@@ -38,6 +38,7 @@ from pyjax._src.lax.shape_ops import broadcast_in_dim, concatenate, expand_dims,
 from pyjax._src.lax import dynamic_slicing
 from pyjax._src.lax.dynamic_slicing import dynamic_update_slice_in_dim
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
+from pyjax._src.lowering import lower
 from pyjax._src.lowering.mlir import i64_array
 
 # -- dimension numbers and modes ------------------------------------------------------------------
@@ -98,7 +99,7 @@ class GatherScatterMode(enum.Enum):
 
 
 def _tuple(xs):
-    return tuple(int(x) for x in xs)
+    return tuple(x if type(x) in core.symbolic_dim_types else int(x) for x in xs)
 
 
 def _gather_dnums(d) -> GatherDimensionNumbers:
@@ -379,7 +380,7 @@ def _gather_fill(x, indices, *, dimension_numbers, slice_sizes, indices_are_sort
     x_shape, i_aval = core.get_aval(x).shape, core.get_aval(indices)
     # compared in a signed type wide enough for the bounds (a wrapped unsigned index is negative:
     # out of bounds, as it was)
-    dt = np.dtype(np.int64) if max(x_shape, default=0) >= 2**31 or i_aval.dtype.itemsize == 8 \
+    dt = np.dtype(np.int64) if max((d for d in x_shape if type(d) is int), default=0) >= 2**31 or i_aval.dtype.itemsize == 8 \
         else np.dtype(np.int32)
     idx = convert_element_type(indices, dt)
     nb = i_aval.ndim - 1
@@ -413,9 +414,11 @@ def _gather_lowering(ctx, x, indices, *, dimension_numbers, slice_sizes, unique_
         ("operand_batching_dims", d.operand_batching_dims),
         ("start_indices_batching_dims", d.start_indices_batching_dims),
         ("start_index_map", d.start_index_map), ("index_vector_dim", ctx.avals_in[1].ndim - 1)])
-    return ctx.op("stablehlo.gather", x, indices, attrs={
-        "dimension_numbers": dnums, "indices_are_sorted": _bool_attr(indices_are_sorted),
-        "slice_sizes": i64_array(slice_sizes)})
+    attrs = {"dimension_numbers": dnums, "indices_are_sorted": _bool_attr(indices_are_sorted)}
+    if not all(type(s) is int for s in slice_sizes):  # symbolic sizes (export): dynamic_gather
+        return ctx.op("stablehlo.dynamic_gather", x, indices,
+                      lower.dynamic_shape_ops["shape"](ctx, slice_sizes), attrs=attrs)
+    return ctx.op("stablehlo.gather", x, indices, attrs={**attrs, "slice_sizes": i64_array(slice_sizes)})
 
 
 # -- the scatter family ------------------------------------------------------------------------

@@ -683,6 +683,14 @@ def _layout(entries, shape):
     for k, e in enumerate(entries):
         if e is None:
             layout.append(("none",))
+        elif isinstance(e, slice) and type(shape[axis]) in core.symbolic_dim_types:  # (export)
+            start, stop, step, _ = _symbolic_slice_window(e, shape[axis])
+            if step != 1:
+                raise errors.InconclusiveDimensionOperation(
+                    f"a strided slice {e} of an axis of symbolic size {shape[axis]} combined with "
+                    "array indices is not supported")
+            windows[axis], sizes[axis] = start, stop - start
+            layout.append(("window", axis, False))
         elif isinstance(e, slice):
             start, stop, step = e.indices(shape[axis])
             length = len(range(start, stop, step))
@@ -739,7 +747,7 @@ def _broadcast_index_shapes(shapes):
 
 
 def _index_dtype(values, shape):
-    big = max(shape, default=0) >= 2**31
+    big = max((d for d in shape if type(d) is int), default=0) >= 2**31  # (symbolic: int32)
     wide = any(np.dtype(core.get_aval(v).dtype).itemsize == 8 for v in values)
     return np.dtype(np.int64) if x64_enabled() and (big or wide) else np.dtype(np.int32)
 
