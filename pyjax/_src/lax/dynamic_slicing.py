@@ -64,11 +64,11 @@ def _index_operands(ctx, idxs, idx_avals):
 
 
 def _batched_start(idx, bdim, axis_size, n, size):
-    """A start index as a (B,) vector of int32/int64, clamped into [0, n - size] as XLA does."""
+    """A start index as a (B,) vector of int32/int64 (the gather or scatter that uses it
+    clamps it into [0, n - size], as XLA does; as in JAX, so checkify sees the index itself)."""
     dt = np.int64 if core.get_aval(idx).dtype.itemsize == 8 else np.int32
     idx = convert_element_type(idx, dt)
-    idx = batching.bdim_at_front(idx, bdim, axis_size) if bdim is not None else broadcast(idx, (axis_size,))
-    return elt.clamp(0, idx, n - size)
+    return batching.bdim_at_front(idx, bdim, axis_size) if bdim is not None else broadcast(idx, (axis_size,))
 
 
 # -- dynamic_slice -------------------------------------------------------------------------------

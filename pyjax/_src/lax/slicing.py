@@ -918,7 +918,8 @@ _dynamic_update_slice_batch_unbatched_starts = dynamic_slicing.dynamic_update_sl
 
 
 def _batched_starts(idxs, idims, axis_size, shape, sizes):
-    """The starts as one (B, rank) index array, each clamped so its window fits (XLA's rule)."""
+    """The starts as one (B, rank) index array (the CLIP gather/scatter clamps each so its
+    window fits, XLA's rule for dynamic slices)."""
     starts = [dynamic_slicing._batched_start(i, d, axis_size, n, s)
               for i, d, n, s in zip(idxs, idims, shape, sizes, strict=True)]
     dt = np.int64 if any(core.get_aval(s).dtype == np.int64 for s in starts) else np.int32
@@ -937,12 +938,12 @@ def _dynamic_slice_batch(axis_size, args, dims, *, slice_sizes):
     if xd is None:  # one operand, a window per example
         dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank + 1)), collapsed_slice_dims=(),
                                        start_index_map=tuple(range(rank)))
-        return gather(x, starts, dnums, tuple(slice_sizes)), 0
+        return gather(x, starts, dnums, tuple(slice_sizes), mode=GatherScatterMode.CLIP), 0
     x = batching.moveaxis(x, xd, 0)
     dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank + 1)), collapsed_slice_dims=(),
                                    start_index_map=tuple(range(1, rank + 1)),
                                    operand_batching_dims=(0,), start_indices_batching_dims=(0,))
-    return gather(x, starts, dnums, (1, *slice_sizes)), 0
+    return gather(x, starts, dnums, (1, *slice_sizes), mode=GatherScatterMode.CLIP), 0
 
 
 @dynamic_slicing.dynamic_update_slice_p.def_batch
@@ -959,4 +960,4 @@ def _dynamic_update_slice_batch(axis_size, args, dims):
                                     scatter_dims_to_operand_dims=tuple(range(1, rank + 1)),
                                     operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
     return scatter(x, starts, u, dnums, indices_are_sorted=True, unique_indices=True,
-                   mode=GatherScatterMode.PROMISE_IN_BOUNDS), 0
+                   mode=GatherScatterMode.CLIP), 0
