@@ -245,6 +245,13 @@ CASES = [
     ("pmap_check", "result = run(jax.pmap(pos_check), checkify.user_checks, jnp.array([-1.0]))"),
     ("pmap_nan_jit", "result = run_jit(jax.pmap(logf), checkify.nan_checks, jnp.array([-1.0]))"),
     ("pmap_ok", "result = run_jit(jax.pmap(logf), checkify.all_checks, jnp.array([2.0]))"),
+    ("div_scan", "result = run_jit(lambda xs: lax.scan(lambda c, x: (c + 10 // x, c), 0, xs), checkify.div_checks, jnp.array([1, 2, 0, 5]))"),
+    ("div_cond", "result = run_jit(lambda p, x: lax.cond(p, lambda v: 7 // v, lambda v: v, x), checkify.div_checks, True, jnp.array([1, 0]))"),
+    ("index_cond", "result = run_jit(lambda p, x, i: lax.cond(p, lambda: x[i], lambda: x[0]), checkify.index_checks, True, jnp.arange(3.0), jnp.array(4))"),
+    ("index_grad", "(out, err), g = jax.value_and_grad(lambda x, i: (lambda e, o: (o.sum(), e))(*checkify.checkify(take_many, errors=checkify.index_checks)(x, i)), has_aux=True)(jnp.arange(3.0), jnp.array([1, 3]))\n"
+                   "result = err.get(), g"),
+    ("index_while", "result = run_jit(lambda x: lax.while_loop(lambda c: c[0] < 4, lambda c: (c[0] + 1, c[1] + x[c[0]]), (0, 0.0)), checkify.index_checks, jnp.arange(3.0))"),
+    ("all_checks_jit_of_vmap", "result = run_jit(jax.vmap(lambda x, i: jnp.log(x)[i]), checkify.all_checks, jnp.ones((2, 3)), jnp.array([0, 3]))"),
     # the error value
     ("error_str", "err, _ = checkify.checkify(logf, errors=checkify.nan_checks)(-1.0)\nresult = str(err)"),
     ("error_str_none", "err, _ = checkify.checkify(logf, errors=checkify.nan_checks)(1.0)\nresult = str(err)"),
