@@ -548,9 +548,9 @@ class JitInfo:
             out = self.fun(*a, **kw)
             out_flat, out_tree = tree_util.tree_flatten(out)
             for o in out_flat:
-                _check_output(o, self.name)
                 if type(o) is Ref or (isinstance(o, core.Tracer) and type(o.aval) is AbstractRef):
                     _returned_ref_error(o, debug)
+                _check_output(o, self.name)
             out_tree_box.append(out_tree)
             return out_flat
         t0 = time.perf_counter()

@@ -313,12 +313,23 @@ def _bind_with_refs(prim):
 _discharged_calls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def discharged_call_jaxpr(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
-    """`closed` (over refs) as a functional jaxpr returning `(*outs, *final ref values)`."""
+def discharged_call_jaxpr(closed: core.ClosedJaxpr):
+    """`(jaxpr, written)`: `closed` (over refs) as a functional jaxpr returning its outputs and
+    the final values of the refs it writes (`written`, one flag per ref input, in order). A ref
+    that is only read is not returned: the call leaves its box alone (so reading an outer Ref
+    under grad or vmap is no write of a differentiated or batched value)."""
     hit = _discharged_calls.get(closed)
     if hit is None:
         jaxpr, consts = discharge_state(closed.jaxpr, closed.consts)
-        hit = _discharged_calls[closed] = core.ClosedJaxpr(jaxpr, consts)
+        ref_ins = [v for v, o in zip(jaxpr.invars, closed.jaxpr.invars, strict=True)
+                   if _is_ref(o)]
+        nout = len(closed.jaxpr.outvars)
+        finals = jaxpr.outvars[nout:]
+        written = tuple(f is not v for f, v in zip(finals, ref_ins, strict=True))
+        jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars,
+                           jaxpr.outvars[:nout] + [f for f, w in zip(finals, written) if w],
+                           jaxpr.eqns)
+        hit = _discharged_calls[closed] = (core.ClosedJaxpr(jaxpr, consts), written)
     return hit
 
 
@@ -329,10 +340,13 @@ def _pjit_discharge(invars, is_ref, args, *, jaxpr, name, donated_invars=None, *
         raise ValueError(f"only one reference to a mutable array may be passed as an argument "
                          f"to a function, but the call of {name} passes one of type "
                          f"{_aval_of(refs[0])!r} twice")
-    outs = pjit.pjit_p.bind(*args, jaxpr=discharged_call_jaxpr(jaxpr), name=name)
+    discharged, written = discharged_call_jaxpr(jaxpr)
+    outs = pjit.pjit_p.bind(*args, jaxpr=discharged, name=name)
     nout = len(jaxpr.out_avals)
     finals = iter(outs[nout:])
-    return [next(finals) if r else None for r in is_ref], list(outs[:nout])
+    written = iter(written)
+    return [(next(finals) if next(written) else None) if r else None for r in is_ref], \
+        list(outs[:nout])
 
 
 def _aval_of(v):

@@ -132,10 +132,10 @@ def _check_value(what, ref, val, shape):
         raise TypeError(f"{what}: operand 0 must be a Ref, got {ref.str_short()}")
     if tuple(val.shape) != tuple(shape):
         raise ValueError(f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
-                         f"{tuple(shape)}. Value shape: {tuple(val.shape)}.")
+                         f"{tuple(shape)}. Value shape: {tuple(val.shape)}. Transforms: (). ")
     if val.dtype != ref.dtype:
         raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {ref.dtype}. "
-                         f"Value dtype: {val.dtype}.")
+                         f"Value dtype: {val.dtype}. ")
 
 
 @get_p.def_abstract_eval
@@ -468,7 +468,11 @@ for _p in (get_p, swap_p, addupdate_p, new_ref_p):
 
 
 def _pp_index(eqn, atom, first):
-    """`ref[idx]` for the equation's index (its dynamic operands start at `first`)."""
+    """`ref[idx]` for the equation's index (its dynamic operands start at `first`), as JAX
+    prints an indexer: entries joined by ",", a slice's start 0 and end at the axis' size left
+    out (`a[:2,1]`, `a[1:,i]`, `a[:,0]`), a dynamic start `i` of size 4 as `i:i+4`.
+
+    NB: JAX does not print a slice's stride; pyjax adds `:stride` when it is not 1."""
     dyn = iter(eqn.invars[first:])
     spec = eqn.params["spec"]
     parts = []
@@ -478,17 +482,16 @@ def _pp_index(eqn, atom, first):
         elif e[0] == "array":
             parts.append(atom(next(dyn)))
         else:
-            start = str(e[1]) if e[1] is not None else atom(next(dyn))
-            if e[1] == 0 and e[2] == d and e[3] == 1:
-                parts.append(":")
-            elif e[1] is not None:
-                parts.append(f"{start}:{e[1] + (e[2] - 1) * e[3] + 1 if e[2] else e[1]}"
-                             + (f":{e[3]}" if e[3] != 1 else ""))
-            else:
-                parts.append(f"{start}:{start}+{e[2]}" + (f":{e[3]}" if e[3] != 1 else ""))
+            stride = f":{e[3]}" if e[3] != 1 else ""
+            if e[1] is None:
+                start = atom(next(dyn))
+                parts.append(f"{start}:{start}+{e[2]}{stride}")
+                continue
+            end = e[1] + ((e[2] - 1) * e[3] + 1 if e[2] else 0)
+            parts.append(f"{e[1] or ''}:{'' if end == d else end}{stride}")
     if all(p == ":" for p in parts):
         return f"{atom(eqn.invars[0])}[...]"
-    return f"{atom(eqn.invars[0])}[{', '.join(parts)}]"
+    return f"{atom(eqn.invars[0])}[{','.join(parts)}]"
 
 
 def _pp_get(eqn, atom, typed):

@@ -158,8 +158,8 @@ def to_indexer(idx, shape, what="ref") -> NDIndexer:
         raise IndexError("an index can only have a single ellipsis ('...')")
     n_used = sum(1 for i in idx if i is not Ellipsis)
     if n_used > len(shape):
-        raise IndexError(f"{what} indexing: too many indices for a ref of shape {tuple(shape)}: "
-                         f"{idx}")
+        raise ValueError(f"`indices` must not be longer than `shape`: indices={idx}, "
+                         f"shape={tuple(shape)}")
     ells = [k for k, i in enumerate(idx) if i is Ellipsis]
     if ells:
         k = ells[0]
@@ -280,6 +280,12 @@ class Ref:
                 and value._trace is not self._trace):
             from pyjax._src.interpreters import ad, batching
             from pyjax._src.state import primitives
+            # a value that is not differentiated (vmapped) by the inner transformation is
+            # its primal (unbatched value): writing it is fine
+            if isinstance(value, ad.JVPTracer) and type(value.tangent) is ad.Zero:
+                return self._write(value.primal, what)
+            if isinstance(value, batching.BatchTracer) and value.batch_dim is batching.not_mapped:
+                return self._write(value.val, what)
             if isinstance(value._trace, batching.BatchTrace):
                 raise primitives._unbatched_write(what, self)
             if isinstance(value._trace, ad.JVPTrace):
