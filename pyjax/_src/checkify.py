@@ -6,7 +6,8 @@ trace is current (eager, jit, vmap, grad...) while threading an error value thro
 equation it consults `error_checks`, a table of per-primitive rules: a rule runs the primitive and
 folds a new error into the threaded one (`assert_func`). Higher-order primitives (cond, while,
 scan, jit, checkpoint) have rules that checkify their bodies and thread the error through them as
-extra operands and results, so checks work inside loops and branches and under jit.
+extra operands and results, so checks work inside loops and branches and under jit. The rules
+live in checkify_rules.py.
 
 The error value (`Error`) is a pytree: for each kind of error (an `ErrorEffect`: the error class
 plus the shapes of its payload) a flag, an integer code naming the check site, and a payload
