@@ -453,3 +453,25 @@ def test_embedding_lookup_and_scatter_over_symbolic_batch():
         t = RNG.integers(0, 10, (b, 4)).astype(np.int32)
         np.testing.assert_allclose(e1.call(t), table[t].sum(-1), rtol=1e-6)
         np.testing.assert_allclose(e2.call(t), np.bincount(t.ravel(), minlength=10))
+
+
+KERNEL = rand(3, 3, 2, 4)
+
+
+def _cnn(k, x):
+    y = jax.lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    y = jax.lax.reduce_window(jax.nn.relu(y), -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    return y.reshape((x.shape[0], -1)).sum(axis=1)
+
+
+def test_cnn_with_symbolic_batch_and_its_gradients():
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape("b, 6, 6, 2"), jnp.float32)
+    exp = export.export(jax.jit(_cnn))(jax.ShapeDtypeStruct(KERNEL.shape, jnp.float32), spec)
+    assert [str(a) for a in exp.out_avals] == ["float32[b]"]
+    for b in (1, 3):
+        x = rand(b, 6, 6, 2)
+        np.testing.assert_allclose(exp.call(KERNEL, x), _cnn(KERNEL, x), rtol=1e-5, atol=1e-5)
+        gk, gx = jax.grad(lambda k, x: exp.call(k, x).sum(), argnums=(0, 1))(KERNEL, x)
+        wk, wx = jax.grad(lambda k, x: _cnn(k, x).sum(), argnums=(0, 1))(KERNEL, x)
+        np.testing.assert_allclose(gk, wk, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(gx, wx, rtol=1e-4, atol=1e-4)

@@ -157,7 +157,7 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
         raise ValueError(f"Negative padding is larger than the size of the corresponding "
                          f"dimension: got padding={tuple(pads)} for lhs_shape[2:]={tuple(lhs_shape[2:])}")
     space = tuple(_stride_dim(p, int(k), int(s)) for p, k, s in zip(padded, rhs_shape[2:], strides))
-    return (int(lhs_shape[0]) // batch_group_count, int(rhs_shape[0])) + space
+    return (lhs_shape[0] // batch_group_count, int(rhs_shape[0])) + space  # (a symbolic batch)
 
 
 def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
@@ -559,7 +559,7 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
 def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         dimension_numbers, feature_group_count, batch_group_count, precision,
                         preferred_element_type, out_sharding=None):
-    if int(np.prod(core.get_aval(ct).shape)) == 0:
+    if core.get_aval(ct).size == 0:
         return Zero(rhs_aval)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     lhs_shape = core.get_aval(lhs).shape
