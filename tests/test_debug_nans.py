@@ -164,3 +164,12 @@ def test_loop_body_primitive_is_named_in_a_note(fun, prim, marker, iteration, ji
     notes = "\n".join(getattr(e.value, "__notes__", []))
     assert f"encountered in {prim}" in notes and f"iteration {iteration})" in notes, notes
     assert f"{__file__}:{_line_of(fun, marker)}" in notes, notes
+
+
+def test_inside_jit_of_checkify(flags):
+    # checkify re-stages the function's equations; they keep the user's line
+    from pyjax.experimental import checkify
+    flags("jax_debug_nans", True)
+    with pytest.raises(FloatingPointError, match="encountered in log") as e:
+        jax.jit(checkify.checkify(_f, errors=checkify.all_checks))(jnp.float32(-1.0))
+    _assert_names_line(e.value, _line_of(_f, "makes the NaN"))

@@ -602,23 +602,33 @@ def checkify_jaxpr_flat(jaxpr: core.Jaxpr, consts, enabled_errors, err_tree, *ar
 
     env.update(zip(jaxpr.constvars, consts, strict=True))
     env.update(zip(jaxpr.invars, args[n:], strict=True))
-    for eqn in jaxpr.eqns:
-        invals = [read(v) for v in eqn.invars]
-        rule = _rule_for(eqn.primitive)
-        if rule is None:
-            _no_checks_inside(eqn, enabled_errors)
-            outs = eqn.primitive.bind(*invals, **eqn.params)
-        else:
-            prev = getattr(_where, "tb", None), getattr(_where, "prim", None)
-            _where.tb, _where.prim = eqn.source_info, eqn.primitive
-            try:
-                error, outs = rule(error, enabled_errors, *invals, **eqn.params)
-            finally:
-                _where.tb, _where.prim = prev
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, outs, strict=True))
-        else:
-            env[eqn.outvars[0]] = outs
+    # equations staged again keep their name stack and user line (as core.eval_jaxpr does)
+    state = source_info.name_stack_state
+    base, base_tb = state.stack, state.traceback
+    try:
+        for eqn in jaxpr.eqns:
+            info = eqn.source_info
+            if type(info) is source_info.SourceInfo:
+                state.stack = base + info.name_stack if info.name_stack else base
+                state.traceback = info.traceback
+            invals = [read(v) for v in eqn.invars]
+            rule = _rule_for(eqn.primitive)
+            if rule is None:
+                _no_checks_inside(eqn, enabled_errors)
+                outs = eqn.primitive.bind(*invals, **eqn.params)
+            else:
+                prev = getattr(_where, "tb", None), getattr(_where, "prim", None)
+                _where.tb, _where.prim = info, eqn.primitive
+                try:
+                    error, outs = rule(error, enabled_errors, *invals, **eqn.params)
+                finally:
+                    _where.tb, _where.prim = prev
+            if eqn.primitive.multiple_results:
+                env.update(zip(eqn.outvars, outs, strict=True))
+            else:
+                env[eqn.outvars[0]] = outs
+    finally:
+        state.stack, state.traceback = base, base_tb
     return error, [read(v) for v in jaxpr.outvars]
 
 
