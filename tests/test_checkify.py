@@ -252,3 +252,25 @@ def test_vmap_of_checkify_of_while_matches_a_loop_and_the_reverse_is_refused():
     err, out = checkify.checkify(jax.vmap(_count_to, in_axes=None, axis_size=2))(jnp.int32(4))
     assert err.get() is None
     np.testing.assert_array_equal(out, [4, 4])
+
+
+def test_checkpoint_and_custom_vjp_bodies_are_checked_and_differentiate():
+    def f(x):
+        checkify.check(x < 5, "big {}", x)
+        return jnp.sin(x) * x
+
+    remat = jax.checkpoint(f)
+
+    @jax.custom_vjp
+    def h(x):
+        return f(x)
+    h.defvjp(lambda x: (jnp.sin(x) * x, x), lambda x, g: (g * (jnp.cos(x) * x + jnp.sin(x)),))
+
+    for fun in (remat, h):
+        checked = checkify.checkify(fun, errors=checkify.all_checks)
+        assert checked(jnp.float32(7.0))[0].get() == "big 7.0 (`check` failed)"
+        assert jax.jit(checked)(jnp.float32(1.0))[0].get() is None
+        g = jax.grad(lambda x: checked(x)[1])(jnp.float32(2.0))
+        np.testing.assert_allclose(g, np.cos(2.0) * 2.0 + np.sin(2.0), rtol=1e-5)
+        err, out = jax.vmap(checked)(jnp.array([1.0, 6.0]))
+        assert err.get() == "at mapped index 1: big 6.0 (`check` failed)"
