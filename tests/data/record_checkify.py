@@ -135,6 +135,9 @@ CASES = [
     ("check_fail_vmap", "err, out = jax.vmap(checkify.checkify(pos_check))(jnp.array([1.0, -1.0, 2.0, -3.0]))\n"
                         "result = err.get(), out"),
     ("check_kwargs", f"result = run(kw_check, checkify.all_checks, {A}([1, 5, 2]))"),
+    ("check_format_float_array", "result = run(lambda x: checkify.check(jnp.all(x < 0), 'values {}', x), checkify.user_checks, jnp.array([1.5, 2.0, -0.25]))"),
+    ("check_format_spec", "result = run_jit(lambda x: checkify.check(x < 0, 'value {v:.3f} / {w}', v=x, w=x.astype(jnp.int32)), checkify.user_checks, jnp.float32(2.0))"),
+    ("check_format_pytree", "result = run_jit(lambda x: checkify.check(x[0] < 0, 'got {} and {}', {'a': x}, (x[0],)), checkify.user_checks, jnp.array([3.0, 4.0]))"),
     ("check_not_enabled", "result = run(pos_check, checkify.float_checks, jnp.float32(-1.0))"),
     ("check_grad", "(out, err), g = jax.value_and_grad(lambda x: checkify.checkify(pos_check)(x)[::-1], has_aux=True)(-1.0)\n"
                    "result = err.get(), out, g"),
