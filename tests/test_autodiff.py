@@ -641,6 +641,9 @@ def test_grad_errors():
         pyjax.grad(lambda x: (x, 1.0, 2.0), has_aux=True)(1.0)
     with pytest.raises(TypeError, match="real-valued outputs"):
         pyjax.grad(lambda x: x * 1j)(1.0)
+    with pytest.raises(TypeError, match=r"^grad requires real-valued outputs .* but got int32\. For "
+                                        r"differentiation of functions with integer outputs, use jax\.vjp"):
+        pyjax.grad(lambda x: x.sum(), allow_int=True)(np.arange(3))  # JAX 0.10.2's message
     with pytest.raises(TypeError, match="argnums"):
         pyjax.grad(lambda x: x, argnums=2)(1.0)
     with pytest.raises(TypeError, match="holomorphic"):

@@ -9,6 +9,7 @@ import operator
 import optree
 import pytest
 
+import pyjax
 import pyjax.tree as jtree
 from pyjax import tree_util as tu
 from pyjax._src import tree_util as tu_src
@@ -81,6 +82,20 @@ def test_dict_keys_are_sorted_ordereddict_keeps_order():
     assert isinstance(out, collections.defaultdict) and out.default_factory is list and out == {"a": 20, "b": 10}
     ordered = tree_map(lambda x: x, collections.OrderedDict(b=1, a=2))
     assert list(ordered) == ["b", "a"]
+
+
+def test_dicts_are_rebuilt_with_sorted_keys():
+    # JAX 0.10.2 rebuilds a dict in sorted key order, whatever order it was flattened from
+    tree = {"b": [1, {"d": 2, "c": 3}], "a": 4}
+    assert list(tree_map(lambda x: x, tree)) == ["a", "b"]
+    assert list(tree_map(lambda x: x, tree)["b"][1]) == ["c", "d"]
+    leaves, treedef = tree_flatten(tree)
+    assert list(tree_unflatten(treedef, leaves)) == ["a", "b"]
+    assert list(tree_unflatten(tree_structure(tree), leaves)) == ["a", "b"]
+    assert list(tu.tree_map_with_path(lambda p, x: x, tree)) == ["a", "b"]
+    out = pyjax.jit(lambda x: {"b": x, "a": x})(1.0)  # the first (traced) call too
+    assert list(out) == ["a", "b"]
+    assert list(pyjax.grad(lambda d: d["b"] * d["a"])({"b": 1.0, "a": 2.0})) == ["a", "b"]
 
 
 def test_namedtuples():

@@ -301,7 +301,7 @@ def _check_input_dtype(x, i, holomorphic, allow_int, fname):
 def _check_scalar_output(ans, fname, holomorphic):
     aval = core.get_aval(ans)
     if aval.shape:
-        raise TypeError(f"{fname} only defined for scalar-output functions. Output had shape: "
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}")
     if not holomorphic and dtypes.issubdtype(aval.dtype, np.complexfloating):
         raise TypeError(f"{fname} requires real-valued outputs (output dtype that is a sub-dtype "
@@ -309,7 +309,8 @@ def _check_scalar_output(ans, fname, holomorphic):
                         f"differentiation, pass holomorphic=True.")
     if not dtypes.issubdtype(aval.dtype, np.inexact):
         raise TypeError(f"{fname} requires real-valued outputs (output dtype that is a sub-dtype "
-                        f"of np.floating), but got {aval.dtype.name}")
+                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        f"functions with integer outputs, use jax.vjp directly.")
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
@@ -333,7 +334,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
             ans, f_vjp = vjp(f_partial, *dyn)
-        _check_scalar_output(ans, "Gradient", holomorphic)
+        _check_scalar_output(ans, "grad", holomorphic)
         ct = ones_like(ans)
         grads = f_vjp(ct)
         g = grads[0] if _is_single(argnums) else tuple(grads)

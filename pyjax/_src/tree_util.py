@@ -62,7 +62,8 @@ class PyTreeRegistry:
     none_is_leaf: bool = False
 
     def flatten(self, tree, is_leaf=None):
-        return optree.tree_flatten(tree, is_leaf, none_is_leaf=self.none_is_leaf, namespace=self.namespace)
+        leaves, spec = optree.tree_flatten(tree, is_leaf, none_is_leaf=self.none_is_leaf, namespace=self.namespace)
+        return leaves, _sorted_spec(spec)
 
 
 # NB: JAX's default_registry is jaxlib's C++ PyTreeRegistry (with register_node & co). Ours only
@@ -74,13 +75,41 @@ default_registry = PyTreeRegistry(NAMESPACE)
 # ---------------------------------------------------------------------------------------------
 # Core flatten / unflatten (the hot path: keep these one optree call each)
 
+# NB: optree's structure remembers the key order of each dict it flattened and rebuilds dicts in
+# that order; JAX's rebuilds them with sorted keys (`tree_map(f, {'b': 1, 'a': 2})` is
+# `{'a': .., 'b': ..}`). Structures are made to forget the insertion order here, once per
+# structure: equal structures hash equal whatever their dicts' order, so a cache lookup finds it.
+_SORTED_SPECS: dict = {}
+
+
+def _sort_dict_node(node):
+    if node.kind != PyTreeKind.DICT:
+        return node
+    leaf = optree.treespec_leaf(none_is_leaf=node.none_is_leaf, namespace=node.namespace)
+    return optree.treespec_dict(dict.fromkeys(node.entries(), leaf), none_is_leaf=node.none_is_leaf,
+                                namespace=node.namespace)
+
+
+def _sorted_spec(spec):
+    try:
+        return _SORTED_SPECS[spec]
+    except KeyError:
+        sorted_spec = spec.transform(_sort_dict_node) if spec.num_nodes > 1 else spec
+        if len(_SORTED_SPECS) > 4096:
+            _SORTED_SPECS.clear()
+        _SORTED_SPECS[sorted_spec] = sorted_spec
+        return sorted_spec
+    except (TypeError, ValueError):  # a node's aux data is unhashable or not comparable
+        return spec.transform(_sort_dict_node)
+
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     """Flattens `tree` into its leaves and structure; `None` is an empty node.
 
     >>> tree_flatten({'b': [1, None], 'a': 2})
     ([2, 1], PyTreeDef({'a': *, 'b': [*, None]}))
     """
-    return optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    leaves, spec = optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    return leaves, _sorted_spec(spec)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
@@ -110,7 +139,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     >>> tree_structure([1, (2, None)])
     PyTreeDef([*, (*, None)])
     """
-    return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    return _sorted_spec(optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE))
 
 
 def _unflatten_error(treedef, leaves, error):
