@@ -33,6 +33,9 @@ MODULES += ["jax.ffi", "jax.experimental.ode"]
 NAMES.update(json.loads((pathlib.Path(__file__).parent / "data" / "pallas.json").read_text())["names"])
 MODULES += ["jax.experimental.pallas", "jax.experimental.pallas.triton",
             "jax.experimental.pallas.tpu", "jax.ref"]
+# Sparse arrays and Krylov solvers: names recorded from JAX 0.10.2 by tests/data/record_sparse.py
+NAMES.update(json.loads((pathlib.Path(__file__).parent / "data" / "sparse.json").read_text())["names"])
+MODULES += ["jax.experimental.sparse", "jax.experimental.sparse.linalg", "jax.scipy.sparse.linalg"]
 
 _MESH = "not yet: shard_map's point-to-point (psend/precv) and ragged collectives"
 _TOKEN = ("XLA tokens as values (the legacy infeed/outfeed API): pyjax's avals have no token "
@@ -62,6 +65,10 @@ SKIPPED = {
                         "runtime's error when a peer dies",
     },
 }
+
+SKIPPED["jax.experimental.sparse.linalg"] = {
+    "lobpcg_standard": "not yet: the LOBPCG eigensolver (spsolve is there; JAX marks lobpcg "
+                       "experimental and TPU-oriented)"}
 
 _PALLAS_NYI = ("not yet in pyjax's Pallas interpret mode (scoped allocation, semaphores, "
                "core_map/kernel meshes, cost estimation, MLIR export)")
