@@ -122,8 +122,30 @@ SPARSE_CASES = [
     "parts(sparse.random_bcoo(jax.random.key(0), (3, 4), nse=0.5, dtype=np.float32))",
 ]
 
+
+def _public(mod, own_only):
+    """The module's public names (with own_only, only what jax itself defines: no imported
+    modules, typing helpers or third-party names)."""
+    import types
+    names = []
+    for n in sorted(dir(mod)):
+        if n.startswith("_"):
+            continue
+        obj = getattr(mod, n)
+        if own_only and (isinstance(obj, types.ModuleType) or
+                         not getattr(obj, "__module__", "jax").startswith("jax")):
+            continue
+        names.append(n)
+    return names
+
+
+import jax.experimental.sparse.linalg  # noqa: E402,F401
+NAMES = {"jax.experimental.sparse": _public(sparse, False),
+         "jax.experimental.sparse.linalg": _public(sparse.linalg, True),
+         "jax.scipy.sparse.linalg": _public(sla, True)}
+
 ns = {"jax": jax, "jnp": jnp, "np": np, "sla": sla, "sparse": sparse}
-out = {"jax_version": jax.__version__, "prelude": PRELUDE,
+out = {"jax_version": jax.__version__, "prelude": PRELUDE, "names": NAMES,
        "solver_cases": evaluate_cases(PRELUDE, SOLVER_CASES, ns),
        "sparse_cases": evaluate_cases(PRELUDE, SPARSE_CASES, ns)}
 (HERE / "sparse.json").write_text(json.dumps(out, indent=1) + "\n")

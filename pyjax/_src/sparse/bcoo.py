@@ -281,6 +281,8 @@ bcoo_sum_duplicates_p = sparse_primitive("bcoo_sum_duplicates", _sum_duplicates_
 def _count_unique(indices, shape, n_batch):
     idx = np.asarray(indices)
     n_sparse = idx.shape[-1]
+    if n_sparse == 0:
+        return min(1, idx.shape[-2])
     sparse_shape = np.array(shape[n_batch:n_batch + n_sparse])
     idx = idx.reshape((-1,) + idx.shape[n_batch:])
     count = 0
