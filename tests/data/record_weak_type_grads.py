@@ -1,0 +1,169 @@
+"""Record the dtype, weak type and value of derivatives in JAX 0.10.2: grad, vjp, jacrev,
+jacfwd, jvp, value_and_grad, linearize and hessian of small functions at Python scalars, weak
+and strong arrays and integers, through custom_jvp/custom_vjp rules that return strong or weak
+tangents, stop_gradient, where, scan/cond/while, convert_element_type, reductions, dot,
+broadcasting with Python scalars, jit/checkpoint inside grad, and accumulation of cotangents of
+different weak types.
+
+Run with the reference JAX environment (never by the test suite):
+    /root/scratch/jaxref/bin/python tests/data/record_weak_type_grads.py
+It writes tests/data/weak_type_grads.json; tests/test_weak_type_grads.py evaluates the same
+expressions with `jax`/`jnp`/`lax` bound to pyjax's.
+"""
+import json
+import pathlib
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from recorded_cases import evaluate_cases  # noqa: E402
+
+PRELUDE = '''
+XW = jnp.sin(1.0)                       # a weak float32 scalar array
+XS = jnp.float32(1.5)                   # a strong float32 scalar
+VW = jnp.sin(1.0) * jnp.ones(3, dtype=int)   # weak float32 vector (weak * int promotes weak)
+VS = jnp.array([0.5, 1.0, 2.0])         # strong float32 vector
+def strong(v):
+    return lax.convert_element_type(v, jnp.float32)
+
+@jax.custom_vjp
+def cv_strong(x):
+    return jnp.sin(x)
+cv_strong.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (strong(g * jnp.cos(x)),))
+
+@jax.custom_vjp
+def cv_weak(x):
+    return jnp.sin(x)
+cv_weak.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * jnp.cos(x),))
+
+@jax.custom_vjp
+def cv_pyfloat(x):
+    return 2.0 * x
+cv_pyfloat.defvjp(lambda x: (2.0 * x, None), lambda _, g: (2.0,))
+
+@jax.custom_jvp
+def cj_strong(x):
+    return jnp.sin(x)
+cj_strong.defjvp(lambda p, t: (jnp.sin(p[0]), strong(jnp.cos(p[0]) * t[0])))
+
+@jax.custom_jvp
+def cj_weak(x):
+    return jnp.sin(x)
+cj_weak.defjvp(lambda p, t: (jnp.sin(p[0]), jnp.cos(p[0]) * t[0]))
+'''
+
+CASES = [
+    # plain arithmetic at Python scalars, weak and strong arrays
+    "jax.grad(jnp.sin)(1.0)",
+    "jax.grad(jnp.sin)(XW)",
+    "jax.grad(jnp.sin)(XS)",
+    "jax.grad(lambda x: jnp.float32(2) * x)(1.0)",
+    "jax.grad(lambda x: x * 2.0)(XS)",
+    "jax.grad(lambda x: x * x)(1.0)",
+    "jax.grad(lambda x: x ** 3)(2.0)",
+    "jax.grad(lambda x: jnp.tanh(x) / 2)(0.5)",
+    "jax.grad(lambda x: lax.mul(x, 2.0))(1.0)",
+    "jax.grad(lambda x, y: x * y, argnums=(0, 1))(1.0, jnp.float32(2))",
+    "jax.grad(lambda x, y: x * y, argnums=(0, 1))(1.0, 2.0)",
+    "jax.grad(lambda x, y: x, argnums=1)(1.0, 2.0)",
+    "jax.grad(lambda x, y: x, argnums=1)(1.0, XS)",
+    "jax.grad(lambda x: jnp.float32(3.0))(1.0)",
+    "jax.grad(lambda x: jnp.maximum(x, 0.5))(1.0)",
+    "jax.grad(lambda x: jnp.abs(x))(-1.0)",
+    "jax.grad(lambda p: p['a'] * p['b'].sum())({'a': 1.0, 'b': jnp.ones(2)})",
+    # broadcasting a Python scalar against strong arrays, reductions, dot
+    "jax.grad(lambda x: (x * jnp.ones(3)).sum())(1.0)",
+    "jax.grad(lambda x: (x + jnp.arange(3.0)).sum())(1.0)",
+    "jax.grad(lambda x: (x * VS).sum())(XS)",
+    "jax.grad(jnp.sum)(VW)",
+    "jax.grad(jnp.sum)(VS)",
+    "jax.grad(lambda x: jnp.mean(x * 2.0))(VW)",
+    "jax.grad(lambda x: jnp.dot(x, jnp.ones(3)))(VW)",
+    "jax.grad(lambda x: x @ x)(VS)",
+    "jax.grad(lambda x: x @ x)(VW)",
+    "jax.grad(lambda x: (x[0] * 2.0))(VW)",
+    "jax.grad(lambda x: jnp.stack([x, x]).sum())(1.0)",
+    "jax.grad(lambda x: jnp.concatenate([x, jnp.ones(2)]).sum())(VW)",
+    "jax.grad(lambda x: x.reshape(1, 3).sum())(VW)",
+    "jax.grad(lambda x: jnp.max(x))(VW)",
+    # conversions and integers
+    "jax.grad(lambda x: lax.convert_element_type(x, jnp.float32))(1.0)",
+    "jax.grad(lambda x: jnp.asarray(x, jnp.float32) * 2)(1.0)",
+    "jax.grad(lambda x: x.astype(jnp.float16).astype(jnp.float32))(1.0)",
+    "str(jax.grad(lambda x: x * 2.0, allow_int=True)(3).dtype)",
+    "jax.grad(lambda x, y: x * y, argnums=(0, 1), allow_int=True)(2.0, 3)[0]",
+    "jax.grad(lambda x, y: x * y, argnums=(0, 1), allow_int=True)(XS, 3)[0]",
+    "jax.grad(lambda x: (x * jnp.arange(3)).sum())(1.0)",
+    # stop_gradient, where, select
+    "jax.grad(lambda x: lax.stop_gradient(x) * x)(1.0)",
+    "jax.grad(lambda x: jnp.where(x > 0, x, 0.0))(1.0)",
+    "jax.grad(lambda x: jnp.where(x > 0, x, 0.0).sum())(VS)",
+    "jax.grad(lambda x: jnp.where(x > 0, 2.0 * x, jnp.zeros(3)).sum())(VW)",
+    # custom rules
+    "jax.grad(cv_strong)(1.0)",
+    "jax.grad(cv_strong)(XS)",
+    "jax.grad(cv_weak)(1.0)",
+    "jax.grad(cv_weak)(XS)",
+    "jax.grad(cv_pyfloat)(1.0)",
+    "jax.grad(cv_pyfloat)(XS)",
+    "jax.grad(lambda x: cv_strong(x) + x * x)(1.0)",
+    "jax.grad(lambda x: x * x + cv_strong(x))(1.0)",
+    "jax.grad(lambda x: cv_strong(x) * 2.0)(1.0)",
+    "jax.grad(cj_strong)(1.0)",
+    "jax.grad(cj_weak)(1.0)",
+    "jax.jvp(cj_strong, (1.0,), (1.0,))",
+    "jax.jvp(cv_strong, (1.0,), (1.0,))",
+    "jax.value_and_grad(cv_strong)(1.0)",
+    "jax.vjp(cv_strong, 1.0)[1](1.0)",
+    # control flow
+    "jax.grad(lambda x: lax.scan(lambda c, _: (c * 2.0, None), x, None, length=3)[0])(1.0)",
+    "jax.grad(lambda x: lax.scan(lambda c, y: (c * y, None), x, VS)[0])(1.0)",
+    "jax.grad(lambda x: lax.cond(x > 0, lambda y: y * 2.0, lambda y: -y, x))(1.0)",
+    "jax.grad(lambda x: lax.cond(True, lambda y: y * VS[0], lambda y: y, x))(1.0)",
+    "jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: c * 1.5, x))(1.0)",
+    "jax.jvp(lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1], (1.0,), (1.0,))",
+    # transformations inside grad
+    "jax.grad(jax.jit(jnp.sin))(1.0)",
+    "jax.grad(jax.jit(lambda x: x * VS[0]))(1.0)",
+    "jax.grad(jax.jit(cv_strong))(1.0)",
+    "jax.grad(jax.checkpoint(jnp.sin))(1.0)",
+    "jax.jit(jax.grad(jnp.sin))(1.0)",
+    "jax.jit(jax.grad(cv_strong))(1.0)",
+    "jax.vmap(jax.grad(jnp.sin))(VW)",
+    "jax.grad(jax.grad(jnp.sin))(1.0)",
+    "jax.hessian(lambda x: x ** 3)(1.0)",
+    # other APIs
+    "jax.vjp(jnp.sin, 1.0)[1](1.0)",
+    "jax.vjp(jnp.sin, 1.0)[1](jnp.float32(1))",
+    "jax.vjp(jnp.sin, XS)[1](1.0)",
+    "jax.vjp(lambda x: x * VS, 1.0)[1](VS)",
+    "jax.jvp(jnp.sin, (1.0,), (1.0,))",
+    "jax.jvp(jnp.sin, (1.0,), (jnp.float32(1),))",
+    "jax.jvp(lambda x: x * VS, (1.0,), (1.0,))",
+    "jax.linearize(jnp.sin, 1.0)[1](1.0)",
+    "jax.linearize(jnp.sin, 1.0)[1](jnp.float32(1))",
+    "jax.linearize(lambda x: x * 2.0, XS)[1](1.0)",
+    "jax.value_and_grad(lambda x: x ** 2)(1.0)",
+    "jax.value_and_grad(lambda x: (x * VS).sum())(1.0)",
+    "jax.jacrev(lambda x: x * 2.0)(1.0)",
+    "jax.jacrev(jnp.sin)(VW)",
+    "jax.jacrev(lambda x: x * VS)(1.0)",
+    "jax.jacrev(cv_strong)(1.0)",
+    "jax.jacfwd(lambda x: x * 2.0)(1.0)",
+    "jax.jacfwd(jnp.sin)(VW)",
+    "jax.jacfwd(lambda x: x * VS)(1.0)",
+    "jax.jacfwd(cj_strong)(1.0)",
+]
+
+ns = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
+out = {"jax_version": jax.__version__, "prelude": PRELUDE,
+       "cases": evaluate_cases(PRELUDE, CASES, ns)}
+(HERE / "weak_type_grads.json").write_text(json.dumps(out, indent=1) + "\n")
+for k, v in out["cases"].items():
+    print(k, "->", v.get("dtype"), v.get("weak_type"), v.get("error", ""),
+          [(t.get("dtype"), t.get("weak_type")) for t in v.get("tuple", [])])
