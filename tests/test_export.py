@@ -359,6 +359,8 @@ SYMBOLIC_CASES = {
     "take_columns": lambda x: x[:, jnp.array([0, 2])] + jnp.take(x, jnp.array([1, 3]), axis=1),
     "take_along": lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1),
     "grad_take": jax.grad(lambda x: (x[:, jnp.array([0, 2])] ** 2).sum()),
+    "random_normal": lambda x: x + jax.random.normal(jax.random.key(0), x.shape),
+    "dropout": lambda x: jnp.where(jax.random.bernoulli(jax.random.PRNGKey(1), 0.5, x.shape), x, 0.0),
     "grad_scan": jax.grad(lambda x: jax.lax.scan(lambda c, r: (c * r, c), jnp.ones(4), x)[0].sum()),
 }
 

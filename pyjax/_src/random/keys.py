@@ -437,7 +437,7 @@ def canonical_shape(shape, name):
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
-        out = tuple(operator.index(d) for d in shape)
+        out = tuple(d if type(d) in core.symbolic_dim_types else operator.index(d) for d in shape)
     except TypeError:
         raise TypeError(f"{name}: shape must be a sequence of integers, got {shape!r}") from None
     if any(d < 0 for d in out):

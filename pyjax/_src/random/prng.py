@@ -157,7 +157,8 @@ _UNROLL_MIN_SIZE = 1 << 16
 
 
 def _threefry2x32_cpu_lowering(ctx, *args):
-    if math.prod(ctx.avals_out[0].shape) >= _UNROLL_MIN_SIZE:
+    size = math.prod(ctx.avals_out[0].shape)
+    if type(size) is int and size >= _UNROLL_MIN_SIZE:  # (a symbolic size, under export: rolled)
         return _threefry2x32_lowering(ctx, *args)
     return ctx.lower_fun(_threefry2x32_rolled, True)(*args)
 
@@ -200,10 +201,12 @@ def iota_2x32_shape(shape):
     NB: JAX's own primitive computes the high words too; here arrays of 2**32 elements or more
     (16 GiB of uint32) are refused."""
     size = math.prod(shape)
-    if size >= 2 ** 32:
+    if type(size) is int and size >= 2 ** 32:
         raise NotImplementedError(f"random: arrays of 2**32 or more elements (shape {shape}) "
                                   f"are not supported")
     lo = shape_ops.reshape(shape_ops.iota(np.uint32, size), shape)
+    if type(size) is not int:  # a symbolic shape (export)
+        return shape_ops.broadcast_in_dim(np.uint32(0), shape, ()), lo
     return np.zeros(shape, np.uint32), lo
 
 
@@ -274,7 +277,8 @@ def _bits_original(key, bit_width, shape):
     words hashed from the counters 0, 1, ..., then cut into fields of `bit_width` bits."""
     size = math.prod(shape)
     max_count = -(-bit_width * size // 32)
-    nblocks, rem = divmod(max_count, np.iinfo(np.uint32).max)
+    nblocks, rem = (divmod(max_count, np.iinfo(np.uint32).max) if type(max_count) is int
+                    else (0, max_count))  # (a symbolic size, under export: one block)
     if nblocks:  # as JAX: more than 2**32 - 1 words come from one subkey per block
         raise NotImplementedError(f"random: arrays of 2**32 or more elements (shape {shape}) "
                                   f"are not supported")
