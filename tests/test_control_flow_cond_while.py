@@ -366,3 +366,16 @@ def test_eager_cond_trace_cache_is_not_used_under_transformations():
     pyjax.grad(lambda x: lax.cond(True, branch, branch, x))(1.0)
     pyjax.grad(lambda x: lax.cond(True, branch, branch, x))(1.0)
     assert len(calls) == 7  # under grad: traced every time
+
+
+def test_branches_closing_over_one_value_share_one_operand():
+    # JAX 0.10.2: `cond[...] c a` -- x closed over by both branches is passed once
+    jaxpr = pyjax.make_jaxpr(lambda x: lax.cond(x > 0, lambda: x, lambda: -x))(1.0).jaxpr
+    eqn, = [e for e in jaxpr.eqns if e.primitive.name == "cond"]
+    assert len(eqn.invars) == 2 and all(len(b.jaxpr.invars) == 1 for b in eqn.params["branches"])
+    y = 2.0 * jnp.ones(3)
+    f = lambda x, i: lax.switch(i, [lambda: x * y, lambda: x + y, lambda: y])
+    for i in range(3):
+        np.testing.assert_allclose(pyjax.jit(f)(3.0, i), [(6.0,) * 3, (5.0,) * 3, (2.0,) * 3][i])
+        check_grads(lambda x: f(x, i), (3.0,), order=2, modes=["fwd", "rev"])
+    np.testing.assert_allclose(pyjax.vmap(f, (0, None))(jnp.arange(2.0), 1), [[2.0] * 3, [3.0] * 3])

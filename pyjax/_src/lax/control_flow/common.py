@@ -80,17 +80,29 @@ def trace_jaxpr_cached(what, fun, in_tree, in_avals):
 
 def join_consts(jaxprs_and_consts) -> tuple[list[core.ClosedJaxpr], list]:
     """Given const-free jaxprs each taking `(*its_consts, *args)`, return jaxprs all taking
-    `(*all_consts, *args)` (the other jaxprs' constants as unused inputs) and `all_consts`."""
-    all_consts = [c for _, cs in jaxprs_and_consts for c in cs]
-    out, before = [], 0
-    for closed, cs in jaxprs_and_consts:
+    `(*all_consts, *args)` (the other jaxprs' constants as unused inputs) and `all_consts`.
+
+    A value several jaxprs close over (the same object) is one shared input, as in JAX's jaxprs.
+    """
+    all_consts, slot_of, slots = [], {}, []
+    for _, cs in jaxprs_and_consts:
+        mine, taken = [], set()
+        for c in cs:
+            slot = slot_of.get(id(c))
+            if slot is None or slot in taken:  # new, or the same value twice in one jaxpr
+                slot = slot_of[id(c)] = len(all_consts)
+                all_consts.append(c)
+            taken.add(slot)
+            mine.append(slot)
+        slots.append(mine)
+    out = []
+    for (closed, cs), mine in zip(jaxprs_and_consts, slots):
         j = closed.jaxpr
-        n = len(cs)
-        pad_before = [core.Var(core.get_aval(c)) for c in all_consts[:before]]
-        pad_after = [core.Var(core.get_aval(c)) for c in all_consts[before + n:]]
-        invars = pad_before + j.invars[:n] + pad_after + j.invars[n:]
-        out.append(core.ClosedJaxpr(core.Jaxpr([], invars, j.outvars, j.eqns, j.effects), []))
-        before += n
+        invars = [core.Var(core.get_aval(c)) for c in all_consts]
+        for slot, v in zip(mine, j.invars[:len(cs)]):
+            invars[slot] = v
+        out.append(core.ClosedJaxpr(core.Jaxpr([], invars + j.invars[len(cs):], j.outvars, j.eqns,
+                                               j.effects), []))
     return out, all_consts
 
 
