@@ -102,6 +102,10 @@ def test_bcoo_gradients_through_data_and_dense_operand():
         check_grads(lambda a: sparse.bcoo_fromdense(a, nse=12).data, (x + 5,), order=1,
                     modes=("fwd", "rev"))
         check_grads(lambda a: sparse.bcoo_extract(m, a).data, (x,), order=1, modes=("fwd", "rev"))
+        # the tangent of fromdense lives on the primal's pattern, whatever the tangent's zeros
+        t = np.arange(12.0).reshape(4, 3) + 1
+        _, dt = pyjax.jvp(lambda a: sparse.bcoo_fromdense(a, nse=m.nse).data, (x,), (t,))
+        np.testing.assert_array_equal(dt, t[tuple(np.asarray(m.indices).T)])
         check_grads(lambda d: sparse.bcoo_sum_duplicates(
             sparse.BCOO((d, m.indices), shape=m.shape), nse=m.nse).data, (m.data,), order=1,
             modes=("fwd", "rev"))

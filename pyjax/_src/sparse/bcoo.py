@@ -142,7 +142,7 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
 
 
 bcoo_fromdense_p = sparse_primitive("bcoo_fromdense", _fromdense_impl, multiple_results=True,
-                                    linear_argnums=(0,))
+                                    linear_argnums=(0,), structure_preserving=False)
 
 _TRACED_NSE_ERROR = ("The error arose for the nse argument of bcoo_fromdense. In order for "
                      "BCOO.fromdense() to be used in traced/compiled code, you must pass a "

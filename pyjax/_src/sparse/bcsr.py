@@ -82,7 +82,7 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
 
 
 bcsr_fromdense_p = sparse_primitive("bcsr_fromdense", _fromdense_impl, multiple_results=True,
-                                    linear_argnums=(0,))
+                                    linear_argnums=(0,), structure_preserving=False)
 
 
 def _extract_impl(indices, indptr, mat):

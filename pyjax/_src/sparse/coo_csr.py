@@ -50,7 +50,7 @@ def _coo_matvec_impl(data, row, col, v, *, spinfo, transpose):
 
 coo_todense_p = sparse_primitive("coo_todense", _coo_todense_impl, linear_argnums=(0,))
 coo_fromdense_p = sparse_primitive("coo_fromdense", _coo_fromdense_impl, multiple_results=True,
-                                   linear_argnums=(0,))
+                                   linear_argnums=(0,), structure_preserving=False)
 coo_matvec_p = sparse_primitive("coo_matvec", _coo_matvec_impl, linear_argnums=(0, 3))
 coo_matmat_p = sparse_primitive("coo_matmat", _coo_matvec_impl, linear_argnums=(0, 3))
 
@@ -120,7 +120,7 @@ def _csr_matvec_impl(data, indices, indptr, v, *, shape, transpose):
 
 csr_todense_p = sparse_primitive("csr_todense", _csr_todense_impl, linear_argnums=(0,))
 csr_fromdense_p = sparse_primitive("csr_fromdense", _csr_fromdense_impl, multiple_results=True,
-                                   linear_argnums=(0,))
+                                   linear_argnums=(0,), structure_preserving=False)
 csr_matvec_p = sparse_primitive("csr_matvec", _csr_matvec_impl, linear_argnums=(0, 3))
 csr_matmat_p = sparse_primitive("csr_matmat", _csr_matvec_impl, linear_argnums=(0, 3))
 

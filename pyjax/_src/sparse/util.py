@@ -40,9 +40,12 @@ def _as_list(out, multiple_results):
 
 
 def sparse_primitive(name: str, impl, *, multiple_results: bool = False,
-                     linear_argnums: tuple = ()) -> Primitive:
+                     linear_argnums: tuple = (), structure_preserving: bool = True) -> Primitive:
     """A primitive computing `impl(*arrays, **params)` (pyjax ops), with every rule derived from
-    `impl`. `linear_argnums`: the arguments it is linear in (they get a transpose rule)."""
+    `impl`. `linear_argnums`: the arguments it is linear in (they get a transpose rule). When
+    `structure_preserving` (the default), applying the primitive to a tangent gives the tangent
+    of the result, so the JVP binds the primitive again; fromdense is linear but not so (its
+    output indices depend on where its input is nonzero), so its JVP differentiates `impl`."""
     p = Primitive(name, multiple_results)
     p.def_impl(partial(apply_primitive, p))
     p.sparse_impl = impl
@@ -59,6 +62,19 @@ def sparse_primitive(name: str, impl, *, multiple_results: bool = False,
     def jvp(primals, tangents, **params):
         out = p.bind(*primals, **params)
         nz = [i for i, t in enumerate(tangents) if type(t) is not Zero]
+        if nz and structure_preserving and set(nz) <= set(linear_argnums):
+            # multilinear in its linear arguments: the tangent is a sum of binds of the
+            # primitive itself, one per nonzero tangent (the jaxpr keeps the sparse primitive)
+            total = None
+            for i in nz:
+                args = list(primals)
+                args[i] = tangents[i]
+                t = _as_list(p.bind(*args, **params), multiple_results)
+                total = t if total is None else [ad.add_tangents(a, b) for a, b in zip(total, t)]
+            outs = _as_list(out, multiple_results)
+            total = [Zero(ad.tangent_aval(core.get_aval(o))) if not _is_inexact(o) else t
+                     for o, t in zip(outs, total)]
+            return out, (total if multiple_results else total[0])
 
         def f(*xs):
             args = list(primals)
@@ -101,6 +117,10 @@ def sparse_primitive(name: str, impl, *, multiple_results: bool = False,
         return out, ([0] * len(out) if multiple_results else 0)
     p.def_batch(batch)
     return p
+
+
+def _is_inexact(x):
+    return np.issubdtype(core.get_aval(x).dtype, np.inexact)
 
 
 def _zero_ct(aval):
