@@ -163,3 +163,16 @@ def test_solver_iterates_and_errors_match_recorded_jax(expr):
     ns = {"jax": pyjax, "jnp": jnp, "np": np, "sla": sla}
     got = evaluate_cases(_RECORDED["prelude"].split("D = ")[0], [expr], ns)[expr]
     assert_matches(got, _RECORDED["solver_cases"][expr], rtol=2e-5, atol=2e-6, err_msg=expr)
+
+
+def test_solvers_take_sparse_operators():
+    from pyjax.experimental import sparse
+    a, b = _spd(5, seed=7)
+    a[np.abs(a) < 1] = 0
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    want = np.linalg.solve(a, b)
+    for m in (sparse.BCOO.fromdense(a), sparse.BCSR.fromdense(a)):
+        for solver in (cg, bicgstab, gmres):
+            np.testing.assert_allclose(solver(m, b, tol=1e-6)[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(pyjax.jit(lambda m, b: cg(m, b, tol=1e-6)[0])(sparse.BCOO.fromdense(a), b),
+                               want, rtol=1e-4, atol=1e-5)
