@@ -174,6 +174,29 @@ def test_sparsify_matches_the_dense_function():
         sparse.sparsify(lambda a: a + 1.0)(m)
 
 
+def test_sparsify_through_control_flow():
+    x = _rand_sparse((3, 4), seed=17)
+    m = sparse.BCOO.fromdense(x)
+    f = sparse.sparsify(lambda p, a: lax.cond(p, lambda a: a * 2.0, lambda a: -a, a))
+    for p, want in ((True, 2 * x), (False, -x)):
+        out = f(p, m)
+        assert isinstance(out, sparse.BCOO)
+        np.testing.assert_array_equal(out.todense(), want)
+        np.testing.assert_array_equal(pyjax.jit(f)(p, m).todense(), want)
+    w = sparse.sparsify(lambda a: lax.while_loop(lambda c: c[1] < 3,
+                                                 lambda c: (c[0] * 2.0, c[1] + 1), (a, 0)))
+    out, n = w(m)
+    np.testing.assert_array_equal(out.todense(), 8 * x)
+    assert int(n) == 3
+    xs = np.array([1., 2., 3.], np.float32)
+    s = sparse.sparsify(lambda a, xs: lax.scan(lambda c, t: (c * t, c @ np.ones(4, np.float32)), a, xs))
+    c, ys = s(m, xs)
+    np.testing.assert_allclose(c.todense(), 6 * x, rtol=1e-6)
+    np.testing.assert_allclose(ys, np.stack([x.sum(1), x.sum(1), 2 * x.sum(1)]), rtol=1e-6)
+    with pytest.raises(TypeError, match="structure"):   # branches of different nse
+        sparse.sparsify(lambda p, a: lax.cond(p, lambda a: a, lambda a: a * a, a))(True, m)
+
+
 def test_bcoo_shape_operations_against_dense():
     x = _rand_sparse((4, 3, 2), seed=11)
     for nb, nd in [(0, 0), (1, 0), (1, 1), (0, 1)]:

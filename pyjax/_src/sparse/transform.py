@@ -64,9 +64,11 @@ class SparsifyTrace(core.Trace):
         if not any(isinstance(v, JAXSparse) for v in vals):
             with core.set_current_trace(self.parent):
                 return prim.bind(*vals, **params)
+        if prim.name in _CONTROL_FLOW_RULES:
+            return _CONTROL_FLOW_RULES[prim.name](self, args, params)
         rule = _SPARSE_RULES.get(prim)
         if rule is None:
-            inner = _inner_jaxpr(params)
+            inner = _inner_jaxpr(params) if prim.name in _CALLS else None
             if inner is not None:   # a call (jit, custom_jvp/vjp, remat): sparsify its body
                 with core.set_current_trace(self):
                     outs = core.eval_jaxpr(inner.jaxpr, inner.consts, *args)
@@ -88,6 +90,10 @@ class SparsifyTrace(core.Trace):
         return fun(*args)
 
 
+_CALLS = {"jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
+          "remat2", "checkpoint", "name"}
+
+
 def _inner_jaxpr(params):
     for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
         j = params.get(key)
@@ -98,6 +104,110 @@ def _inner_jaxpr(params):
 
 _DENSE_OUTPUT = {"cos", "cosh", "exp", "exp2", "log", "acos", "acosh", "logistic", "is_finite",
                  "erfc", "lgamma", "digamma", "rsqrt", "pow"}
+
+
+# -- control flow: the bodies are sparsified on the buffers of the sparse operands --------------
+
+def _sparsified_body(closed, in_tree, out_trees):
+    """A function of flat buffers running `closed` with the sparse operands rebuilt, returning
+    the flat buffers of its (possibly sparse) results; records the result structure."""
+    def f(*bufs):
+        ins = tree_util.tree_unflatten(in_tree, list(bufs))
+        outs = sparsify(lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs))(*ins)
+        flat, tree = tree_util.tree_flatten(list(outs))
+        out_trees.append((tree, [(np.shape(x), np.result_type(x)) for x in flat]))
+        return flat
+    return f
+
+
+def _same_structure(name, out_trees):
+    first = out_trees[0]
+    for t in out_trees[1:]:
+        if t != first:
+            raise TypeError(f"sparsify: the branches of {name} give sparse results of different "
+                            f"structures (layouts or nse): {first[0]} vs {t[0]}")
+    return first[0]
+
+
+def _cond_rule(trace, args, params):
+    from pyjax._src.lax.control_flow.conditionals import switch
+    index, *ops = [trace.to_value(a) for a in args]
+    leaves, in_tree = tree_util.tree_flatten(ops)
+    out_trees = []
+    branches = [_sparsified_body(b, in_tree, out_trees) for b in params["branches"]]
+    with core.set_current_trace(trace.parent):
+        flat = switch(index, branches, *leaves)
+    tree = _same_structure("cond", out_trees)
+    return [trace.wrap(o) for o in tree_util.tree_unflatten(tree, list(flat))]
+
+
+def _while_rule(trace, args, params):
+    from pyjax._src.lax.control_flow.while_loop import while_loop
+    vals = [trace.to_value(a) for a in args]
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    cconsts, bconsts, init = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
+    c_leaves, c_tree = tree_util.tree_flatten(cconsts)
+    b_leaves, b_tree = tree_util.tree_flatten(bconsts)
+    init_leaves, carry_tree = tree_util.tree_flatten(init)
+    out_trees = []
+
+    def cond_fun(carry):
+        consts = tree_util.tree_unflatten(c_tree, c_leaves)
+        body = _sparsified_body(params["cond_jaxpr"], tree_util.tree_structure(consts + tree_util.tree_unflatten(carry_tree, list(carry))), [])
+        return body(*c_leaves, *carry)[0]
+
+    def body_fun(carry):
+        full_tree = tree_util.tree_structure(tree_util.tree_unflatten(b_tree, b_leaves) +
+                                             tree_util.tree_unflatten(carry_tree, list(carry)))
+        out = _sparsified_body(params["body_jaxpr"], full_tree, out_trees)(*b_leaves, *carry)
+        if out_trees[-1][0] != carry_tree:
+            raise TypeError(f"sparsify: the body of a while loop must keep the sparse structure "
+                            f"of its carry (layouts and nse): {carry_tree} vs {out_trees[-1][0]}")
+        return list(out)
+
+    with core.set_current_trace(trace.parent):
+        flat = while_loop(cond_fun, body_fun, list(init_leaves))
+    return [trace.wrap(o) for o in tree_util.tree_unflatten(carry_tree, list(flat))]
+
+
+def _scan_rule(trace, args, params):
+    """Sparse consts and carries (the carry keeps its structure); the scanned-over inputs are
+    dense; sparse per-step outputs come back stacked along a new leading batch dimension."""
+    from pyjax._src.lax.control_flow.scan import scan
+    vals = [trace.to_value(a) for a in args]
+    nc, ncarry = params["num_consts"], params["num_carry"]
+    consts, init, xs = vals[:nc], vals[nc:nc + ncarry], vals[nc + ncarry:]
+    if any(isinstance(x, JAXSparse) for x in xs):
+        raise NotImplementedError("sparsify: scanning over a sparse array is not implemented "
+                                  "(sparse consts and carries are)")
+    k_leaves, _ = tree_util.tree_flatten(consts)
+    init_leaves, carry_tree = tree_util.tree_flatten(init)
+    n_k, n_c = len(k_leaves), len(init_leaves)
+    out_trees = []
+
+    def body(carry, x):
+        ins = tree_util.tree_unflatten(tree_util.tree_structure(consts), k_leaves) + \
+            tree_util.tree_unflatten(carry_tree, list(carry)) + list(x)
+        full_tree = tree_util.tree_structure(ins)
+        out = _sparsified_body(params["jaxpr"], full_tree, out_trees)(*tree_util.tree_leaves(ins))
+        tree = out_trees[-1][0]
+        outs = tree_util.tree_unflatten(tree, list(out))
+        new_carry, ys = outs[:ncarry], outs[ncarry:]
+        c_flat, c_tree = tree_util.tree_flatten(new_carry)
+        if c_tree != carry_tree:
+            raise TypeError(f"sparsify: the body of a scan must keep the sparse structure of its "
+                            f"carry (layouts and nse): {carry_tree} vs {c_tree}")
+        return c_flat, ys
+
+    del n_k, n_c
+    with core.set_current_trace(trace.parent):
+        carry, ys = scan(body, list(init_leaves), list(xs), length=params["length"],
+                         reverse=params["reverse"])
+    outs = tree_util.tree_unflatten(carry_tree, list(carry)) + list(ys)
+    return [trace.wrap(o) for o in outs]
+
+
+_CONTROL_FLOW_RULES = {"cond": _cond_rule, "while": _while_rule, "scan": _scan_rule}
 
 
 # -- sparse rules -------------------------------------------------------------------------------
