@@ -134,6 +134,19 @@ def test_checking_leaks_quiet_without_leaks():
         assert pyjax.vmap(pyjax.grad(lambda x: x ** 2))(jnp.ones(2)).tolist() == [2.0, 2.0]
 
 
+def test_checking_leaks_quiet_with_custom_rules():
+    # a custom_jvp/custom_vjp rule lives on in the jaxpr: it must not hold the traced arguments
+    @pyjax.custom_vjp
+    def clip_grad(x):
+        return x
+
+    clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1.0, 1.0),))
+    with pyjax.checking_leaks():
+        assert float(pyjax.jit(pyjax.grad(lambda a: jnp.logaddexp(a, 2.0)))(1.0)) > 0
+        assert float(pyjax.jit(pyjax.grad(lambda a: clip_grad(a) * 5.0))(1.0)) == 1.0
+        pyjax.eval_shape(jnp.logaddexp, jnp.ones(3), jnp.ones(3))
+
+
 def test_without_the_flag_leaks_are_not_checked():
     out = []
     pyjax.jit(lambda x: out.append(x) or x)(1.0)

@@ -260,8 +260,24 @@ def _pair(out, rule, what):
     return out
 
 
+def _without_values(call: _FlatCall) -> _FlatCall:
+    """`call` as a rule keeps it: the arguments' structure without their values. A rule lives
+    on in the jaxpr's equation; holding the arguments would keep the tracers of a finished
+    trace alive (jax_check_tracer_leaks reports them)."""
+    dyn = []
+    for a in call.dyn:
+        tree = tree_util.tree_structure(a)
+        dyn.append(tree_util.tree_unflatten(tree, [_ARG] * tree.num_leaves))
+    return call._replace(dyn=tuple(dyn), leaves=None, fun=None)
+
+
+_ARG = object()  # a stand-in leaf
+
+
 def _flat_jvp(name, user_jvp, call: _FlatCall):
     """The user's JVP rule on flat primals and tangents, its outputs checked."""
+    call = _without_values(call)
+
     def flat_jvp(ps, ts):
         p_tree = tree_util.tree_unflatten(call.in_tree, ps)
         t_tree = tree_util.tree_unflatten(call.in_tree, ts)
@@ -392,6 +408,8 @@ class custom_vjp(_CustomFunction):
 
 def _flat_fwd(name, user_fwd, call: _FlatCall, res_tree_box):
     """The user's fwd rule on flat primals: `(flat outputs, flat residuals)`."""
+    call = _without_values(call)
+
     def flat_fwd(ps, perturbed=None):
         if perturbed is not None:  # symbolic_zeros=True: each leaf as CustomVJPPrimal
             ps = [CustomVJPPrimal(p, z) for p, z in zip(ps, perturbed, strict=True)]
@@ -412,6 +430,7 @@ def _flat_bwd(name, user_bwd, call: _FlatCall, res_tree_box, symbolic_zeros=Fals
     """The user's bwd rule on flat residuals and output cotangents: one cotangent (or None) per
     input leaf. With `symbolic_zeros`, zero cotangents reach bwd as `SymbolicZero`s."""
     in_avals = [core.get_aval(x) for x in call.leaves]
+    call = _without_values(call)
 
     def flat_bwd(res_flat, cts_flat):
         res = tree_util.tree_unflatten(res_tree_box[0], res_flat)
