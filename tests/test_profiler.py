@@ -140,3 +140,18 @@ def test_docstring_examples():
     from pyjax._src import profiler as profiler_module
     failures, tried = doctest.testmod(profiler_module)[:2]
     assert tried >= 5 and failures == 0
+
+
+def test_debug_nans_switched_during_a_trace_stays_on(tmp_path):
+    f = pyjax.jit(lambda x: jnp.log(x))
+    profiler.start_trace(str(tmp_path))
+    try:
+        pyjax.config.update("jax_debug_nans", True)
+    finally:
+        profiler.stop_trace()
+    try:
+        with pytest.raises(FloatingPointError):
+            f(-1.0)
+    finally:
+        pyjax.config.update("jax_debug_nans", False)
+    assert bool(jnp.isnan(f(-1.0)))

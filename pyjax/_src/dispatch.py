@@ -429,12 +429,12 @@ _float_checks()
 
 
 # while a profile runs (profiler.start_trace), every run of an executable is an event
-_unprofiled_run = [None]
+_profiled = [None]  # (the run method wrapped, the wrapper) while a profile runs
 
 
 def _profile_runs(on):
-    if on and _unprofiled_run[0] is None:
-        inner = _unprofiled_run[0] = Compiled._run
+    if on and _profiled[0] is None:
+        inner = Compiled._run
 
         def _run_recorded(self, bufs, args):
             t0 = time.perf_counter()
@@ -443,8 +443,12 @@ def _profile_runs(on):
             finally:
                 profiler.record("execute", self.name, t0)
         Compiled._run = _run_recorded
-    elif not on and _unprofiled_run[0] is not None:
-        Compiled._run, _unprofiled_run[0] = _unprofiled_run[0], None
+        _profiled[0] = (inner, _run_recorded)
+    elif not on and _profiled[0] is not None:
+        inner, wrapper = _profiled[0]
+        _profiled[0] = None
+        if Compiled._run is wrapper:  # (debug_nans switched meanwhile installed its own)
+            Compiled._run = inner
 
 
 profiler.on_change.append(_profile_runs)
