@@ -1000,6 +1000,15 @@ MISSING_RULES: dict[str, dict[str, str]] = {
         "rng_bit_generator": "XLA's platform-dependent generator: its oracle is JAX's recorded bits "
                              "(tests/test_random.py)",
         "rng_uniform": "XLA's stateful generator: tests check the range of its values",
+        **{name: "a sparse primitive, written with pyjax ops: its oracle is NumPy on the dense "
+                 "arrays (tests/test_sparse.py) and JAX's recorded layouts"
+           for name in ("bcoo_dot_general", "bcoo_dot_general_sampled", "bcoo_extract",
+                        "bcoo_fromdense", "bcoo_sort_indices", "bcoo_spdot_general",
+                        "bcoo_sum_duplicates", "bcoo_todense", "bcoo_transpose",
+                        "bcsr_dot_general", "bcsr_extract", "bcsr_fromdense", "bcsr_todense",
+                        "coo_fromdense", "coo_matmat", "coo_matvec", "coo_todense",
+                        "csr_fromdense", "csr_matmat", "csr_matvec", "csr_todense", "spsolve",
+                        "todense")},
         **{name: "a host callback: it runs the user's Python function (tests/test_callbacks.py)"
            for name in ("debug_callback", "pure_callback", "io_callback")},
         "inspect_sharding": "reports a sharding to a callback, computes nothing "
