@@ -25,22 +25,6 @@ def ns():
     return ns
 
 
-def _strong(enc):
-    """An encoded result with every weak_type flag cleared."""
-    if isinstance(enc, dict):
-        return {k: (False if k == "weak_type" else _strong(v)) for k, v in enc.items()}
-    if isinstance(enc, list):
-        return [_strong(v) for v in enc]
-    return enc
-
-
-# Gradients with respect to a weak-typed scalar (a Python float argument): JAX's are strong,
-# since odeint's bwd returns a strong cotangent; pyjax's grad weak-types that cotangent like its
-# primal (a difference in pyjax's custom_vjp, not in odeint; see test_weak_type_of_gradients).
-WEAK_GRADS = {e for e in RECORDED["cases"] if "grad" in e and any(
-    s in e for s in ("(0.7)", "(2.0)", "(0.25, 5.0)", "1.5)", "(P)"))}
-
-
 # A few cases in the default run (each compiles its own solver, ~1-3 s cold); all with -m slow.
 QUICK = {"odeint(decay, 1.0, TS, 2.0)",
          "odeint(pendulum, Y0P, jnp.linspace(0., 10., 11), 0.25, 5.0, rtol=1e-3, atol=1e-3)",
@@ -55,14 +39,11 @@ def test_matches_jax(ns, expr):
     # The same steps are taken as in JAX, so values agree to float32 rounding (the loosest:
     # gradients whose adjoint solve accumulates rounding over many steps).
     actual, expected = evaluate(expr, ns), RECORDED["cases"][expr]
-    if expr in WEAK_GRADS:
-        actual, expected = _strong(actual), _strong(expected)
     assert_matches(actual, expected, rtol=2e-4, atol=2e-5, err_msg=expr)
 
 
-@pytest.mark.xfail(strict=True, reason="pyjax's custom_vjp gives a weak-typed primal a "
-                   "weak-typed cotangent even when bwd returns a strong one; JAX keeps bwd's")
 def test_weak_type_of_gradients(ns):
+    # odeint's bwd returns a strong cotangent, so the gradient at a Python float is strong
     expr = "jax.grad(lambda a: odeint(lambda y, t: -a * y, 1.0, TS)[-1])(0.7)"
     assert_matches(evaluate(expr, ns), RECORDED["cases"][expr], rtol=2e-4, atol=2e-5)
 

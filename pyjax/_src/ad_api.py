@@ -14,7 +14,7 @@ from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.ad import Zero, tangent_aval
 from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills ad's lax_ops slots)
-from pyjax._src.lax.elementwise import _convert_element_type
+from pyjax._src.lax.elementwise import _convert_element_type, real
 from pyjax._src.lax.shape_ops import reshape, slice_in_dim
 from pyjax._src.numpy.creation import eye, ones_like
 
@@ -130,6 +130,9 @@ class _Linearized:
         return core.eval_jaxpr(self.linear_jaxpr, [], *self.residuals, *diff_t)
 
     def vjp(self, cts):
+        # NB: a cotangent's weak type is what the transposes made of it, not its primal's (as
+        # JAX: the transpose of a weak-to-strong conversion converts back to weak, a custom_vjp
+        # bwd keeps what it returns, a cotangent passed in keeps its own).
         nres = len(self.residuals)
         ndiff = sum(self.diff_mask)
         mask = [False] * nres + [True] * ndiff
@@ -138,17 +141,10 @@ class _Linearized:
         out = []
         for aval, d in zip(self.in_avals, self.diff_mask):
             if d:
-                out.append(_match_weak_type(ad.instantiate(next(it)), aval))
+                out.append(ad.instantiate(next(it)))
             else:
                 out.append(np.zeros(aval.shape, dtypes.float0))
         return out
-
-
-def _match_weak_type(ct, aval):
-    """A cotangent is weakly typed exactly when its primal is (as JAX: `grad(f)(1.0)` is weak)."""
-    if core.get_aval(ct).weak_type == aval.weak_type:
-        return ct
-    return _convert_element_type(ct, aval.dtype, aval.weak_type)
 
 
 def linearize_flat(flat, primals) -> _Linearized:
@@ -395,19 +391,20 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             out = jvp(f_partial, dyn, tree_util.tree_unflatten(d_tree, list(t_flat)), has_aux=has_aux)
             return out[0], out[1], out[2] if has_aux else None
         y, jac_t, aux = vmap(push, out_axes=(None, -1, None))(*basis)
-        jac = tree_util.tree_map(lambda j, yy: _split_last(j, avals, d_tree, nums, argnums), jac_t, y)
+        jac = tree_util.tree_map(lambda j, yy: _split_last(j, avals, d_tree, nums, argnums, yy), jac_t, y)
         return (jac, aux) if has_aux else jac
     return jac_f
 
 
-def _split_last(j, avals, d_tree, nums, argnums):
-    """Split the last (stacked-basis) axis of `j` back into the input pytree's shapes."""
+def _split_last(j, avals, d_tree, nums, argnums, y):
+    """Split the last (stacked-basis) axis of `j` back into the input pytree's shapes, each block
+    with the dtype and weak type of the output `y` it differentiates (as JAX's jacfwd)."""
     ja = core.get_aval(j)
     lead = ja.shape[:-1]
     pieces, start = [], 0
     for a in avals:
         blk = slice_in_dim(j, start, start + a.size, 1, ja.ndim - 1)
-        pieces.append(reshape(blk, lead + a.shape))
+        pieces.append(_possible_downcast(reshape(blk, lead + a.shape), core.get_aval(y)))
         start += a.size
     tree = tree_util.tree_unflatten(d_tree, pieces)
     return tree[0] if _is_single(argnums) else tree
@@ -447,15 +444,26 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         for yi, ya in enumerate(y_avals):
             start = sum(a.size for a in y_avals[:yi])
 
-            def take(c, ya=ya, start=start):
+            def take(c, x, ya=ya, start=start):
                 ca = core.get_aval(c)
-                blk = slice_in_dim(c, start, start + ya.size, 1, 0)
-                return reshape(blk, ya.shape + ca.shape[1:])
-            part = tree_util.tree_map(take, cts)
+                blk = reshape(slice_in_dim(c, start, start + ya.size, 1, 0), ya.shape + ca.shape[1:])
+                xa = core.get_aval(x)
+                return _possible_downcast(blk, xa) if _is_float(xa) else blk
+            part = tree_util.tree_map(take, cts, dyn)
             out_per_y.append(part[0] if _is_single(argnums) else part)
         jac = tree_util.tree_unflatten(y_tree, out_per_y)
         return (jac, aux) if has_aux else jac
     return jac_f
+
+
+def _possible_downcast(x, example_aval):
+    """A Jacobian block with the dtype and weak type of the input (jacrev) or output (jacfwd) it
+    belongs to; the real part when that is real and the block complex."""
+    xa = core.get_aval(x)
+    if dtypes.issubdtype(xa.dtype, np.complexfloating) and not dtypes.issubdtype(
+            example_aval.dtype, np.complexfloating):
+        x = real(x)
+    return _convert_element_type(x, example_aval.dtype, example_aval.weak_type)
 
 
 jacobian = jacrev
