@@ -160,6 +160,10 @@ def test_device_put_pytree_and_explicit_device():
     assert z is not y and z.committed and not y.committed
     assert z.unsafe_buffer_pointer() == y.unsafe_buffer_pointer()
     np.testing.assert_array_equal(np.asarray(jax.device_put(y, dev, may_alias=False)), [0, 2, 4])
+    np.testing.assert_array_equal(jax.device_put(y, jax.sharding.SingleDeviceSharding(dev)), [0, 2, 4])
+    for bad in ["cpu", 0]:  # JAX 0.10.2: ValueError naming the value
+        with pytest.raises(ValueError, match=f"only accepts .*Received invalid value: {bad!r}"):
+            jax.device_put(y, bad)
 
 
 def test_device_get():

@@ -17,6 +17,7 @@ from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host
                               is_named_sharding, named_sharding_for, put_named)
 from pyjax._src.backend import xla
 from pyjax._src.backend.guard import JAXLIB_VERSION
+from pyjax._src.sharding import Sharding
 from pyjax._src.config import State
 from pyjax._src.random.keys import KeyAval as _KeyAval
 
@@ -68,6 +69,10 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     them out over several as a sharding says (`NamedSharding`, or a `PartitionSpec` under
     `set_mesh`)."""
     device = named_sharding_for(device, "device_put")
+    if device is not None and not isinstance(device, (xla.Device, Sharding)):
+        # NB: JAX also takes a pytree of these (one per leaf of x); pyjax does not yet
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding` or "
+                         f"`jax.Device`. Received invalid value: {device!r}")
 
     def put(v):
         if isinstance(v, core.Tracer):
