@@ -282,3 +282,147 @@ def test_matches_recorded_jax(case):
     assert_matches(actual, expected, rtol=1e-5, atol=1e-6, err_msg=case)
     if "error" in expected and case not in MESSAGE_DIFFERS:
         assert actual["message"] == expected["message"], case
+
+
+# -- Refs crossing jit: signatures, AOT, vmap against a loop, gradients ---------------------------
+
+
+def test_jit_with_refs_traces_once_per_signature_and_ref_aval_is_part_of_it():
+    traces = []
+
+    def f(r, x):
+        traces.append(core.get_aval(r) if not isinstance(r, core.Tracer) else r.aval)
+        r[...] += x
+        return r[0]
+    jf = jax.jit(f)
+    a, b = jax.new_ref(jnp.zeros(3)), jax.new_ref(jnp.ones(3))
+    for _ in range(3):
+        jf(a, jnp.ones(3))
+        jf(b, jnp.ones(3))
+    assert len(traces) == 1   # refs of one type share the trace (and the executable)
+    np.testing.assert_array_equal(jax.freeze(a), [3.0] * 3)
+    np.testing.assert_array_equal(jax.freeze(b), [4.0] * 3)
+    jf(jax.new_ref(jnp.zeros(4)), jnp.ones(4))
+    jf(jax.new_ref(jnp.zeros(3, jnp.int32)), jnp.ones(3, jnp.int32))
+    assert len(traces) == 3
+    with pytest.raises(TypeError, match="immutable"):   # an Array is another signature
+        jf(jnp.zeros(3), jnp.ones(3))
+    assert len(traces) == 4
+
+
+def test_jit_lower_and_compile_with_refs():
+    def f(r, x):
+        r[...] += x
+        return r[0] * 2
+    r = jax.new_ref(jnp.arange(3.0))
+    lowered = jax.jit(f).lower(r, jnp.ones(3))
+    assert [str(a.aval) for a in jax.tree_util.tree_leaves(
+        lowered.args_info, is_leaf=lambda x: hasattr(x, "donated"))][0].startswith("Ref{")
+    text = lowered.as_text()
+    assert "-> (tensor<f32>, tensor<3xf32>)" in text.replace("\n", " ") or text.count("tensor<3xf32>") >= 3
+    compiled = lowered.compile()
+    out = compiled(r, jnp.ones(3))
+    out2 = compiled(r, jnp.ones(3))
+    np.testing.assert_allclose([out, out2], [2.0, 4.0])
+    np.testing.assert_allclose(jax.freeze(r), [2.0, 3.0, 4.0])
+    c = jax.new_ref(jnp.zeros(2))
+    g = jax.jit(lambda x: (c.__setitem__(1, c[1] + x), c[...].sum())[1]).lower(1.0).compile()
+    assert [float(g(1.0)), float(g(2.0))] == [1.0, 3.0]
+    np.testing.assert_allclose(jax.freeze(c), [0.0, 3.0])
+
+
+def _rw(r, i, v):
+    """Reads and writes at index patterns that take every path of the batching rules."""
+    a = r[i]                      # dynamic (possibly batched) integer index
+    r[i] = a + v[0]
+    r[1:3, 0] += v[1:3]           # static slices
+    b = r[jnp.array([2, 0]), 1]   # an index array next to an integer
+    r[:, jnp.array([0, 2])] = -r[:, jnp.array([0, 2])]
+    return a.sum() + b.sum() + r[...].sum()
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0, 0), (1, 0, None), (2, None, 0), (0, None, None),
+                                     (1, 0, 0)])
+@pytest.mark.parametrize("use_jit", [False, True])
+def test_vmap_of_functions_taking_refs_matches_a_loop(in_axes, use_jit):
+    rng = np.random.default_rng(1)
+    B = 3
+    base = rng.standard_normal((4, 3)).astype(np.float32)
+    rax, iax, vax = in_axes
+    full = np.stack([base + k for k in range(B)], axis=rax)
+    idx = np.array([3, 0, 2], np.int32) if iax is not None else np.int32(1)
+    v = rng.standard_normal((B, 3)).astype(np.float32) if vax is not None else \
+        rng.standard_normal(3).astype(np.float32)
+    r = jax.new_ref(jnp.asarray(full))
+    fn = jax.vmap(_rw, in_axes=in_axes)
+    out = (jax.jit(fn) if use_jit else fn)(r, jnp.asarray(idx), jnp.asarray(v))
+    for k in range(B):
+        rk = jax.new_ref(jnp.asarray(np.take(full, k, axis=rax)))
+        want = _rw(rk, idx[k] if iax is not None else idx, v[k] if vax is not None else v)
+        np.testing.assert_allclose(out[k], want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.take(np.asarray(jax.freeze(r)), k, axis=rax),
+                                   jax.freeze(rk), rtol=1e-6)
+
+
+def test_vmap_of_fori_loop_over_batched_ref_index_by_loop_counter():
+    def f(r, x):
+        def body(i, c):
+            r[i] = c * x[i]
+            return c + r[i]
+        return lax.fori_loop(0, 4, body, 1.0)
+    xs = np.arange(8.0, dtype=np.float32).reshape(2, 4)
+    r = jax.new_ref(jnp.zeros((4, 2)))
+    out = jax.jit(jax.vmap(f, in_axes=(1, 0)))(r, xs)
+    for k in range(2):
+        rk = jax.new_ref(jnp.zeros(4))
+        np.testing.assert_allclose(out[k], f(rk, jnp.asarray(xs[k])), rtol=1e-6)
+        np.testing.assert_allclose(jax.freeze(r)[:, k], jax.freeze(rk), rtol=1e-6)
+
+
+def test_grad_through_jit_taking_a_ref_vs_finite_differences():
+    from pyjax.test_util import check_grads
+
+    def stateful(r, x):
+        def body(i, c):
+            r[i] = jnp.sin(c) * x[i]
+            return c + r[i]
+        out = lax.fori_loop(0, x.shape[0], body, 0.5)
+        r[1:] += r[:-1] * x[1:]
+        return out
+
+    def loss(x):
+        r = jax.new_ref(jnp.zeros_like(x))
+        out = jax.jit(stateful)(r, x)
+        return out * jnp.sum(r[...] ** 2)
+
+    def functional(x):
+        vals, c = [], 0.5
+        for i in range(x.shape[0]):
+            v = jnp.sin(c) * x[i]
+            vals.append(v)
+            c = c + v
+        r = jnp.stack(vals)
+        r = r.at[1:].add(r[:-1] * x[1:])
+        return c * jnp.sum(r ** 2)
+    x = jnp.asarray(X5)
+    np.testing.assert_allclose(loss(x), functional(x), rtol=1e-5)
+    np.testing.assert_allclose(jax.grad(loss)(x), jax.grad(functional)(x), rtol=1e-4, atol=1e-5)
+    check_grads(loss, (x,), order=1, modes=("fwd", "rev"), atol=1e-2, rtol=1e-2)
+
+
+def test_jvp_rules_with_a_differentiated_ref():
+    """A ref whose tangent is a ref (JAX's state AD): get/swap/addupdate carry tangents."""
+    from pyjax._src.interpreters import ad
+    from pyjax._src.state import primitives as sp
+    r, t = jax.new_ref(jnp.arange(3.0)), jax.new_ref(jnp.ones(3))
+    ix = jax.ref.get  # noqa: F841 (the public spelling of get_p)
+    spec = (("slice", 0, 3, 1),)
+    out, out_t = sp._get_jvp([r], [t], spec=spec)
+    np.testing.assert_array_equal(out_t, [1, 1, 1])
+    old, old_t = sp._swap_jvp([r, jnp.full(3, 5.0)], [t, jnp.full(3, 2.0)], spec=spec)
+    np.testing.assert_array_equal(old, [0, 1, 2])
+    np.testing.assert_array_equal(old_t, [1, 1, 1])
+    np.testing.assert_array_equal(jax.freeze(t), [2, 2, 2])
+    sp._addupdate_jvp([r, jnp.ones(3)], [t, ad.Zero(core.ShapedArray((3,), np.float32))], spec=spec)
+    np.testing.assert_array_equal(jax.freeze(r), [6, 6, 6])
+    np.testing.assert_array_equal(jax.freeze(t), [2, 2, 2])

@@ -24,6 +24,7 @@ from pyjax._src.backend import xla
 from pyjax._src.dispatch import Compiled, CompileRequest
 from pyjax._src.lowering import lower as lowering
 from pyjax._src.sharding import SingleDeviceSharding
+from pyjax._src.state.types import AbstractRef, Ref
 
 
 class ArgInfo(NamedTuple):
@@ -90,6 +91,7 @@ class Traced(_Stage):
         self.out_tree = out_tree
         self.donated = donated
         self.shardings = None  # (in, out) NamedShardings of a jit over a mesh
+        self._ref_call = None  # a state.discharge.AotCall when given or closing over Refs
 
     _traced = property(lambda self: self)
     in_tree = out_tree = None  # plain attributes here (set in __init__)
@@ -99,11 +101,17 @@ class Traced(_Stage):
         return tree_util.tree_unflatten(self.out_tree, self.jaxpr.out_avals)
 
     def lower(self) -> Lowered:
+        jaxpr, donated = self.jaxpr, self.donated
+        if any(type(a) is AbstractRef for a in jaxpr.in_avals) or \
+                any(type(c) is Ref for c in jaxpr.consts):
+            from pyjax._src.state import discharge  # Refs: the discharged jaxpr is compiled
+            self._ref_call = discharge.aot_call(jaxpr, donated)
+            jaxpr, donated = self._ref_call.jaxpr, self._ref_call.donated
         if self.shardings is not None:
-            request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated,
+            request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
                                      spmd.mesh_devices(*self.shardings), *self.shardings)
         else:
-            request = CompileRequest(self.jaxpr, f"jit_{self.name}", self.donated)
+            request = CompileRequest(jaxpr, f"jit_{self.name}", donated)
         return Lowered(self, request, dispatch.lower(request))
 
 
@@ -157,6 +165,9 @@ class CompiledFunction(_Stage):
                 raise TypeError(f"Argument types differ from the types for which this computation "
                                 f"was compiled: leaf {i} is {a.str_short()}, compiled for "
                                 f"{want.str_short()}")
+        if self._traced._ref_call is not None:  # reads the Refs' values, writes them back
+            return tree_util.tree_unflatten(self.out_tree,
+                                            self._traced._ref_call(self._compiled, leaves))
         return tree_util.tree_unflatten(self.out_tree, self._compiled(leaves))
 
     call = __call__

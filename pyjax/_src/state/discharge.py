@@ -169,10 +169,17 @@ def _slots(invars, is_ref, uniq):
         if not r:
             out.append(None)
             continue
-        if v not in uniq:
+        k = _index_of(uniq, v)
+        if k is None:
+            k = len(uniq)
             uniq.append(v)
-        out.append(uniq.index(v))
+        out.append(k)
     return out
+
+
+def _index_of(items, v):
+    """The position of `v` in `items` by identity (operands may be tracers, whose == is not)."""
+    return next((k for k, u in enumerate(items) if u is v), None)
 
 
 def _fill(args, slots, refvals):
@@ -194,7 +201,7 @@ def _scan_discharge(invars, is_ref, args, *, jaxpr, num_consts, num_carry, lengt
     slots = _slots(invars[:num_consts], is_ref[:num_consts], uniq)
     nc = num_consts
     consts, init, xs = args[:nc], args[nc:nc + num_carry], args[nc + num_carry:]
-    ref0 = [args[invars.index(v)] for v in uniq]
+    ref0 = [args[_index_of(invars, v)] for v in uniq]
 
     def body(carry, x):
         refvals, c = carry
@@ -216,7 +223,7 @@ def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_ncons
     cslots = _slots(invars[:nc], is_ref[:nc], uniq)
     bslots = _slots(invars[nc:nc + nb], is_ref[nc:nc + nb], uniq)
     cconsts, bconsts, init = args[:nc], args[nc:nc + nb], args[nc + nb:]
-    ref0 = [args[invars.index(v)] for v in uniq]
+    ref0 = [args[_index_of(invars, v)] for v in uniq]
 
     def cond_f(carry):
         refvals, c = carry
@@ -280,26 +287,42 @@ pe.traced_jaxpr_rewrites.append(_discharge_local_refs)
 # -- eager Refs in loops: a loop whose body closed over an eager Ref runs discharged ---------------
 
 
+def _ref_operand(a) -> bool:
+    return type(a) is Ref or (isinstance(a, core.Tracer) and type(a.aval) is AbstractRef)
+
+
 def _bind_with_refs(prim):
-    """`prim.bind`, discharging eager Ref operands first: a loop, cond or jit call whose body
-    closed over (or was given) a Ref made outside it (eagerly, or under grad/vmap, where Refs are
-    eager boxes) runs on the Refs' values, under whatever trace is current, and their final
-    values are written back. While a jaxpr is traced the Ref stays a `Ref{...}` operand (a
-    constvar of that jaxpr), discharged when the jaxpr runs."""
+    """`prim.bind`, discharging Ref operands first when the current trace is not building a
+    jaxpr: a loop, cond or jit call whose body closed over (or was given) a Ref runs on the
+    Refs' values under whatever trace is current (eager, grad, vmap), and their final values
+    are written back. An eager Ref (a box) is read and written directly; a Ref of an enclosing
+    jit seen by vmap or jvp is read whole with `get` and written back with `swap`, so those
+    primitives' rules apply (a batched ref's batch axis stays where it is). While a jaxpr is
+    traced the Ref stays a `Ref{...}` operand, discharged when the jaxpr runs."""
     bind = prim.bind
 
     def wrapped(*args, **params):
-        if not any(type(a) is Ref for a in args) or \
-                type(core.current_trace()) is pe.DynamicJaxprTrace:
+        if type(core.current_trace()) is pe.DynamicJaxprTrace:
             return bind(*args, **params)
-        is_ref = [type(a) is Ref for a in args]
-        vals = [a._value if r else a for a, r in zip(args, is_ref)]
+        is_ref = [_ref_operand(a) for a in args]
+        if not any(is_ref):
+            return bind(*args, **params)
+        vals = [(a._value if type(a) is Ref else get_p.bind(a, spec=_whole(a))) if r else a
+                for a, r in zip(args, is_ref)]
         new_refs, outs = _rule(prim, params)(list(args), is_ref, vals, **params)
-        for a, new in zip(args, new_refs, strict=True):
-            if new is not None:
+        for a, old, new in zip(args, vals, new_refs, strict=True):
+            if new is None or new is old:
+                continue
+            if type(a) is Ref:
                 a._write(new)
+            else:
+                swap_p.bind(a, new, spec=_whole(a))
         return outs
     return wrapped
+
+
+def _whole(ref):
+    return tuple(("slice", 0, d, 1) for d in ref.aval.shape)
 
 
 # -- refs crossing a jit boundary -------------------------------------------------------------------
@@ -380,6 +403,41 @@ def check_ref_args(fun_str, closed: core.ClosedJaxpr, leaves, names):
 
 def has_refs_in_signature(closed: core.ClosedJaxpr) -> bool:
     return any(_is_ref(v) for v in closed.jaxpr.constvars + closed.jaxpr.invars)
+
+
+class AotCall:
+    """What `jit(f).lower(...)` compiles for a function given (or closing over) Refs: the
+    discharged jaxpr taking `(*closed-over refs' values, *args)`, and how a call of the compiled
+    executable reads the refs and writes back those the function writes."""
+
+    def __init__(self, closed: core.ClosedJaxpr, donated):
+        cv, consts = closed.jaxpr.constvars, closed.consts
+        self.ref_consts = [c for c in consts if type(c) is Ref]
+        ref_vars = [v for v, c in zip(cv, consts) if type(c) is Ref]
+        inner = core.Jaxpr([v for v, c in zip(cv, consts) if type(c) is not Ref],
+                           ref_vars + closed.jaxpr.invars, closed.jaxpr.outvars, closed.jaxpr.eqns)
+        self.jaxpr, self.written = discharged_call_jaxpr(
+            core.ClosedJaxpr(inner, [c for c in consts if type(c) is not Ref]))
+        self.donated = (False,) * len(ref_vars) + tuple(donated) if donated else ()
+        self.nout = len(closed.jaxpr.outvars)
+
+    def __call__(self, compiled, leaves):
+        refs = self.ref_consts + [x for x in leaves if type(x) is Ref]
+        vals = [r._value for r in self.ref_consts] + [x._value if type(x) is Ref else x
+                                                      for x in leaves]
+        outs = compiled(vals)
+        finals = iter(outs[self.nout:])
+        for r, w in zip(refs, self.written, strict=True):
+            if w:
+                r._write(next(finals))
+        return outs[:self.nout]
+
+
+def aot_call(closed: core.ClosedJaxpr, donated):
+    """An `AotCall` for a traced jit over refs, or None when it takes and closes over none."""
+    if not has_refs_in_signature(closed):
+        return None
+    return AotCall(closed, donated)
 
 
 discharge_rules[pjit.pjit_p] = _pjit_discharge
