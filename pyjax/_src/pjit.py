@@ -476,10 +476,10 @@ class JitInfo:
         """A call given Refs (or closing over them): JAX's checks, then the jit equation over
         the refs, which `state.discharge` runs on their values (writing the new ones back)."""
         from pyjax._src.state import discharge  # installs the discharge of jit calls with Refs
-        names = _arg_origins(self._params(), args, kwargs, in_tree, self.static_argnums,
-                             *self._var_names())
-        discharge.check_ref_args(pe.TraceDebug(self.fun, "jit", None).fun_str(), entry.closed,
-                                 leaves, names)
+        discharge.check_ref_args(
+            lambda: pe.TraceDebug(self.fun, "jit", None).fun_str(), entry.closed, leaves,
+            lambda: _arg_origins(self._params(), args, kwargs, in_tree, self.static_argnums,
+                                 *self._var_names()))
         closed = entry.closed
         return pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed), name=self.name,
                            donated_invars=None)

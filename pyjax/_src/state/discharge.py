@@ -382,23 +382,28 @@ def _is_ref_value(x) -> bool:
 
 def check_ref_args(fun_str, closed: core.ClosedJaxpr, leaves, names):
     """JAX's errors for a jit call given refs: the same ref at two arguments, or a ref both
-    passed and closed over (`names`: the arguments' names, or None)."""
+    passed and closed over. `fun_str` and `names` (the arguments' names, or None) are thunks,
+    called only for an error message."""
     seen = {}
     consts = {id(c) for c in closed.consts if _is_ref_value(c)}
     for i, x in enumerate(leaves):
         if not _is_ref_value(x):
             continue
-        name = names[i] if names and i < len(names) else f"argument {i}"
-        if id(x) in consts:
-            raise ValueError(f"when tracing {fun_str} for jit, a mutable array reference of type "
-                             f"{core.get_aval(x)!r} was both closed over and passed as the "
-                             f"argument {name}")
-        if id(x) in seen:
+        if id(x) in consts or id(x) in seen:
+            arg_names = names()
+            name = arg_names[i] if arg_names and i < len(arg_names) else f"argument {i}"
+            if id(x) in consts:
+                raise ValueError(f"when tracing {fun_str()} for jit, a mutable array reference "
+                                 f"of type {core.get_aval(x)!r} was both closed over and passed "
+                                 f"as the argument {name}")
+            first = seen[id(x)]
+            first = arg_names[first] if arg_names and first < len(arg_names) else \
+                f"argument {first}"
             raise ValueError(f"only one reference to a mutable array may be passed as an "
-                             f"argument to a function, but when tracing {fun_str} for jit the "
+                             f"argument to a function, but when tracing {fun_str()} for jit the "
                              f"mutable array reference of type {core.get_aval(x)!r} appeared at "
-                             f"both {seen[id(x)]} and {name}.")
-        seen[id(x)] = name
+                             f"both {first} and {name}.")
+        seen[id(x)] = i
 
 
 def has_refs_in_signature(closed: core.ClosedJaxpr) -> bool:
