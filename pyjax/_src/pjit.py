@@ -480,9 +480,8 @@ class JitInfo:
             lambda: pe.TraceDebug(self.fun, "jit", None).fun_str(), entry.closed, leaves,
             lambda: _arg_origins(self._params(), args, kwargs, in_tree, self.static_argnums,
                                  *self._var_names()))
-        closed = entry.closed
-        return pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed), name=self.name,
-                           donated_invars=None)
+        jaxpr, operands = discharge.jit_call_operands(entry.closed, leaves)
+        return pjit_p.bind(*operands, jaxpr=jaxpr, name=self.name, donated_invars=None)
 
     def _split_static(self, args, kwargs):
         static = []

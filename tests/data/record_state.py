@@ -141,6 +141,14 @@ result = r[0, 0]
     ("make_jaxpr_of_jit_taking_ref", """
 result = str(jax.make_jaxpr(jax.jit(add_then_bump))(jax.new_ref(jnp.zeros(3)), jnp.ones(3)))
 """),
+    ("make_jaxpr_of_jit_closing_over_ref", """
+c = jax.new_ref(jnp.arange(3.0))
+@jax.jit
+def h(x):
+    c[...] += x
+    return c[...].sum()
+result = str(jax.make_jaxpr(h)(1.0))
+"""),
     ("make_jaxpr_taking_ref", """
 result = str(jax.make_jaxpr(plain)(jax.new_ref(jnp.zeros(3)), jnp.ones(3)))
 """),

@@ -406,6 +406,25 @@ def check_ref_args(fun_str, closed: core.ClosedJaxpr, leaves, names):
         seen[id(x)] = i
 
 
+_refs_last_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def jit_call_operands(closed: core.ClosedJaxpr, leaves):
+    """`(const-free jaxpr, operands)` of the jit equation of a call given `leaves`: as in JAX,
+    the Refs the function closes over are its last operands (`jit[...] b a` with `a` the Ref),
+    its other constants the first. The jaxpr is cached, so its executable is compiled once."""
+    is_ref = [type(c) is Ref for c in closed.consts]
+    jaxpr = _refs_last_cache.get(closed)
+    if jaxpr is None:
+        cv = closed.jaxpr.constvars
+        jaxpr = _refs_last_cache[closed] = core.ClosedJaxpr(core.Jaxpr(
+            [], [v for v, r in zip(cv, is_ref) if not r] + list(closed.jaxpr.invars)
+            + [v for v, r in zip(cv, is_ref) if r], closed.jaxpr.outvars, closed.jaxpr.eqns), [])
+    consts = closed.consts
+    return jaxpr, ([c for c, r in zip(consts, is_ref) if not r] + list(leaves)
+                   + [c for c, r in zip(consts, is_ref) if r])
+
+
 def has_refs_in_signature(closed: core.ClosedJaxpr) -> bool:
     return any(_is_ref(v) for v in closed.jaxpr.constvars + closed.jaxpr.invars)
 
