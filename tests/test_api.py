@@ -154,6 +154,7 @@ def test_device_put_pytree_and_explicit_device():
     tree = jax.device_put({"a": np.arange(3), "b": [1.0, np.ones(2)]}, dev)
     assert all(isinstance(v, jax.Array) for v in jax.tree_util.tree_leaves(tree))
     assert tree["a"].dtype == np.int32
+    assert jax.device_put({"a": 1.0, "b": [2, 3]}, {"a": dev, "b": None})["b"][1].dtype == np.int32
     y = jnp.arange(3.0) * 2
     assert jax.device_put(y) is y
     z = jax.device_put(y, dev)  # as in JAX: the same data, now committed to the device

@@ -92,6 +92,10 @@ SCRIPT = textwrap.dedent('''
     out["after_set_mesh"] = repr(pyjax.sharding.get_abstract_mesh())
     with m:
         out["with_mesh"] = pyjax.sharding.get_mesh() is m
+    # a pytree of placements, a prefix of the value (JAX: one per subtree)
+    t = pyjax.device_put({"w": X, "b": [X[0], 1.0]}, {"w": NamedSharding(m, P("x")), "b": None})
+    out["pytree_put"] = [repr(t["w"].sharding.spec), np.array_equal(np.asarray(t["w"]), X),
+                         len(t["b"][0].sharding.device_set), float(t["b"][1])]
     print(json.dumps(out))
 ''')
 
@@ -113,6 +117,10 @@ def sub():
 
 def test_eight_devices(sub):
     assert sub["device_count"] == 8
+
+
+def test_device_put_takes_a_pytree_of_placements(sub):
+    assert sub["pytree_put"] == ["P('x',)", True, 1, 1.0]
 
 
 def test_mesh_reprs_and_types_match_jax(sub):

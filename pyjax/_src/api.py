@@ -17,7 +17,7 @@ from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host
                               is_named_sharding, named_sharding_for, put_named)
 from pyjax._src.backend import xla
 from pyjax._src.backend.guard import JAXLIB_VERSION
-from pyjax._src.sharding import Sharding
+from pyjax._src.sharding import PartitionSpec, Sharding
 from pyjax._src.config import State
 from pyjax._src.random.keys import KeyAval as _KeyAval
 
@@ -67,32 +67,40 @@ def _structs_as_values(fun):
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Move a pytree of values onto a device (the default device if none is given), or lay
     them out over several as a sharding says (`NamedSharding`, or a `PartitionSpec` under
-    `set_mesh`)."""
+    `set_mesh`). `device` may also be a pytree prefix of `x`: one placement per subtree.
+
+    >>> device_put({'a': np.ones(2), 'b': 1.0}, {'a': devices()[0], 'b': None})['a']
+    Array([1., 1.], dtype=float32)
+    """
+    if device is None or isinstance(device, (xla.Device, Sharding, PartitionSpec)):
+        return tree_util.tree_map(lambda v: _put_leaf(v, device, may_alias), x)
+    leaves, treedef = tree_util.tree_flatten(x)
+    placements = tree_util.flatten_prefix(device, x, "device_put device")
+    return treedef.unflatten([_put_leaf(v, d, may_alias) for v, d in zip(leaves, placements)])
+
+
+def _put_leaf(v, device, may_alias):
     device = named_sharding_for(device, "device_put")
     if device is not None and not isinstance(device, (xla.Device, Sharding)):
-        # NB: JAX also takes a pytree of these (one per leaf of x); pyjax does not yet
-        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding` or "
-                         f"`jax.Device`. Received invalid value: {device!r}")
-
-    def put(v):
-        if isinstance(v, core.Tracer):
-            return v
-        if is_named_sharding(device):
-            if type(v) is ArrayImpl and v._named_sharding is not None and v._named_sharding != \
-                    device and v.sharding._device_assignment == device._device_assignment:
-                return dispatch.reshard(v, device)  # on device, by XLA
-            return put_named(v, device)
-        if type(v) is ArrayImpl:
-            if device is None or device in xla.buffer_devices(v):
-                # may_alias=False: a buffer of its own (donating one must not delete the other)
-                out = v if not (may_alias is False) else xla.copy(v)
-                # as in JAX, an array placed on a named device is committed to it
-                return xla.committed(out) if device is not None else out
-            return _put_on(np.asarray(v._value), v.aval, device)
-        host = canonical_host_value(v)
-        aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
-        return _put_on(host, aval, device)
-    return tree_util.tree_map(put, x)
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device` "
+                         f"or a pytree of these values. Received invalid value: {device!r}")
+    if isinstance(v, core.Tracer):
+        return v
+    if is_named_sharding(device):
+        if type(v) is ArrayImpl and v._named_sharding is not None and v._named_sharding != \
+                device and v.sharding._device_assignment == device._device_assignment:
+            return dispatch.reshard(v, device)  # on device, by XLA
+        return put_named(v, device)
+    if type(v) is ArrayImpl:
+        if device is None or device in xla.buffer_devices(v):
+            # may_alias=False: a buffer of its own (donating one must not delete the other)
+            out = v if not (may_alias is False) else xla.copy(v)
+            # as in JAX, an array placed on a named device is committed to it
+            return xla.committed(out) if device is not None else out
+        return _put_on(np.asarray(v._value), v.aval, device)
+    host = canonical_host_value(v)
+    aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
+    return _put_on(host, aval, device)
 
 
 def _put_on(host, aval, device):
