@@ -13,6 +13,12 @@ the refs' new values). Calls (`jit`, `checkpoint`, ...) holding refs are inlined
 
 `new_ref_values` has one entry per operand: the operand's new value if it is a ref, else None.
 
+Refs cross `jit` boundaries as in JAX: a jitted function given (or closing over) Refs is traced
+with `Ref{...}` inputs; the call runs its discharged jaxpr (`discharged_call_jaxpr`, compiled
+once per signature) on the Refs' values and writes back those it writes (`_pjit_discharge`,
+`AotCall` for `jit(f).lower`). Outside a jaxpr being traced, a loop, cond or jit call given Refs
+is discharged at bind (`_bind_with_refs`), so grad and vmap see functional code.
+
 NB: the discharge rules of scan/while/cond live here rather than beside those primitives (the
 control-flow modules sit below state in the import order), as JAX keeps its in state/discharge.
 """

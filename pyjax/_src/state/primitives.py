@@ -5,10 +5,12 @@ and `addupdate` (`ref[idx] += v`), each with its rules in one place.
 `addupdate_p.bind(ref, value, *dynamic, spec)`: `spec` and `dynamic` form the `NDIndexer` of
 `types.to_indexer`. The rules: abstract eval (shape after indexing; the value must have exactly
 that shape and the ref's dtype, as in JAX), effects (read / write / accum on operand 0), impl on
-an eager `Ref` (reads and writes its value), and the *discharge* forms (`get_value`,
-`swap_value`, `addupdate_value`): the same operation on an
-array value, used by `discharge.discharge_state`. There is no lowering: a jaxpr with refs is
-discharged before it is compiled.
+an eager `Ref` (reads and writes its value), the *discharge* forms (`get_value`, `swap_value`,
+`addupdate_value`: the same operation on an array value, used by `discharge.discharge_state`),
+JVP (a ref's tangent is a ref; writing a differentiated value into a non-differentiated ref is
+JAX's error) and batching (a batched ref keeps its batch axis among its own; batched indices
+go through a whole-ref read). There is no lowering: a jaxpr with refs is discharged before it
+is compiled.
 """
 from __future__ import annotations
 
@@ -408,10 +410,11 @@ new_ref_p = Primitive("new_ref")
 def new_ref(init_val, *, kind=None, memory_space=None):
     """A mutable array holding `init_val`.
 
-    Eagerly (and under grad/vmap) it is an eager `Ref` (see `types.Ref`). While jit (or a loop
-    body, a cond branch) traces, it is a ref in the jaxpr (`new_ref` then `get`/`swap`), and the
-    traced jaxpr is discharged into functional code as soon as it is traced (`discharge`), so
-    loops that read and write it run as loops carrying its value.
+    Eagerly (and under grad/vmap) it is an eager `Ref` (see `types.Ref`), which can be passed
+    into `jit` (it is written back after the call). While jit (or a loop body, a cond branch)
+    traces, it is a ref in the jaxpr (`new_ref` then `get`/`swap`), and the traced jaxpr is
+    discharged into functional code as soon as it is traced (`discharge`), so loops that read
+    and write it run as loops carrying its value.
 
     Example:
         >>> r = jax.new_ref(jnp.zeros(3))
