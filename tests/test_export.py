@@ -361,6 +361,8 @@ SYMBOLIC_CASES = {
     "grad_take": jax.grad(lambda x: (x[:, jnp.array([0, 2])] ** 2).sum()),
     "random_normal": lambda x: x + jax.random.normal(jax.random.key(0), x.shape),
     "dropout": lambda x: jnp.where(jax.random.bernoulli(jax.random.PRNGKey(1), 0.5, x.shape), x, 0.0),
+    "causal_mask": lambda x: jnp.where(jnp.tril(jnp.ones((x.shape[0],) * 2, bool)), x @ x.T, -1e9),
+    "eye_triu": lambda x: jnp.eye(x.shape[0]) @ x + jnp.triu(x @ x.T, 1) @ x,
     "grad_scan": jax.grad(lambda x: jax.lax.scan(lambda c, r: (c * r, c), jnp.ones(4), x)[0].sum()),
 }
 

@@ -266,8 +266,20 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else out.astype(dtype)
 
 
+def tri_mask(n, m, k, diagonal_only=False):
+    """bool[n, m]: True where column <= row + k (== with `diagonal_only`), computed from iotas,
+    so `n` and `m` may be symbolic dimensions (export)."""
+    rows = shape_ops.broadcasted_iota(np.int32, (n, m), 0)
+    cols = shape_ops.broadcasted_iota(np.int32, (n, m), 1)
+    rows = lax.add(rows, np.int32(k))
+    return lax.eq(rows, cols) if diagonal_only else lax.ge(rows, cols)
+
+
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal."""
+    if type(N) in core.symbolic_dim_types or type(M) in core.symbolic_dim_types:  # (export)
+        dt = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
+        return lax._convert_element_type(tri_mask(N, N if M is None else M, operator.index(k), True), dt)
     N = static_int("eye", "N", N)
     M = N if M is None else static_int("eye", "M", M)
     if N < 0 or M < 0:

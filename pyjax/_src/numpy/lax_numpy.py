@@ -12,7 +12,7 @@ from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import ufuncs
-from pyjax._src.numpy.creation import asarray
+from pyjax._src.numpy.creation import asarray, tri_mask
 from pyjax._src.numpy.index_tricks import nonzero
 from pyjax._src.numpy.shape import moveaxis
 from pyjax._src.lax.utils import canonicalize_axes, canonicalize_axis
@@ -76,6 +76,8 @@ def _triangle(fun_name, m, k):
     if core.get_aval(m).ndim < 2:
         raise ValueError(f"{fun_name}: m must be at least 2D, got shape {core.get_aval(m).shape}")
     n, mm = core.get_aval(m).shape[-2:]
+    if type(n) in core.symbolic_dim_types or type(mm) in core.symbolic_dim_types:  # (export)
+        return m, tri_mask(n, mm, operator.index(k)), np.zeros((), core.get_aval(m).dtype)
     return m, np.tri(n, mm, operator.index(k), dtype=bool), np.zeros((), core.get_aval(m).dtype)
 
 
