@@ -316,10 +316,10 @@ def test_jit_lower_and_compile_with_refs():
         return r[0] * 2
     r = jax.new_ref(jnp.arange(3.0))
     lowered = jax.jit(f).lower(r, jnp.ones(3))
-    assert [str(a.aval) for a in jax.tree_util.tree_leaves(
-        lowered.args_info, is_leaf=lambda x: hasattr(x, "donated"))][0].startswith("Ref{")
-    text = lowered.as_text()
-    assert "-> (tensor<f32>, tensor<3xf32>)" in text.replace("\n", " ") or text.count("tensor<3xf32>") >= 3
+    assert lowered.args_info[0][0].aval == AbstractRef(core.ShapedArray((3,), np.float32))
+    # the module takes the Ref's value and also returns its final value
+    assert "(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)" in \
+        lowered.as_text()
     compiled = lowered.compile()
     out = compiled(r, jnp.ones(3))
     out2 = compiled(r, jnp.ones(3))
@@ -415,7 +415,6 @@ def test_jvp_rules_with_a_differentiated_ref():
     from pyjax._src.interpreters import ad
     from pyjax._src.state import primitives as sp
     r, t = jax.new_ref(jnp.arange(3.0)), jax.new_ref(jnp.ones(3))
-    ix = jax.ref.get  # noqa: F841 (the public spelling of get_p)
     spec = (("slice", 0, 3, 1),)
     out, out_t = sp._get_jvp([r], [t], spec=spec)
     np.testing.assert_array_equal(out_t, [1, 1, 1])
