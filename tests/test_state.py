@@ -275,7 +275,15 @@ STATE_SOURCES = dict(record_state.CASES)
 MESSAGE_DIFFERS = {}
 
 
-@pytest.mark.parametrize("case", sorted(STATE_DATA["cases"]))
+# Cases where pyjax deliberately differs from JAX 0.10.2: id -> why.
+DIFFERENCES = {
+    "vmap_jit_writes_constant_to_outer_ref":
+        "JAX refuses any write into an unbatched Ref under vmap of a jit; pyjax refuses only a "
+        "batched value (an unbatched one, the same for every example, is written)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(set(STATE_DATA["cases"]) - set(DIFFERENCES)))
 def test_matches_recorded_jax(case):
     expected = STATE_DATA["cases"][case]
     actual = record_state.run_case(STATE_SOURCES[case], STATE_NS, encode)
@@ -425,3 +433,15 @@ def test_jvp_rules_with_a_differentiated_ref():
     sp._addupdate_jvp([r, jnp.ones(3)], [t, ad.Zero(core.ShapedArray((3,), np.float32))], spec=spec)
     np.testing.assert_array_equal(jax.freeze(r), [6, 6, 6])
     np.testing.assert_array_equal(jax.freeze(t), [2, 2, 2])
+
+
+def test_vmap_writes_an_unbatched_value_into_an_outer_ref():
+    """(A deliberate difference, DIFFERENCES above.) The value written does not depend on the
+    mapped axis, so every example writes the same: pyjax writes it."""
+    r = jax.new_ref(jnp.zeros(3))
+    out = jax.vmap(jax.jit(lambda x: (r.__setitem__(0, 1.0), r[...].sum() * x)[1]))(
+        jnp.arange(2.0))
+    np.testing.assert_allclose(out, [0.0, 1.0])
+    np.testing.assert_allclose(jax.freeze(r), [1.0, 0.0, 0.0])
+    with pytest.raises(Exception, match="vmapped value on an unbatched"):
+        jax.vmap(jax.jit(lambda x: (r.__setitem__(0, x), x)[1]))(jnp.arange(2.0))

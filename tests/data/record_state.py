@@ -254,6 +254,16 @@ result = jax.grad(loss)(jnp.arange(1.0, 4.0))
 r = jax.new_ref(jnp.zeros(3))
 result = jax.grad(lambda x: jax.jit(lambda x: (r.__setitem__(0, x), r[...].sum())[1])(x))(1.0)
 """),
+    ("grad_jit_writes_constant_to_outer_ref", """
+r = jax.new_ref(jnp.zeros(3))
+g = jax.grad(lambda x: jax.jit(lambda x: (r.__setitem__(0, 1.0), r[...].sum() * x)[1])(x))(2.0)
+result = (g, jax.freeze(r))
+"""),
+    ("vmap_jit_writes_constant_to_outer_ref", """
+r = jax.new_ref(jnp.zeros(3))
+out = jax.vmap(jax.jit(lambda x: (r.__setitem__(0, 1.0), r[...].sum() * x)[1]))(jnp.ones(2))
+result = (out, jax.freeze(r))
+"""),
     ("grad_eager_write_outer_ref", """
 r = jax.new_ref(jnp.zeros(3))
 result = jax.grad(lambda v: (r.__setitem__(0, v), v)[1])(1.0)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import weakref
 
 from pyjax._src import core, pjit, tree_util
+from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod, while_loop
 from pyjax._src.state.primitives import (addupdate_p, addupdate_value, get_p, get_value,
@@ -372,10 +373,26 @@ def _pjit_discharge(invars, is_ref, args, *, jaxpr, name, donated_invars=None, *
     discharged, written = discharged_call_jaxpr(jaxpr)
     outs = pjit.pjit_p.bind(*args, jaxpr=discharged, name=name)
     nout = len(jaxpr.out_avals)
+    trace = core.current_trace()
+    if isinstance(trace, ad.JVPTrace):  # a ref's value that no differentiated input reaches
+        outs = list(outs)               # is not differentiated (its tangent is an instantiated 0)
+        for k in _independent_outputs(discharged.jaxpr, args, trace):
+            if k >= nout and isinstance(outs[k], ad.JVPTracer):
+                outs[k] = outs[k].primal
     finals = iter(outs[nout:])
     written = iter(written)
     return [(next(finals) if next(written) else None) if r else None for r in is_ref], \
         list(outs[:nout])
+
+
+def _independent_outputs(jaxpr: core.Jaxpr, args, trace):
+    """The positions of `jaxpr`'s outputs that depend on no operand carried by `trace`."""
+    live = {v for v, a in zip(jaxpr.invars, args, strict=True)
+            if isinstance(a, core.Tracer) and a._trace is trace}
+    for eqn in jaxpr.eqns:
+        if any(type(v) is core.Var and v in live for v in eqn.invars):
+            live.update(eqn.outvars)
+    return [k for k, v in enumerate(jaxpr.outvars) if not (type(v) is core.Var and v in live)]
 
 
 def _aval_of(v):
