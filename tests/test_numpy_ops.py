@@ -692,21 +692,28 @@ def test_repr(make, expected):
     assert repr(make()) == expected
 
 
-_ARRAY_REPR_BUG = ("pyjax/_src/array.py: Array.__repr__ differs from JAX for empty 1-d arrays "
-                   "(JAX prints shape=(0,)) and for last lines that leave no room for the dtype "
-                   "(JAX pads with spaces); reported, array.py is not ours to edit")
-
-
-@pytest.mark.xfail(reason=_ARRAY_REPR_BUG, strict=False)
+# recorded from JAX 0.10.2: an empty 1-d array names its shape; a last line with no room left
+# for the dtype keeps it there, after spaces as wide as the prefix
 @pytest.mark.parametrize("make,expected", [
     (lambda: jnp.zeros(0), "Array([], shape=(0,), dtype=float32)"),
     (lambda: jnp.array([1.0000001, 0.99999994, 1.4012985e-45, -1.4012985e-45, 1.4012985e-45,
                         3.4028235e+38, np.nan, np.nan]),
      "Array([ 1.0000001e+00,  9.9999994e-01,  1.4012985e-45, -1.4012985e-45,\n"
      "        1.4012985e-45,  3.4028235e+38,            nan,            nan],      dtype=float32)"),
-], ids=["empty-1d", "long-last-line"])
-def test_repr_known_differences(make, expected):
+    (lambda: jnp.ones((2, 9)) * 100,
+     "Array([[100., 100., 100., 100., 100., 100., 100., 100., 100.],\n"
+     "       [100., 100., 100., 100., 100., 100., 100., 100., 100.]],      dtype=float32)"),
+    (lambda: jnp.ones((2, 3)), "Array([[1., 1., 1.],\n       [1., 1., 1.]], dtype=float32)"),
+], ids=["empty-1d", "long-last-line", "long-last-line-2d", "fits"])
+def test_repr_layout_as_jax(make, expected):
     assert repr(make()) == expected
+
+
+def test_repr_follows_numpy_print_options():
+    with np.printoptions(threshold=5, linewidth=40):  # JAX 0.10.2's output, recorded
+        assert repr(jnp.arange(10)) == "Array([0, 1, 2, ..., 7, 8, 9], dtype=int32)"
+        assert repr(jnp.arange(12.0)) == ("Array([ 0.,  1.,  2., ...,  9., 10.,\n"
+                                          "       11.], dtype=float32)")
 
 
 def test_str_is_numpy_str():

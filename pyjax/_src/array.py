@@ -339,11 +339,17 @@ class _ArrayImplMethods:
         if _spans_other_processes(self):  # as JAX: the value is not all here
             return f"{prefix}shape={self.shape}, dtype={self.dtype.name}{suffix})"
         v = self._value
-        if v.size == 0 and v.shape != (0,):
+        dtype_str = f"dtype={self.dtype.name}{suffix}"
+        if v.size == 0:
             body = f"[], shape={v.shape}"
-        else:
-            body = np.array2string(v, prefix=prefix, separator=", ", threshold=1000)
-        return f"{prefix}{body}, dtype={self.dtype.name}{suffix})"
+        else:  # NumPy's print options (threshold, linewidth, precision) apply, as in JAX
+            body = np.array2string(v, prefix=prefix, suffix=",", separator=", ")
+        # JAX's layout: when the dtype does not fit on the last line, it stays on that line
+        # after as many spaces as the prefix is long
+        line_width = np.get_printoptions()["linewidth"]
+        last_line_len = len(body) - body.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line_len + len(dtype_str) + 2 > line_width else " "
+        return f"{prefix}{body},{sep}{dtype_str})"
 
     def __str__(self):
         return repr(self) if _spans_other_processes(self) else str(self._value)
