@@ -278,7 +278,7 @@ MESSAGE_DIFFERS = {}
 # Cases where pyjax deliberately differs from JAX 0.10.2: id -> why.
 DIFFERENCES = {
     "vmap_jit_writes_constant_to_outer_ref":
-        "JAX refuses any write into an unbatched Ref under vmap of a jit; pyjax refuses only a "
+        "JAX refuses any write into an unbatched Ref under vmap of a jit or loop; pyjax refuses only a "
         "batched value (an unbatched one, the same for every example, is written)",
 }
 
