@@ -37,10 +37,6 @@ PROGRAMS = CORPUS.programs(pyjax, jnp, lax, np)
 # Programs whose jaxprs differ from JAX's for reasons outside the printer; each flips to a
 # failure (strict xfail) once the difference is gone, so the entry can be removed.
 KNOWN_DIFFERENCES = {
-    "dot": "jnp.dot passes preferred_element_type=None to dot_general; JAX passes the result dtype",
-    "matmul": "jnp.matmul passes preferred_element_type=None to dot_general; JAX passes the result dtype",
-    "vmap": "jnp.dot passes preferred_element_type=None to dot_general; JAX passes the result dtype",
-    "einsum": "jnp.einsum contracts with the operands swapped and transposes; JAX emits one dot_general",
     "select_where": "JAX's jnp.where is a jit-wrapped function (`jit[name=_where ...]`); pyjax's is inlined",
     "int_ops": "JAX's jnp.remainder is jit-wrapped and converts its divisor; pyjax's is inlined",
     "cumsum": "JAX's jnp.cumsum is a jit-wrapped function; pyjax's is inlined",

@@ -7,7 +7,8 @@ import operator
 import numpy as np
 import opt_einsum
 
-from pyjax._src import core
+from pyjax._src import core, dtypes
+from pyjax._src.lax.convert import _convert_element_type
 from pyjax._src.lax import shape_ops as lax
 from pyjax._src.lax.dot_general import dot_general
 from pyjax._src.lax.utils import canonicalize_axis
@@ -22,21 +23,42 @@ def _aval(x):
     return core.get_aval(x)
 
 
-def _pet(preferred_element_type):
-    return preferred_element_type
+def _pet(preferred_element_type, x):
+    """The dot_general result type: the one asked for, else the (promoted) operands' dtype, which
+    JAX's products always pass (`dot_general[... preferred_element_type=float32]`)."""
+    return _aval(x).dtype if preferred_element_type is None else preferred_element_type
+
+
+def _promote_for_dot(*operands):
+    """Operands of a product in the result dtype, and the result's weak type. NB: as JAX's
+    dot/matmul/tensordot/einsum, an operand already of that dtype is used as it is (a weak one
+    is not made strong first, so its cotangent is not converted back to weak); the others are
+    converted to it (strong, as JAX's mixed-dtype dot_general computes them)."""
+    dt, weak = dtypes.lattice_result_type(*operands)
+    return ([asarray_value(x) if _aval(x).dtype == dt else _convert_element_type(x, dt, False)
+             for x in operands], weak)
+
+
+def _as_result(out, preferred_element_type, weak):
+    """The product with the weak type of the promoted operands (strong when a result type was
+    asked for)."""
+    if preferred_element_type is not None:
+        return out
+    return _convert_element_type(out, _aval(out).dtype, weak)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's dot: scalar product, matrix product, or contraction of a's last axis with b's
     second-to-last."""
     check_arraylike("dot", a, b)
-    a, b = promote_dtypes(a, b)
-    aa, ba = _aval(a), _aval(b)
-    if aa.ndim == 0 or ba.ndim == 0:
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
         return ufuncs.multiply(a, b)
+    (a, b), weak = _promote_for_dot(a, b)
+    aa, ba = _aval(a), _aval(b)
     contract_b = 0 if ba.ndim == 1 else ba.ndim - 2
-    return dot_general(a, b, (((aa.ndim - 1,), (contract_b,)), ((), ())), precision,
-                               preferred_element_type)
+    out = dot_general(a, b, (((aa.ndim - 1,), (contract_b,)), ((), ())), precision,
+                      _pet(preferred_element_type, a))
+    return _as_result(out, preferred_element_type, weak)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -44,7 +66,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     is contracted as it is (as JAX does): reshaping it to a 1-row matrix would leave size-1
     dimensions in every dot_general derived from it (vmap, transpose), which XLA compiles slower."""
     check_arraylike("matmul", a, b)
-    a, b = promote_dtypes(a, b)
+    (a, b), weak = _promote_for_dot(a, b)
     aa, ba = _aval(a), _aval(b)
     if aa.ndim == 0 or ba.ndim == 0:
         raise ValueError(f"matmul: operands must have at least 1 dimension, got shapes {aa.shape} and {ba.shape}")
@@ -77,17 +99,18 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     b_only = [i for i in b_keep if i not in a_keep]
     dn = (((len(a_keep) + a_mat,), (len(b_keep),)),
           (tuple(a_keep.index(d) for d in both), tuple(b_keep.index(d) for d in both)))
-    out = dot_general(a, b, dn, precision, preferred_element_type)
+    out = dot_general(a, b, dn, precision, _pet(preferred_element_type, a))
     # dot_general gives (both..., a_only..., m?, b_only..., n?); put batch dims back in order
     m, n = (["m"] if a_mat else []), (["n"] if b_mat else [])
     have = both + a_only + m + b_only + n
-    return lax.transpose(out, [have.index(d) for d in list(range(nb)) + m + n])
+    out = lax.transpose(out, [have.index(d) for d in list(range(nb)) + m + n])
+    return _as_result(out, preferred_element_type, weak)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating `a`."""
     check_arraylike("vdot", a, b)
-    a, b = promote_dtypes(a, b)
+    a, b = asarray_value(a), asarray_value(b)  # (dot promotes them)
     a = ufuncs.conjugate(a)
     return dot(lax.reshape(a, (_aval(a).size,)), lax.reshape(b, (_aval(b).size,)),
                precision=precision, preferred_element_type=preferred_element_type)
@@ -106,7 +129,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
     check_arraylike("inner", a, b)
-    a, b = promote_dtypes(a, b)
+    a, b = asarray_value(a), asarray_value(b)  # (multiply and tensordot promote them)
     aa, ba = _aval(a), _aval(b)
     if aa.ndim == 0 or ba.ndim == 0:
         return ufuncs.multiply(a, b)
@@ -127,7 +150,7 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contract `axes` (an int: last n of a with first n of b; or a pair of sequences)."""
     check_arraylike("tensordot", a, b)
-    a, b = promote_dtypes(a, b)
+    (a, b), weak = _promote_for_dot(a, b)
     aa, ba = _aval(a), _aval(b)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
@@ -146,7 +169,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
             raise TypeError(f"tensordot: axes lists must have equal length, got {axes}")
         ax_a = tuple(canonicalize_axis(x, aa.ndim, "axes", "tensordot") for x in ax_a)
         ax_b = tuple(canonicalize_axis(x, ba.ndim, "axes", "tensordot") for x in ax_b)
-    return dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type)
+    out = dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, _pet(preferred_element_type, a))
+    return _as_result(out, preferred_element_type, weak)
 
 
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
@@ -158,7 +182,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_subscripts((subscripts,) + operands)
     check_arraylike("einsum", *operands)
-    operands = promote_dtypes(*operands)
+    operands, weak = _promote_for_dot(*operands)
     # (a symbolic dimension, under export, is planned for as if it were 8, as JAX does)
     shapes = [tuple(8 if type(d) in core.symbolic_dim_types else d for d in _aval(x).shape)
               for x in operands]
@@ -182,7 +206,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
             x = _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type)
         ops.append((result, x))
     (s, x), = ops
-    return _einsum_unary(x, s, output_str)
+    return _as_result(_einsum_unary(x, s, output_str), preferred_element_type, weak)
 
 
 def _interleaved_subscripts(args):
@@ -233,13 +257,19 @@ def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type):
     x1 = _einsum_unary(x1, s1, _dedup(keep1)) if keep1 != s1 or len(set(s1)) != len(s1) else x1
     x2 = _einsum_unary(x2, s2, _dedup(keep2)) if keep2 != s2 or len(set(s2)) != len(s2) else x2
     s1, s2 = _dedup(keep1), _dedup(keep2)
-    batch = [c for c in s1 if c in s2 and c in result]
-    contract = [c for c in s1 if c in s2 and c not in result]
+    # the names' order and the operands' order as JAX's, so jaxprs read the same: batch names in
+    # result order, contracted names sorted, and (x2, x1) when that needs no transpose after
+    batch = [c for c in result if c in s1 and c in s2]
+    contract = sorted(c for c in s1 if c in s2 and c not in result)
+
+    def rest(s):
+        return "".join(c for c in s if c not in batch and c not in contract)
+    if "".join(batch) + rest(s2) + rest(s1) == result:
+        (x1, s1), (x2, s2) = (x2, s2), (x1, s1)
     dn = ((tuple(s1.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
           (tuple(s1.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
-    out = dot_general(x1, x2, dn, precision, preferred_element_type)
-    out_s = "".join(batch) + "".join(c for c in s1 if c not in batch and c not in contract) + \
-        "".join(c for c in s2 if c not in batch and c not in contract)
+    out = dot_general(x1, x2, dn, precision, _pet(preferred_element_type, x1))
+    out_s = "".join(batch) + rest(s1) + rest(s2)
     return _einsum_unary(out, out_s, result) if out_s != result else out
 
 
