@@ -306,6 +306,18 @@ def test_spsolve_matches_scipy_and_differentiates():
                     order=1, modes=("fwd", "rev"))
 
 
+def test_gather_and_conv_against_dense():
+    x = _rand_sparse((4, 6), seed=18)
+    m = sparse.BCOO.fromdense(x)
+    idx = jnp.array([2, 0, 3])
+    np.testing.assert_array_equal(m[idx].todense(), x[np.array([2, 0, 3])])
+    k = np.random.RandomState(19).randn(1, 4, 3).astype(np.float32)
+    out = sparse.bcoo_conv_general_dilated(m[None], k, window_strides=(1,), padding="VALID")
+    assert isinstance(out, sparse.BCOO)
+    np.testing.assert_allclose(out.todense(), lax.conv_general_dilated(
+        x[None], k, window_strides=(1,), padding="VALID"), rtol=1e-5, atol=1e-6)
+
+
 def test_random_bcoo_layout():
     m = sparse.random_bcoo(pyjax.random.key(1), (3, 4, 5), nse=0.3, n_batch=1, n_dense=1,
                            dtype=np.float32)

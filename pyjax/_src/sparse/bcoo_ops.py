@@ -625,15 +625,16 @@ def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
 def bcoo_conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation=None,
                               rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
                               batch_group_count=1, precision=None, preferred_element_type=None):
-    """`lax.conv_general_dilated` where either operand may be BCOO: the dense result.
+    """`lax.conv_general_dilated` where either operand may be BCOO: a BCOO result (as JAX).
 
-    NB: computed on the dense operands (JAX's version handles only 1-D convolutions sparsely);
-    the values agree.
+    NB: computed on the dense operands and stored with one entry per output element (JAX's
+    version handles only 1-D convolutions, sparsely); the values agree.
     """
     lhs = bcoo_todense(lhs) if isinstance(lhs, BCOO) else lhs
     rhs = bcoo_todense(rhs) if isinstance(rhs, BCOO) else rhs
-    return lax.conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
-                                    rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
-                                    feature_group_count=feature_group_count,
-                                    batch_group_count=batch_group_count, precision=precision,
-                                    preferred_element_type=preferred_element_type)
+    out = lax.conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                   rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+                                   feature_group_count=feature_group_count,
+                                   batch_group_count=batch_group_count, precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    return bcoo_fromdense(out, nse=math.prod(out.shape))
