@@ -415,3 +415,13 @@ def test_eager_static_indices_share_one_executable():
     expected = [want[i] for i in range(32)] + [want[i:i + 3] for i in range(29)] + [want[i:i + 6:2] for i in range(26)]
     for g, w in zip(got, expected):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, pyjax.jit, pyjax.vmap])
+def test_item_assignment_raises_jaxs_type_error(wrap):
+    def assign(x):
+        x[0] = 1.0
+        return x
+    with pytest.raises(TypeError, match=r"^JAX arrays are immutable and do not support in-place item "
+                                        r"assignment\. Instead of x\[idx\] = y, use x = x\.at\[idx\]\.set\(y\)"):
+        wrap(assign)(jnp.zeros((2, 3)))

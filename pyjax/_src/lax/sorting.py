@@ -245,14 +245,13 @@ def top_k(operand, k, *, axis=-1):
 
     Example:
         >>> lax.top_k(jnp.array([9., 3., 6., 4., 10.]), 3)
-        (Array([10.,  9.,  6.], dtype=float32), Array([4, 0, 2], dtype=int32))
+        [Array([10.,  9.,  6.], dtype=float32), Array([4, 0, 2], dtype=int32)]
     """
     k = operator.index(k)
     if k < 0:
         raise ValueError(f"top_k: k must be nonnegative, got {k}")
     axis = canonicalize_axis(axis, np.ndim(operand), "axis", "top_k")
-    v, i = top_k_p.bind(operand, k=k, axis=axis)
-    return v, i
+    return list(top_k_p.bind(operand, k=k, axis=axis))  # a list, as JAX 0.10.2's
 
 
 @top_k_p.def_abstract_eval

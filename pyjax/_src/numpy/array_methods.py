@@ -152,14 +152,23 @@ def _tracer_getitem(self, idx):
     return indexing.getitem(self, idx) if getitem is None else getitem(self, idx)
 
 
+_IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignment. Instead of "
+              "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+              "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _array_setitem(self, idx, value):
+    raise TypeError(_IMMUTABLE)  # JAX 0.10.2's message, for Arrays and traced arrays alike
+
+
 def _tracer_setitem(self, idx, value):
     setitem = getattr(self.aval, "_setitem", None)   # only a Ref can be written in place
     if setitem is None:
-        raise TypeError(f"'{type(self).__name__}' object does not support item assignment. JAX "
-                        "arrays are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)``.")
+        raise TypeError(_IMMUTABLE)
     setitem(self, idx, value)
 
 
+ArrayImpl.__setitem__ = _array_setitem
 core.Tracer.__getitem__ = _tracer_getitem
 core.Tracer.__setitem__ = _tracer_setitem
 # a Ref's `.at[idx]` is a view of it (state.types.RefView), an array's the functional updates
