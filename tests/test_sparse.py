@@ -149,6 +149,14 @@ def test_bcoo_vmap_matches_a_loop():
     v = np.random.RandomState(8).randn(3, 5).astype(np.float32)
     out = pyjax.vmap(lambda m, v: m @ v)(m, v)
     np.testing.assert_allclose(out, np.stack([x[i] @ v[i] for i in range(3)]), rtol=1e-5, atol=1e-6)
+    # the batching rules keep the sparse primitives (the batch becomes one more n_batch dim)
+    jaxpr = pyjax.make_jaxpr(pyjax.vmap(lambda m, v: m @ v))(m, v)
+    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["bcoo_dot_general"]
+    np.testing.assert_allclose(pyjax.vmap(lambda v: m[0] @ v)(v), v @ x[0].T, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(pyjax.vmap(lambda m: m.T.todense())(m), x.transpose(0, 2, 1))
+    np.testing.assert_allclose(
+        pyjax.vmap(lambda a: sparse.bcoo_fromdense(a, nse=20).sum_duplicates(nse=20)
+                   .sort_indices().todense())(x), x)
     twice = pyjax.vmap(lambda m: 2 * m)(m)
     assert isinstance(twice, sparse.BCOO) and twice.shape == x.shape
     np.testing.assert_allclose(twice.todense(), 2 * x)

@@ -25,8 +25,8 @@ from pyjax import lax
 from pyjax._src import core, tree_util
 from pyjax._src.sparse._base import JAXSparse
 from pyjax._src.sparse.util import (SparseEfficiencyError, SparseEfficiencyWarning,
-                                    broadcast_batch, canonical_index_dtype, nfold_vmap,
-                                    sparse_primitive)
+                                    broadcast_batch, canonical_index_dtype, def_leading_batch,
+                                    nfold_vmap, sparse_primitive)
 
 
 class SparseInfo(NamedTuple):
@@ -98,6 +98,13 @@ def _todense_impl(data, indices, *, spinfo):
 bcoo_todense_p = sparse_primitive("bcoo_todense", _todense_impl, linear_argnums=(0,))
 
 
+def _grow_spinfo(size, dims, *, spinfo, **params):
+    return dict(params, spinfo=spinfo._replace(shape=(size,) + tuple(spinfo.shape)))
+
+
+def_leading_batch(bcoo_todense_p, (0, 1), update_params=_grow_spinfo)
+
+
 def bcoo_todense(mat):
     """The dense array of a BCOO matrix.
 
@@ -143,6 +150,8 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
 
 bcoo_fromdense_p = sparse_primitive("bcoo_fromdense", _fromdense_impl, multiple_results=True,
                                     linear_argnums=(0,), structure_preserving=False)
+def_leading_batch(bcoo_fromdense_p, (), (0,),
+                  update_params=lambda size, dims, *, n_batch, **p: dict(p, n_batch=n_batch + 1))
 
 _TRACED_NSE_ERROR = ("The error arose for the nse argument of bcoo_fromdense. In order for "
                      "BCOO.fromdense() to be used in traced/compiled code, you must pass a "
@@ -194,6 +203,7 @@ def _extract_impl(indices, mat, *, assume_unique):
 
 
 bcoo_extract_p = sparse_primitive("bcoo_extract", _extract_impl, linear_argnums=(1,))
+def_leading_batch(bcoo_extract_p, (0,), (1,), update_params=lambda size, dims, **p: p)
 
 
 def bcoo_extract(sparr, arr, *, assume_unique=None):
@@ -231,6 +241,7 @@ def _sort_indices_impl(data, indices, *, spinfo):
 
 bcoo_sort_indices_p = sparse_primitive("bcoo_sort_indices", _sort_indices_impl,
                                        multiple_results=True, linear_argnums=(0,))
+def_leading_batch(bcoo_sort_indices_p, (0, 1), update_params=_grow_spinfo)
 
 
 def bcoo_sort_indices(mat):
@@ -276,6 +287,7 @@ def _sum_duplicates_impl(data, indices, *, spinfo, nse):
 
 bcoo_sum_duplicates_p = sparse_primitive("bcoo_sum_duplicates", _sum_duplicates_impl,
                                          multiple_results=True, linear_argnums=(0,))
+def_leading_batch(bcoo_sum_duplicates_p, (0, 1), update_params=_grow_spinfo)
 
 
 def _count_unique(indices, shape, n_batch):
@@ -339,6 +351,9 @@ def _transpose_impl(data, indices, *, permutation, spinfo):
 
 bcoo_transpose_p = sparse_primitive("bcoo_transpose", _transpose_impl, multiple_results=True,
                                     linear_argnums=(0,))
+def_leading_batch(bcoo_transpose_p, (0, 1), update_params=lambda size, dims, *, permutation, spinfo: dict(
+    permutation=(0,) + tuple(p + 1 for p in permutation),
+    spinfo=spinfo._replace(shape=(size,) + tuple(spinfo.shape))))
 
 
 def bcoo_transpose(mat, *, permutation):

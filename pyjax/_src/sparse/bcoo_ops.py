@@ -19,7 +19,8 @@ from pyjax._src import core
 from pyjax._src.sparse.bcoo import (BCOO, _batched, _hashable, _padding_mask, _validate_bcoo,
                                     bcoo_extract, bcoo_fromdense, bcoo_sum_duplicates,
                                     bcoo_todense, bcoo_update_layout)
-from pyjax._src.sparse.util import broadcast_batch, sparse_primitive
+from pyjax._src.interpreters import batching
+from pyjax._src.sparse.util import broadcast_batch, def_leading_batch, sparse_primitive
 
 
 def _canonical_dn(dimension_numbers):
@@ -136,6 +137,31 @@ def _dot_general_impl(lhs_data, lhs_indices, rhs, *, dimension_numbers, lhs_spin
 
 bcoo_dot_general_p = sparse_primitive("bcoo_dot_general", _dot_general_impl,
                                       linear_argnums=(0, 2))
+
+
+def _dot_general_batch_params(size, dims, *, dimension_numbers, lhs_spinfo):
+    """The lhs gains leading batch dim 0; a batched rhs (moved to the front) pairs with it as a
+    dot batch dimension, an unbatched rhs leaves it free (output dim len(lb))."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    up = lambda ds: tuple(d + 1 for d in ds)   # noqa: E731
+    spinfo = lhs_spinfo._replace(shape=(size,) + tuple(lhs_spinfo.shape))
+    if dims[2] is batching.not_mapped:
+        dn = ((up(lc), rc), (up(lb), rb))
+        return dict(dimension_numbers=dn, lhs_spinfo=spinfo), len(lb)
+    dn = ((up(lc), up(rc)), ((0,) + up(lb), (0,) + up(rb)))
+    return dict(dimension_numbers=dn, lhs_spinfo=spinfo), 0
+
+
+def _dot_general_batch(axis_size, args, dims, **params):
+    from pyjax._src.sparse.util import to_front
+    data = to_front(args[0], dims[0], axis_size)
+    indices = to_front(args[1], dims[1], axis_size)
+    rhs = args[2] if dims[2] is batching.not_mapped else batching.moveaxis(args[2], dims[2], 0)
+    new, out_dim = _dot_general_batch_params(axis_size, dims, **params)
+    return bcoo_dot_general_p.bind(data, indices, rhs, **new), out_dim
+
+
+bcoo_dot_general_p.def_batch(_dot_general_batch)
 
 
 def _dense_sparse_dot(lhs, rhs, dn, preferred_element_type):

@@ -151,3 +151,39 @@ def nfold_vmap(fun, n: int, in_axes=0, out_axes=0):
 
 def canonical_index_dtype(dtype):
     return dtypes.canonicalize_dtype(dtype if dtype is not None else np.int32)
+
+
+# -- batching by a new leading batch dimension ------------------------------------------------------
+
+def to_front(x, bdim, size, *, broadcast=False):
+    """x with its batch dimension first; an unbatched x gets a size-1 leading dimension (sparse
+    buffers broadcast over batch dims of size 1) or, with `broadcast`, the full size."""
+    if bdim is batching.not_mapped:
+        import pyjax.numpy as jnp
+        x = jnp.expand_dims(x, 0)
+        return jnp.broadcast_to(x, (size,) + x.shape[1:]) if broadcast else x
+    return batching.moveaxis(x, bdim, 0)
+
+
+def def_leading_batch(p, sparse_argnums, dense_argnums=(), update_params=None, out_dims=0):
+    """Batch `p` by giving its sparse operands (data and indices) one more leading batch
+    dimension, as JAX's rules do, so the vmapped jaxpr keeps `p`. `update_params(size, dims,
+    **params)` returns the new parameters (and, when `out_dims` is None, the output dims)."""
+    def rule(axis_size, args, dims, **params):
+        args = list(args)
+        for i in sparse_argnums:
+            args[i] = to_front(args[i], dims[i], axis_size)
+        for i in dense_argnums:
+            args[i] = to_front(args[i], dims[i], axis_size, broadcast=True)
+        new = update_params(axis_size, dims, **params)
+        if out_dims is None:
+            new, outd = new
+        else:
+            outd = [out_dims] * len(p.multiple_results and _n_outs(p, args, new) or [0]) \
+                if p.multiple_results else out_dims
+        return p.bind(*args, **new), outd
+    p.def_batch(rule)
+
+
+def _n_outs(p, args, params):
+    return _as_list(p.rule("abstract_eval")(*[core.get_aval(a) for a in args], **params), True)
