@@ -165,25 +165,17 @@ def to_front(x, bdim, size, *, broadcast=False):
     return batching.moveaxis(x, bdim, 0)
 
 
-def def_leading_batch(p, sparse_argnums, dense_argnums=(), update_params=None, out_dims=0):
+def def_leading_batch(p, sparse_argnums, dense_argnums=(), update_params=None):
     """Batch `p` by giving its sparse operands (data and indices) one more leading batch
-    dimension, as JAX's rules do, so the vmapped jaxpr keeps `p`. `update_params(size, dims,
-    **params)` returns the new parameters (and, when `out_dims` is None, the output dims)."""
+    dimension, as JAX's rules do, so the vmapped jaxpr keeps `p`; dense operands are moved (or
+    broadcast) to the front. `update_params(size, dims, **params)` gives the new parameters;
+    the results are batched along their first dimension."""
     def rule(axis_size, args, dims, **params):
         args = list(args)
         for i in sparse_argnums:
             args[i] = to_front(args[i], dims[i], axis_size)
         for i in dense_argnums:
             args[i] = to_front(args[i], dims[i], axis_size, broadcast=True)
-        new = update_params(axis_size, dims, **params)
-        if out_dims is None:
-            new, outd = new
-        else:
-            outd = [out_dims] * len(p.multiple_results and _n_outs(p, args, new) or [0]) \
-                if p.multiple_results else out_dims
-        return p.bind(*args, **new), outd
+        out = p.bind(*args, **update_params(axis_size, dims, **params))
+        return out, ([0] * len(out) if p.multiple_results else 0)
     p.def_batch(rule)
-
-
-def _n_outs(p, args, params):
-    return _as_list(p.rule("abstract_eval")(*[core.get_aval(a) for a in args], **params), True)
