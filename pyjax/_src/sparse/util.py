@@ -3,11 +3,14 @@ primitives, and the helpers that map an unbatched sparse routine over batch dime
 
 A sparse primitive here is defined by its implementation, a function written with pyjax ops
 (gathers, scatters, sorts, segment sums: no cuSPARSE on this backend). Its abstract eval traces
-that function, its eager impl and lowering compile it, and its JVP, transpose and batching rules
-are the JVP, transpose and vmap of that function.
+that function, its eager impl and lowering compile it. Its JVP binds the primitive again on the
+tangents when the primitive is linear and keeps the sparsity structure (otherwise it is the JVP
+of the implementation); its transpose is the VJP of the implementation; its batching rule is the
+vmap of the implementation unless `def_leading_batch` gives it JAX's rule (the batch becomes one
+more leading batch dimension of the sparse operand, so the vmapped jaxpr keeps the primitive).
 
-NB: JAX writes these rules by hand per primitive (e.g. batching bcoo_dot_general by moving the
-batch into n_batch); deriving them from the implementation gives the same values with less code.
+NB: JAX writes each rule by hand per primitive; deriving the transposes (and the batching of the
+less common primitives) from the implementation gives the same values with less code.
 """
 from __future__ import annotations
 
