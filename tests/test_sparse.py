@@ -3,7 +3,6 @@ dense NumPy, gradients (check_grads through the stored data and the dense operan
 against a loop, jit against eager, sparsify'd functions against the dense function, spsolve
 against SciPy, and layouts, nse and errors recorded from JAX 0.10.2
 (tests/data/record_sparse.py)."""
-import itertools
 import json
 import pathlib
 

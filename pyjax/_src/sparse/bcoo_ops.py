@@ -15,12 +15,11 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src import core
-from pyjax._src.sparse.bcoo import (BCOO, _batched, _hashable, _padding_mask, _validate_bcoo,
+from pyjax._src.sparse.bcoo import (BCOO, _batched, _hashable, _padding_mask,
                                     bcoo_extract, bcoo_fromdense, bcoo_sum_duplicates,
-                                    bcoo_todense, bcoo_update_layout)
+                                    bcoo_todense, bcoo_transpose, bcoo_update_layout)
 from pyjax._src.interpreters import batching
-from pyjax._src.sparse.util import broadcast_batch, def_leading_batch, sparse_primitive
+from pyjax._src.sparse.util import broadcast_batch, sparse_primitive
 
 
 def _canonical_dn(dimension_numbers):
@@ -56,7 +55,6 @@ def _dot_unbatched(data, indices, rhs, *, dn, lhs_shape):
     (lc, rc), (lb, rb) = dn
     n_sparse = indices.shape[-1]
     nse = indices.shape[0]
-    ndim = len(lhs_shape)
     is_sparse = lambda d: d < n_sparse   # noqa: E731
     # 1. gather rhs along the dims paired with lhs sparse dims (contracting or batch)
     pairs = [(l, r) for l, r in zip(lc + lb, rc + rb) if is_sparse(l)]
@@ -97,7 +95,6 @@ def _dot_unbatched(data, indices, rhs, *, dn, lhs_shape):
     batch_axes = [where[l] for l in lb]
     free_axes = list(range(n_slb, n_slb + n_sfree)) + \
         list(range(n_slb + n_sfree + n_dlb, out.ndim))
-    del ndim
     return jnp.transpose(out, batch_axes + free_axes)
 
 
@@ -351,21 +348,14 @@ def bcoo_reduce_sum(mat, *, axes):
         fill = jnp.array([mat.shape[nb + i] for i in keep], indices.dtype)
         new_idx = indices[..., np.array(keep, np.int32)] if keep else indices[..., :0]
         indices = jnp.where(valid[..., None], new_idx, fill) if keep else new_idx
-    shape = [d for i, d in enumerate(mat.shape) if i not in axes or i < nb]
     mat = BCOO((data, indices), shape=[d for i, d in enumerate(mat.shape) if i not in axes or i < nb])
     # batch axes: fold into nse (moving each into the sparse part and dropping its column)
     for a in reversed([a for a in axes if a < nb]):
         perm = [i for i in range(mat.n_batch) if i != a] + [a] + list(range(mat.n_batch, mat.ndim))
-        mat = bcoo_transpose_any(mat, perm)
+        mat = bcoo_transpose(mat, permutation=perm)
         mat = bcoo_update_layout(mat, n_batch=mat.n_batch - 1)
         mat = bcoo_reduce_sum(mat, axes=(mat.n_batch,))
-    del shape
     return mat
-
-
-def bcoo_transpose_any(mat, perm):
-    from pyjax._src.sparse.bcoo import bcoo_transpose
-    return bcoo_transpose(mat, permutation=perm)
 
 
 def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
@@ -376,7 +366,7 @@ def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
     """
     del sharding
     if dimensions is not None and tuple(dimensions) != tuple(range(mat.ndim)):
-        mat = bcoo_transpose_any(mat, dimensions)
+        mat = bcoo_transpose(mat, permutation=dimensions)
     new_sizes = tuple(operator.index(d) for d in new_sizes)
     if -1 in new_sizes:
         known = math.prod(d for d in new_sizes if d != -1)
@@ -568,18 +558,13 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
                                   "dimensions are not supported")
     if any(mat.shape[nb + i] != shape[d] for i, d in enumerate(sparse_out)):
         raise NotImplementedError("bcoo_broadcast_in_dim: sparse dimensions cannot be stretched")
-    first_sparse = sparse_out[0] if ns else (bdims[nb] if nb < len(bdims) else len(shape))
-    if ns == 0 and nb < len(bdims):
-        first_sparse = bdims[nb]
-    new_nb = first_sparse
-    new_batch = shape[:new_nb]
-    new_dense = shape[new_nb + ns:]
-    # data: (batch, nse, dense) -> (new_batch, nse, new_dense)
+    # the first sparse dimension's position: what comes before it is batch, after it dense
+    new_nb = sparse_out[0] if ns else (bdims[nb] if nb < len(bdims) else len(shape))
+    new_batch, new_dense = shape[:new_nb], shape[new_nb + ns:]
+    # data: (batch, nse, dense) -> (new_batch, nse, new_dense); indices likewise
     d_dims = tuple(bdims[i] for i in range(nb)) + (new_nb,) + \
         tuple(bdims[i] - ns + 1 for i in range(nb + ns, mat.ndim))
-    data_shape = tuple(1 if i < nb and mat.data.shape[i] == 1 and False else s for i, s in
-                       enumerate(new_batch)) + (mat.nse,) + new_dense
-    data = lax.broadcast_in_dim(mat.data, data_shape, d_dims)
+    data = lax.broadcast_in_dim(mat.data, new_batch + (mat.nse,) + new_dense, d_dims)
     i_dims = tuple(bdims[i] for i in range(nb)) + (new_nb, new_nb + 1)
     indices = lax.broadcast_in_dim(mat.indices, new_batch + (mat.nse, ns), i_dims)
     return BCOO((data, indices), shape=shape)

@@ -4,7 +4,6 @@ to scatter/gather code elsewhere; here the fallback is the only path).
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -347,4 +346,3 @@ class CSC(JAXSparse):
 
 for _cls in (COO, CSR, CSC):
     tree_util.register_pytree_node(_cls, _cls.tree_flatten, _cls.tree_unflatten)
-del partial
