@@ -325,6 +325,27 @@ def test_gather_and_conv_against_dense():
         x[None], k, window_strides=(1,), padding="VALID"), rtol=1e-5, atol=1e-6)
 
 
+def test_lobpcg_standard_finds_the_top_eigenpairs():
+    rs = np.random.RandomState(1)
+    n = 100
+    q, _ = np.linalg.qr(rs.randn(n, n))
+    a = ((q * np.linspace(1, 10, n)) @ q.T).astype(np.float32)
+    a = (a + a.T) / 2
+    x0 = rs.randn(n, 4).astype(np.float32)
+    w, v = np.linalg.eigh(a.astype(np.float64))
+    theta, u, i = sparse.linalg.lobpcg_standard(a, x0)
+    np.testing.assert_allclose(theta, w[::-1][:4], rtol=2e-6)
+    np.testing.assert_allclose(np.abs(np.sum(u * v[:, ::-1][:, :4], 0)), np.ones(4), atol=1e-3)
+    assert int(i) == 30   # JAX 0.10.2 stops after 30 iterations here too
+    m = sparse.BCOO.fromdense(a)
+    theta2, _, _ = pyjax.jit(lambda x0: sparse.linalg.lobpcg_standard(lambda x: m @ x, x0))(x0)
+    np.testing.assert_allclose(theta2, w[::-1][:4], rtol=2e-6)
+    with pytest.raises(ValueError, match="search dim"):
+        sparse.linalg.lobpcg_standard(a, x0[:, :0])
+    with pytest.raises(ValueError, match="search dim"):
+        sparse.linalg.lobpcg_standard(a[:10, :10], x0[:10, :2])
+
+
 def test_random_bcoo_layout():
     m = sparse.random_bcoo(pyjax.random.key(1), (3, 4, 5), nse=0.3, n_batch=1, n_dense=1,
                            dtype=np.float32)

@@ -1,4 +1,5 @@
-"""`sparse.linalg.spsolve`: solve A x = b for a square CSR matrix A.
+"""`sparse.linalg`: `spsolve` (solve A x = b for a square CSR matrix A) and `lobpcg_standard`
+(the top-k eigenpairs of a Hermitian operator by LOBPCG).
 
 As JAX on CPU, the factorization is SciPy's (`scipy.sparse.linalg.spsolve`, called from the
 compiled program through `pure_callback`); derivatives are implicit, through
@@ -6,7 +7,12 @@ compiled program through `pure_callback`); derivatives are implicit, through
 solve is a second SciPy call), so grad works with respect to both `data` and `b`.
 
 NB: JAX's spsolve has no batching rule; here vmap runs the SciPy solve once per batch element.
-`lobpcg_standard` is not provided.
+
+`lobpcg_standard` keeps an orthonormal basis [X, R, P] (the current vectors, their residuals and
+the previous search directions), orthonormalized by SVQB (an eigendecomposition of the Gram
+matrix, directions with a negligible norm dropped) and a Rayleigh-Ritz step on it, with JAX's
+stopping rule. NB: its iterates are not JAX's (JAX orthonormalizes the blocks separately), its
+results are the same eigenpairs.
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import numpy as np
 
 import pyjax.numpy as jnp
 from pyjax._src.callback import pure_callback
+from pyjax._src.lax.control_flow.while_loop import while_loop
 from pyjax._src.lax.control_flow.solves import custom_linear_solve
 from pyjax._src.sparse.coo_csr import _csr_matvec_impl
 from pyjax._src.sparse.util import sparse_primitive
@@ -62,3 +69,90 @@ def spsolve(data, indices, indptr, b, tol=1e-6, reorder=1):
                          f"square matrix of size {b.shape[0]}")
     return spsolve_p.bind(jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr), b,
                           tol=float(tol), reorder=int(reorder))
+
+
+# -- lobpcg_standard --------------------------------------------------------------------------------
+
+def _mm(a, b):
+    return jnp.matmul(a, b, precision="highest")
+
+
+def _svqb(S, eps):
+    """An orthonormal basis of S's columns (n, p) with the same shape: columns along directions
+    of negligible norm come out zero (and are flagged in the returned mask)."""
+    norms = jnp.linalg.norm(S, axis=0)
+    S = S / jnp.where(norms > 0, norms, 1)
+    w, V = jnp.linalg.eigh(_mm(S.T.conj(), S))
+    keep = w > eps * S.shape[1] * jnp.max(w)
+    scale = jnp.where(keep, 1 / jnp.sqrt(jnp.where(keep, w, 1)), 0)
+    return _mm(S, V * scale), keep
+
+
+def _rayleigh_ritz(A, S, keep, k):
+    """The top-k Ritz pairs of A on span(S) (dropped columns pushed below every eigenvalue)."""
+    AS = A(S)
+    H = _mm(S.T.conj(), AS)
+    H = (H + H.T.conj()) / 2
+    penalty = (jnp.abs(H).sum() + 1) * 4
+    H = H - jnp.diag(jnp.where(keep, 0, penalty).astype(H.dtype))
+    w, C = jnp.linalg.eigh(H)
+    return w[::-1][:k], C[:, ::-1][:, :k]
+
+
+def lobpcg_standard(A, X, m=100, tol=None):
+    """The k largest eigenvalues and eigenvectors of a Hermitian (n, n) matrix or linear map A,
+    from initial directions X (n, k) with 0 < 5 k < n: `(theta, U, iterations)`. An eigenpair
+    has converged when |A u - theta u| < tol * 10 * n * (theta + |A u|) (tol defaults to the
+    dtype's epsilon); the loop stops when all k have, or after m iterations.
+
+        >>> theta, U, i = sparse.linalg.lobpcg_standard(a, x0)
+    """
+    X = jnp.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"lobpcg_standard: X must be an (n, k) array, got shape {X.shape}")
+    n, k = X.shape
+    if k == 0:
+        raise ValueError(f"must have search dim > 0, got {k}")
+    if k * 5 >= n:
+        raise ValueError(f"expected search dim * 5 < matrix dim (got {k * 5}, {n})")
+    matvec = A if callable(A) else (lambda V, A=jnp.asarray(A): _mm(A, V))
+    test = matvec(jnp.zeros((n, 1), X.dtype))
+    if test.dtype != X.dtype:
+        raise ValueError(f"A, X must have same dtypes (were {test.dtype}, {X.dtype})")
+    if test.shape != (n, 1):
+        raise ValueError(f"A must be ({n}, {n}) matrix A, got output {test.shape}")
+    eps = float(jnp.finfo(X.dtype).eps)
+    tol = eps if tol is None else tol
+
+    S, keep = _svqb(X, eps)
+    theta, C = _rayleigh_ritz(matvec, S, keep, k)
+    X = _mm(S, C)
+    P = jnp.zeros_like(X)
+
+    def residual(X, theta):
+        AX = matvec(X)
+        R = AX - X * theta[None, :]
+        rnorm = jnp.linalg.norm(R, axis=0)
+        bound = tol * 10 * n * (jnp.abs(theta) + jnp.linalg.norm(AX, axis=0))
+        return R, jnp.all(rnorm < bound)
+
+    def cond(state):
+        _, _, _, done, i = state
+        return jnp.logical_and(i < m, jnp.logical_not(done))
+
+    def step(state):
+        X, P, theta, _, i = state
+        R, _ = residual(X, theta)
+        S, keep = _svqb(jnp.concatenate([X, R, P], axis=1), eps)
+        S, keep2 = _svqb(S, eps)        # twice, for orthogonality in low precision
+        keep = keep & keep2
+        theta, C = _rayleigh_ritz(matvec, S, keep, k)
+        X_new = _mm(S, C)
+        # the new search directions: the part of X_new outside span(X)
+        P = X_new - _mm(X, _mm(X.T.conj(), X_new))
+        _, done = residual(X_new, theta)
+        return X_new, P, theta, done, i + 1
+
+    _, done0 = residual(X, theta)
+    X, _, theta, _, i = while_loop(cond, step, (X, P, theta, done0, 0))
+    return theta, X, i

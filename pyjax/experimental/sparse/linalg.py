@@ -1,2 +1,3 @@
 """pyjax.experimental.sparse.linalg (re-exports only; code in pyjax._src.sparse.linalg)."""
-from pyjax._src.sparse.linalg import spsolve as spsolve, spsolve_p as spsolve_p
+from pyjax._src.sparse.linalg import (lobpcg_standard as lobpcg_standard, spsolve as spsolve,
+                                      spsolve_p as spsolve_p)
