@@ -66,10 +66,6 @@ SKIPPED = {
     },
 }
 
-SKIPPED["jax.experimental.sparse.linalg"] = {
-    "lobpcg_standard": "not yet: the LOBPCG eigensolver (spsolve is there; JAX marks lobpcg "
-                       "experimental and TPU-oriented)"}
-
 _PALLAS_NYI = ("not yet in pyjax's Pallas interpret mode (scoped allocation, semaphores, "
                "core_map/kernel meshes, cost estimation, MLIR export)")
 _TRITON = "needs the Triton compiler (inline asm, barriers, the Triton dot lowering)"
