@@ -277,6 +277,13 @@ def test_bcsr_and_legacy_formats():
     mb = sparse.BCSR.fromdense(x3, n_batch=1)
     np.testing.assert_array_equal(mb.todense(), x3)
     np.testing.assert_allclose(mb @ v, x3 @ v, rtol=1e-6)
+    # vmap over the batch dimension keeps bcsr_dot_general (and the BCSR's shape follows)
+    vb = np.random.RandomState(20).randn(2, 4).astype(np.float32)
+    jaxpr = pyjax.make_jaxpr(pyjax.vmap(lambda m, v: m @ v))(mb, vb)
+    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["bcsr_dot_general"]
+    np.testing.assert_allclose(pyjax.vmap(lambda m, v: m @ v)(mb, vb),
+                               np.einsum("bij,bj->bi", x3, vb), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(pyjax.vmap(lambda m: m.todense())(mb), x3)
     with pyjax.enable_x64(True):
         x64 = x.astype(np.float64)
         m64 = sparse.BCSR.fromdense(x64)

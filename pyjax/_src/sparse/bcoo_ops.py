@@ -142,23 +142,28 @@ def _dot_general_batch_params(size, dims, *, dimension_numbers, lhs_spinfo):
     (lc, rc), (lb, rb) = dimension_numbers
     up = lambda ds: tuple(d + 1 for d in ds)   # noqa: E731
     spinfo = lhs_spinfo._replace(shape=(size,) + tuple(lhs_spinfo.shape))
-    if dims[2] is batching.not_mapped:
+    if dims[-1] is batching.not_mapped:
         dn = ((up(lc), rc), (up(lb), rb))
         return dict(dimension_numbers=dn, lhs_spinfo=spinfo), len(lb)
     dn = ((up(lc), up(rc)), ((0,) + up(lb), (0,) + up(rb)))
     return dict(dimension_numbers=dn, lhs_spinfo=spinfo), 0
 
 
-def _dot_general_batch(axis_size, args, dims, **params):
-    from pyjax._src.sparse.util import to_front
-    data = to_front(args[0], dims[0], axis_size)
-    indices = to_front(args[1], dims[1], axis_size)
-    rhs = args[2] if dims[2] is batching.not_mapped else batching.moveaxis(args[2], dims[2], 0)
-    new, out_dim = _dot_general_batch_params(axis_size, dims, **params)
-    return bcoo_dot_general_p.bind(data, indices, rhs, **new), out_dim
+def dot_general_batch_rule(p, n_bufs):
+    """The batching rule of a sparse x dense dot_general primitive whose first n_bufs operands
+    are the sparse buffers (BCOO: data, indices; BCSR: data, indices, indptr)."""
+    def rule(axis_size, args, dims, **params):
+        from pyjax._src.sparse.util import to_front
+        bufs = [to_front(a, d, axis_size) for a, d in zip(args[:n_bufs], dims[:n_bufs])]
+        rhs, rdim = args[n_bufs], dims[n_bufs]
+        rhs = rhs if rdim is batching.not_mapped else batching.moveaxis(rhs, rdim, 0)
+        new, out_dim = _dot_general_batch_params(axis_size, (None,) * (n_bufs - 1) + (None, rdim),
+                                                 **params)
+        return p.bind(*bufs, rhs, **new), out_dim
+    p.def_batch(rule)
 
 
-bcoo_dot_general_p.def_batch(_dot_general_batch)
+dot_general_batch_rule(bcoo_dot_general_p, 2)
 
 
 def _dense_sparse_dot(lhs, rhs, dn, preferred_element_type):

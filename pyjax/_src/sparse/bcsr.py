@@ -16,7 +16,8 @@ from pyjax._src.sparse._base import JAXSparse
 from pyjax._src.sparse import bcoo as _bcoo
 from pyjax._src.sparse import bcoo_ops
 from pyjax._src.sparse.bcoo import BCOO, SparseInfo, _hashable
-from pyjax._src.sparse.util import broadcast_batch, canonical_index_dtype, nfold_vmap, sparse_primitive
+from pyjax._src.sparse.util import (broadcast_batch, canonical_index_dtype, def_leading_batch,
+                                    nfold_vmap, sparse_primitive)
 
 
 def _validate_bcsr(data, indices, indptr, shape):
@@ -71,6 +72,7 @@ def _todense_impl(data, indices, indptr, *, spinfo):
 
 
 bcsr_todense_p = sparse_primitive("bcsr_todense", _todense_impl, linear_argnums=(0,))
+def_leading_batch(bcsr_todense_p, (0, 1, 2), update_params=_bcoo._grow_spinfo)
 
 
 def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
@@ -83,6 +85,8 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
 
 bcsr_fromdense_p = sparse_primitive("bcsr_fromdense", _fromdense_impl, multiple_results=True,
                                     linear_argnums=(0,), structure_preserving=False)
+def_leading_batch(bcsr_fromdense_p, (), (0,),
+                  update_params=lambda size, dims, *, n_batch, **p: dict(p, n_batch=n_batch + 1))
 
 
 def _extract_impl(indices, indptr, mat):
@@ -92,6 +96,7 @@ def _extract_impl(indices, indptr, mat):
 
 
 bcsr_extract_p = sparse_primitive("bcsr_extract", _extract_impl, linear_argnums=(2,))
+def_leading_batch(bcsr_extract_p, (0, 1), (2,), update_params=lambda size, dims, **p: p)
 
 
 def _dot_general_impl(lhs_data, lhs_indices, lhs_indptr, rhs, *, dimension_numbers, lhs_spinfo):
@@ -102,6 +107,7 @@ def _dot_general_impl(lhs_data, lhs_indices, lhs_indptr, rhs, *, dimension_numbe
 
 bcsr_dot_general_p = sparse_primitive("bcsr_dot_general", _dot_general_impl,
                                       linear_argnums=(0, 3))
+bcoo_ops.dot_general_batch_rule(bcsr_dot_general_p, 3)
 
 
 # -- functions ---------------------------------------------------------------------------------------
@@ -279,7 +285,26 @@ class BCSR(JAXSparse):
         obj = object.__new__(cls)
         obj.data, obj.indices, obj.indptr = children
         obj.__dict__.update(aux)
+        _fix_mapped_shape(obj)
         return obj
+
+
+def _fix_mapped_shape(obj):
+    """Under vmap the buffers lose (or gain) a leading batch dimension; the shape follows (see
+    bcoo._fix_mapped_shape)."""
+    data, indices = obj.data, obj.indices
+    if not (hasattr(data, "ndim") and hasattr(indices, "ndim") and hasattr(indices, "shape")):
+        return
+    n_dense = data.ndim - indices.ndim
+    n_batch_stored = len(obj.shape) - 2 - n_dense
+    n_batch_now = indices.ndim - 1
+    if n_batch_now < 0:
+        raise ValueError("Cannot map in_axis=0 for BCSR array with n_batch=0. in_axes for "
+                         "batched BCSR operations must correspond to a batch dimension.")
+    if n_batch_now == n_batch_stored - 1:
+        obj.shape = tuple(obj.shape[1:])
+    elif n_batch_now == n_batch_stored + 1:
+        obj.shape = (max(data.shape[0], indices.shape[0]),) + tuple(obj.shape)
 
 
 tree_util.register_pytree_node(BCSR, BCSR.tree_flatten, BCSR.tree_unflatten)
