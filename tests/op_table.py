@@ -963,8 +963,11 @@ RULE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batch", "lowering", 
 
 _COLLECTIVE = "a collective: it needs a named axis, so a NumPy function of one array cannot say it"
 _HIGHER_ORDER = "higher-order: it runs the jaxprs in its parameters (tested against the same ops unrolled)"
+_NEW_REF = ("a new_ref equation is discharged where it is traced (pyjax/_src/state): no eager run "
+            "or transformation sees it")
+
 MISSING_RULES: dict[str, dict[str, str]] = {
-    "impl": {},
+    "impl": {"new_ref": _NEW_REF},
     "abstract_eval": {},
     "jvp": {
         "zeta": "none in JAX's lax either (jax.scipy.special.zeta differentiates a series)",
@@ -986,10 +989,17 @@ MISSING_RULES: dict[str, dict[str, str]] = {
         "schur": "none in JAX either",
         "ormqr": "none in JAX either",
         "cholesky_update": "none in JAX either",
+        "new_ref": _NEW_REF,
+        "call_exported": "Exported.call differentiates through the exported VJP (a custom_vjp "
+                         "around the primitive), as JAX",
+        "dim_as_value": "a symbolic dimension as an integer value: nothing to differentiate",
     },
     "transpose": {},
-    "batch": {"rng_uniform": "none in JAX either (a stateful draw per call: under vmap use jax.random)"},
-    "lowering": {"custom_lin": "a linearized custom_vjp: transposed before anything lowers it"},
+    "batch": {"rng_uniform": "none in JAX either (a stateful draw per call: under vmap use jax.random)",
+              "new_ref": _NEW_REF,
+              "call_exported": "none in JAX either (export with a symbolic batch dimension instead)",
+              "dim_as_value": "a symbolic dimension has no batch axis (it has no operands)"},
+    "lowering": {},
     "np_impl": {
         **{name: _COLLECTIVE for name in ("psum", "pmax", "pmin", "all_gather", "reduce_scatter",
                                           "all_to_all", "ppermute", "axis_index")},
@@ -1013,6 +1023,16 @@ MISSING_RULES: dict[str, dict[str, str]] = {
            for name in ("debug_callback", "pure_callback", "io_callback")},
         "inspect_sharding": "reports a sharding to a callback, computes nothing "
                             "(tests/test_visualize_sharding.py)",
+        **{name: "a state primitive: its oracle is NumPy on the functional program "
+                 "(tests/test_state.py)" for name in ("get", "swap", "addupdate", "new_ref")},
+        "check": "a checkify check: its oracle is JAX's recorded messages (tests/test_checkify.py)",
+        "ffi_call": "runs a registered C function: tests/test_ffi.py checks it against NumPy",
+        "pallas_call": "runs a kernel: tests/test_pallas.py checks it against jnp and JAX's "
+                       "recorded results",
+        "shard_map": _HIGHER_ORDER,
+        "call_exported": "calls an exported module: tests/test_export.py checks it against the "
+                         "original function",
+        "dim_as_value": "a symbolic dimension's value: tests/test_export.py",
     },
 }
 
