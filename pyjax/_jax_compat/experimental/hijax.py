@@ -9,7 +9,7 @@ from pyjax._src.interpreters.ad import Zero as Zero
 from pyjax._src.interpreters.ad import instantiate as instantiate_zeros
 from pyjax._src.interpreters.ad import is_undefined_primal as is_undefined_primal
 from pyjax._jax_compat.core import AbstractValue as AbstractValue
-from pyjax._jax_compat.internal.state.types import AbstractRef as AbstractRef
+from pyjax._src.state.types import AbstractRef as AbstractRef
 from pyjax._jax_compat._unsupported import UnsupportedType
 
 _WHY = "pyjax has no high-level (hijax) types"

@@ -1,1 +1,0 @@
-"""`jax._src.state`: JAX's mutable references (pyjax has none)."""
