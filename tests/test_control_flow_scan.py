@@ -298,3 +298,16 @@ def test_fori_loop_with_traced_bounds_carries_the_bound_as_jax_does():
     (eqn,) = jaxpr.jaxpr.eqns  # no conversion of the already int32 bound
     assert eqn.primitive.name == "while" and len(eqn.outvars) == 3
     assert float(pyjax.jit(lambda n, x: lax.fori_loop(0, n, lambda i, c: c + i, x))(4, 1.0)) == 7.0
+
+
+@pytest.mark.parametrize("lower,upper", [(0, 2.5), (0.0, 3), (np.int8(0), np.int32(3)), (0, True)])
+@pytest.mark.parametrize("wrap", [lambda f: f, pyjax.jit], ids=["eager", "jit"])
+def test_fori_loop_bounds_of_different_types_raise_as_jax(lower, upper, wrap):
+    # JAX 0.10.2: only a weak (Python) int may take the other bound's signed integer dtype
+    with pytest.raises(TypeError, match="lower and upper arguments to fori_loop must have equal types"):
+        wrap(lambda lo, hi: lax.fori_loop(lo, hi, lambda i, c: c + i, 0))(lower, upper)
+
+
+def test_fori_loop_weak_bound_takes_the_other_dtype():
+    out = pyjax.jit(lambda hi: lax.fori_loop(0, hi, lambda i, c: c + i, 0))(np.int16(4))
+    assert out.dtype == np.int16 and int(out) == 6  # as recorded from JAX 0.10.2

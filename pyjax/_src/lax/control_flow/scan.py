@@ -512,15 +512,16 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         >>> lax.fori_loop(0, 10, lambda i, x: x + i, 0)
         Array(45, dtype=int32, weak_type=True)
     """
+    dt = _fori_index_dtype(lower, upper)
     if not isinstance(lower, core.Tracer) and not isinstance(upper, core.Tracer):
         lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
-        i0 = lower if isinstance(lower, (int, np.integer)) else _common_index(lower, upper)[0]
+        i0 = lower if isinstance(lower, (int, np.integer)) else _common_index(lower, upper, dt)[0]
         (_, out), _ = _scan(_fori_scan_body(body_fun), (i0, init_val), None, max(hi - lo, 0), False,
                             1 if unroll is None else unroll, (body_fun, "fori_loop"))
         return out
     if unroll not in (None, 1, False):
         raise ValueError("fori_loop: unroll requires static (concrete) loop bounds")
-    lower, upper = _common_index(lower, upper)
+    lower, upper = _common_index(lower, upper, dt)
     # as JAX: the bound rides in the carry, so the wrappers close over nothing but body_fun
     return _while_loop(_fori_cond, _fori_while_body(body_fun), (lower, upper, init_val),
                        (body_fun, "fori_loop"))[2]
@@ -544,8 +545,20 @@ def _fori_while_body(body_fun):
     return body
 
 
-def _common_index(lower, upper):
-    dt = dtypes.result_type(lower, upper)
+def _fori_index_dtype(lower, upper):
+    """JAX 0.10.2's rule: the bounds have one dtype, or both are signed integers and exactly one
+    is weakly typed (a Python int), which takes the other's dtype."""
+    lo, hi = core.get_aval(lower), core.get_aval(upper)
+    if lo.dtype == hi.dtype:
+        return lo.dtype
+    if dtypes.issubdtype(lo.dtype, np.signedinteger) and dtypes.issubdtype(hi.dtype, np.signedinteger) \
+            and lo.weak_type != hi.weak_type:
+        return hi.dtype if lo.weak_type else lo.dtype
+    raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
+                    f"{lo.dtype.name} and {hi.dtype.name}")
+
+
+def _common_index(lower, upper, dt):
     if not dtypes.issubdtype(dt, np.integer):
         raise TypeError(f"fori_loop: lower and upper must be integers, got {np.dtype(dt).name}")
     # as JAX, a bound already of that dtype is left alone (a weak one stays weak)
