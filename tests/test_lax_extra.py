@@ -129,3 +129,14 @@ def test_complex_sin_cos_bits_match_jax(name, wrap):
     got = np.asarray(wrap(getattr(lax, name))(_Z)).view(np.uint32)
     assert [int(v) for v in got] == _COMPLEX_SIN_COS_BITS[name]
     np.testing.assert_allclose(np.asarray(getattr(lax, name)(_Z[:2])), getattr(np, name)(_Z[:2]), rtol=1e-6)
+
+
+def test_abs_of_complex_gradients_bits_match_jax():
+    # recorded from JAX 0.10.2 (its abs JVP divides conj(x) by |x| in complex arithmetic)
+    g = pyjax.grad(lambda x: jnp.abs(jnp.fft.fft(x)).sum())(jnp.array([1.0, 2.0, 3.0]))
+    assert [int(v) for v in np.asarray(g).view(np.uint32)] == [0xbf3b67b0, 0x3f800000, 0x402ed9ec]
+    z = jnp.array([1 + 2j, -0.3 + 0.7j, 0j], jnp.complex64)
+    g = pyjax.grad(lambda z: jnp.abs(z).sum())(z)
+    assert [int(v) for v in np.asarray(g).view(np.uint32)] == [0x3ee4f92e, 0xbf64f92e, 0xbec9afcb,
+                                                                0xbf6b4d16, 0x0, 0x0]
+    check_grads(lambda z: jnp.abs(z) ** 2, (z[:2],), order=2, modes=("fwd", "rev"))

@@ -532,7 +532,10 @@ complex_p.def_lowering(partial(_simple_lowering, "stablehlo.complex"))
 
 def _abs_jvp(g, ans, x):
     if kind(core.get_aval(x).dtype) == "c":
-        return div(real(mul(conj(x), g)), _replace_zero(ans))
+        # as JAX, in complex arithmetic: conj(x) / |x| (|x| made complex), times g; the same
+        # rounding, so gradients agree to the bit
+        dt = core.get_aval(x).dtype
+        return real(mul(g, div(conj(x), _replace_zero(_convert_element_type(ans, dt, False)))))
     return select_n(ge(x, _const(x, 0)), neg(g), g)  # as JAX: the slope at 0 is +1
 
 
