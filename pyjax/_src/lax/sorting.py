@@ -354,7 +354,7 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
 
     Example:
         >>> lax.approx_max_k(jnp.array([1., 3., 2., 3.]), 2)
-        (Array([3., 3.], dtype=float32), Array([1, 3], dtype=int32))
+        [Array([3., 3.], dtype=float32), Array([1, 3], dtype=int32)]
     """
     return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
                          reduction_input_size_override, aggregate_to_topk)
@@ -367,7 +367,7 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
 
     Example:
         >>> lax.approx_min_k(jnp.array([1., 3., 0., 3.]), 2)
-        (Array([0., 1.], dtype=float32), Array([2, 0], dtype=int32))
+        [Array([0., 1.], dtype=float32), Array([2, 0], dtype=int32)]
     """
     return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
                          reduction_input_size_override, aggregate_to_topk)
@@ -378,7 +378,7 @@ def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k, over
         operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=is_max_k,
         reduction_input_size_override=operator.index(override), aggregate_to_topk=bool(aggregate))
-    return v, i
+    return [v, i]  # a list, as JAX 0.10.2's
 
 
 def approx_top_k_output_size(n, rank, k, recall_target, aggregate_to_topk, override=-1):
