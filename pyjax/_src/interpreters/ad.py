@@ -299,17 +299,24 @@ def partial_eval_jaxpr(jaxpr: core.Jaxpr, unknowns, instantiate_outs):
 # -- transposition ----------------------------------------------------------------------------
 
 
-def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out):
+def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out, linear_avals=None):
     """Transpose a jaxpr that is linear in the invars flagged in `linear_avals_mask`.
 
     `residuals` are the values of the other invars (in order). Returns the cotangents of the
-    linear invars (Zero where nothing flowed back)."""
+    linear invars (Zero where nothing flowed back). `linear_avals` (one per linear invar) are
+    the types transpose rules see for those invars when they differ from the jaxpr's (as JAX:
+    a scan carry's cotangent has the type of the cotangent flowing in, whose weak type may
+    differ), so that e.g. a conversion transposes back to that type."""
     env = {}
     linear = set()
+    undefined = {}
     res_it = iter(residuals)
+    lin_avals = iter(linear_avals) if linear_avals is not None else None
     for v, is_lin in zip(jaxpr.invars, linear_avals_mask, strict=True):
         if is_lin:
             linear.add(v)
+            if lin_avals is not None:
+                undefined[v] = UndefinedPrimal(next(lin_avals))
         else:
             env[v] = next(res_it)
 
@@ -341,15 +348,15 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out):
         if all(c is None for c in cts):
             continue
         cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
-        invals = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
-                  for v in eqn.invars]
+        invals = [(undefined.get(v) or UndefinedPrimal(v.aval)) if type(v) is Var and v in linear
+                  else read(v) for v in eqn.invars]
         rule = eqn.primitive.rule("transpose")
         with _staged_as(eqn, "transpose"):
             cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *invals, **eqn.params)
         for v, ct in zip(eqn.invars, cts_in, strict=True):
             write_ct(v, ct)
-    return [ct_env.get(v, Zero(tangent_aval(v.aval))) if is_lin else None
-            for v, is_lin in zip(jaxpr.invars, linear_avals_mask)]
+    return [ct_env.get(v, Zero(tangent_aval(undefined[v].aval if v in undefined else v.aval)))
+            if is_lin else None for v, is_lin in zip(jaxpr.invars, linear_avals_mask)]
 
 
 def _staged_as(eqn, transform):

@@ -143,7 +143,9 @@ dynamic_slice_p.np_impl = _np_dynamic_slice
 
 @_skip_zero
 def _dynamic_slice_transpose(ct, x, *idxs, slice_sizes):
-    return [dynamic_update_slice_p.bind(zeros_like_aval(x.aval), ct, *idxs)] + [None] * len(idxs)
+    # strong zeros, as JAX's (so the cotangent of a slice of a weak array is strong)
+    zeros = zeros_like_aval(x.aval.update(weak_type=False))
+    return [dynamic_update_slice_p.bind(zeros, ct, *idxs)] + [None] * len(idxs)
 
 
 deflinear_in(dynamic_slice_p, (0,), _dynamic_slice_transpose)

@@ -415,7 +415,11 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     for n, lo, st, m in zip(shape, start_indices, strides, out_shape):
         real_hi = lo + (m - 1) * st + 1 if m else lo
         cfg.append((lo, n - real_hi, st - 1) if m else (lo, n - lo, 0))
-    zero = _weak_const(0, x.aval.dtype)
+    # as JAX, the padding zero is strong (unless the cotangent is a weak scalar), so the
+    # cotangent of a slice of a weak array is strong
+    ct_aval = core.get_aval(ct)
+    zero = (_weak_const(0, x.aval.dtype) if ct_aval.weak_type and not ct_aval.ndim
+            else np.zeros((), x.aval.dtype))
     if any(m == 0 for m in out_shape):
         return [zeros_like_aval(x.aval)]
     return [pad(ct, zero, cfg)]
@@ -532,7 +536,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
         if size < 0:
             raise ValueError(f"pad: padding_config {padding_config} gives a negative size for {x.str_short()}")
         shape.append(size)
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type and padding_value.weak_type)
 
 
 def _np_pad(x, padding_value, *, padding_config):
@@ -564,7 +568,7 @@ pad_p.np_impl = _np_pad
 def _pad_transpose(ct, x, padding_value, *, padding_config):
     ct_aval = core.get_aval(ct)
     unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
-    t = pad(ct, _weak_const(0, ct_aval.dtype), unpad)
+    t = pad(ct, np.zeros((), ct_aval.dtype), unpad)  # a strong zero, as JAX
     t = slice(t, (0,) * ct_aval.ndim, core.get_aval(t).shape, tuple(i + 1 for _, _, i in padding_config))
     ct_x = t if is_undefined_primal(x) else None
     ct_v = None
@@ -586,7 +590,8 @@ def _pad_batch(axis_size, args, dims, *, padding_config):
         return pad_p.bind(x, v, padding_config=config), xd
     x = batching.bdim_at_front(x, xd, axis_size)
     dtype = core.get_aval(x).dtype
-    padded = pad_p.bind(x, np.zeros((), dtype), padding_config=((0, 0, 0),) + padding_config)
+    zero = _weak_const(0, dtype) if core.get_aval(x).weak_type else np.zeros((), dtype)
+    padded = pad_p.bind(x, zero, padding_config=((0, 0, 0),) + padding_config)
     ones = broadcast_in_dim(np.True_, batching.per_example_shape(x, 0), ())
     is_x = pad_p.bind(ones, np.False_, padding_config=padding_config)
     full = core.get_aval(padded).shape

@@ -203,7 +203,8 @@ def _reduce_window_sum_transpose(ct, x, *, window_dimensions, window_strides, pa
     pads = _vjp_lhs_padding(in_shape, window_dimensions, window_strides, ct_shape, padding,
                             base_dilation, window_dilation)
     config = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)]
-    padded = pad(ct, np.zeros((), core.get_aval(ct).dtype), config)
+    ct_aval = core.get_aval(ct)  # (padded with a zero of ct's weak type, as JAX's lax._zero)
+    padded = pad(ct, lax_elem._convert_element_type(0, ct_aval.dtype, ct_aval.weak_type), config)
     ones = (1,) * len(in_shape)
     return [reduce_window_sum_p.bind(padded, window_dimensions=window_dimensions,
                                      window_strides=base_dilation, padding=((0, 0),) * len(in_shape),

@@ -238,7 +238,7 @@ def diag(v, k=0):
     if nd != 1:
         raise ValueError("diag input must be 1d or 2d")
     n = _aval(v).shape[0] + abs(k)
-    zero = np.zeros((), _aval(v).dtype)
+    zero = lax._convert_element_type(0, _aval(v).dtype, _aval(v).weak_type)
     padded = shape_ops.pad(v, zero, [(max(0, -k), max(0, k), 0)])  # v[i] lands on row i - min(k, 0)
     return where(eye(n, k=k, dtype=bool), expand_dims(padded, 1), zero)
 

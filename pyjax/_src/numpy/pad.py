@@ -87,7 +87,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 def _pad_constant(array, pw, cv):
     aval = _aval(array)
-    cv = _convert_element_type(cv, aval.dtype, False)
+    cv = _convert_element_type(cv, aval.dtype, aval.weak_type)  # (as JAX: a weak array stays weak)
     if not _aval(cv).shape:
         return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in pw])
     cvs = broadcast_to(cv, (aval.ndim, 2))  # per (axis, side) values, broadcast as NumPy does

@@ -53,8 +53,10 @@ def _reduction(name, a, axis, dtype, keepdims, initial, where, lax_reduce, ident
         dt = aval.dtype
     if bool_op:
         dt = np.dtype(np.bool_)
-    if dt != aval.dtype:
-        a = lax._convert_element_type(a, dt, aval.weak_type)
+    if dt != aval.dtype or aval.weak_type:
+        # NB: as JAX, a reduction computes on a strong array, so its result is strong even for a
+        # weak input (and the gradient of a weak input converts back to weak)
+        a = lax._convert_element_type(a, dt, False)
     if where is not None:
         where = broadcast_to(where, aval.shape)
         a = ufuncs.where_(where, a, _identity(ident, dt))
@@ -100,7 +102,8 @@ def _identity(ident, dt):
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """Sum of elements over `axis` (small integer types accumulate in the default int)."""
     if (axis is None and type(a) is ArrayImpl and dtype is None and out is None and not keepdims
-            and initial is None and where is None and a.aval.dtype in _FLOATS):
+            and initial is None and where is None and a.aval.dtype in _FLOATS
+            and not a.aval.weak_type):  # (a weak one is summed strong, below)
         # fast path for the common eager case: a float array summed over all of its axes
         return lax_red.reduce_sum_p.bind(a, axes=tuple(range(a.aval.ndim)), out_sharding=None)
     _no_out(out, "sum")
@@ -249,6 +252,8 @@ def _cumulative(name, lax_fn, a, axis, dtype):
         a = lax._convert_element_type(a, dtypes.check_and_canonicalize_user_dtype(dtype, name), False)
     elif aval.dtype == np.bool_:  # only bools promote (JAX keeps int8 cumsums int8)
         a = lax._convert_element_type(a, dtypes.default_int_dtype(), False)
+    elif aval.weak_type:  # as JAX, computed (and returned) strong
+        a = lax._convert_element_type(a, aval.dtype, False)
     return lax_fn(a, axis)
 
 

@@ -227,8 +227,9 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_data, in_dims, force_out):
 
 
 def zeros(aval):
-    """Zeros of `aval`, staged as a literal broadcast (no array constant is created)."""
-    z = np.zeros((), aval.dtype)
+    """Zeros of `aval` (of its weak type, as JAX's), staged as a literal broadcast (no array
+    constant is created)."""
+    z = lax_elem._weak_const(0, aval.dtype) if aval.weak_type else np.zeros((), aval.dtype)
     return broadcast_in_dim(z, aval.shape, ()) if aval.shape else z
 
 

@@ -354,11 +354,14 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     res_consts = [c for c, l in zip(consts, const_lin) if not l]
     res_xs = [x for x, l in zip(xs, xs_lin) if not l]
     lin_const_avals = [c.aval for c, l in zip(consts, const_lin) if l]
-    carry_avals = jaxpr.in_avals[nc:nc + nk]
+    # NB: as JAX, the carry's cotangent has the type of the cotangent flowing in (which may
+    # differ from the carry's in weak type): the body is transposed at that type.
+    ct_carry = [common.instantiate_zeros(c, a) for c, a in zip(cts[:nk], jaxpr.in_avals[nc:nc + nk])]
+    carry_avals = [core.get_aval(c) for c in ct_carry]
     y_avals = jaxpr.out_avals[nk:]
-    ct_carry = [common.instantiate_zeros(c, a) for c, a in zip(cts[:nk], carry_avals)]
     ys_nz = [type(c) is not ad.Zero for c in cts[nk:]]
     ct_ys = [c for c, z in zip(cts[nk:], ys_nz) if z]
+    lin_avals = lin_const_avals + carry_avals + [a for a, l in zip(jaxpr.in_avals[nc + nk:], xs_lin) if l]
     x_avals = jaxpr.in_avals[nc + nk:]
     res_x_avals = [a for a, l in zip(x_avals, xs_lin) if not l]
     n_rc, n_lc = len(res_consts), len(lin_const_avals)
@@ -368,14 +371,15 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         rc, acc, ck, cy, rx = _split(a, [n_rc, n_lc, nk, sum(ys_nz)])
         cy = iter(cy)
         full_cy = [next(cy) if z else ad.Zero(av) for z, av in zip(ys_nz, y_avals)]
-        cts_in = ad.backward_pass(jaxpr.jaxpr, rc + rx, mask, ck + full_cy)
+        cts_in = ad.backward_pass(jaxpr.jaxpr, rc + rx, mask, ck + full_cy, lin_avals)
         ct_c, ct_k, ct_x = cts_in[:nc], cts_in[nc:nc + nk], cts_in[nc + nk:]
         ct_c = [c for c, l in zip(ct_c, const_lin) if l]
         new_acc = [common.instantiate_zeros(ad.add_tangents(s, c), av) for s, c, av in zip(acc, ct_c, lin_const_avals)]
         return (new_acc + [common.instantiate_zeros(c, av) for c, av in zip(ct_k, carry_avals)]
                 + [common.instantiate_zeros(c, av) for c, av, l in zip(ct_x, x_avals, xs_lin) if l])
     in_avals = ([core.get_aval(c) for c in res_consts] + lin_const_avals + list(carry_avals)
-                + [a for a, z in zip(y_avals, ys_nz) if z] + res_x_avals)
+                + [a.update(weak_type=core.get_aval(c).weak_type)
+                   for a, c in zip([a for a, z in zip(y_avals, ys_nz) if z], ct_ys)] + res_x_avals)
     t_jaxpr, t_consts = common.trace_flat(body, in_avals)
     acc0 = [common.zeros(a) for a in lin_const_avals]
     outs = scan_p.bind(*t_consts, *res_consts, *acc0, *ct_carry, *ct_ys, *res_xs, jaxpr=t_jaxpr,
