@@ -879,3 +879,16 @@ def test_var_with_no_degrees_of_freedom_and_traced_ddof():
     np.testing.assert_allclose(pyjax.jit(lambda v, d: jnp.var(v, ddof=d))(x, 1), np.var(np.arange(4.0), ddof=1))
     assert np.isnan(pyjax.jit(lambda v, d: jnp.std(v, ddof=d))(x, 5))
     assert jnp.iscomplexobj(None) is False and jnp.iscomplexobj([1j]) and not jnp.iscomplexobj(x)
+
+
+def test_mean_with_an_integer_dtype_divides_in_it():
+    # recorded from JAX 0.10.2: the sum and the count in the asked-for dtype, divided there
+    a = jnp.array([[1, 2, 3], [4, 5, 6]])
+    for got, want, dt in [(jnp.mean(a, dtype=jnp.int32), 3, np.int32),
+                          (jnp.mean(-a, axis=0, dtype=jnp.int32), [-2, -3, -4], np.int32),
+                          (jnp.mean(a, where=a > 1, dtype=jnp.int32), 4, np.int32),
+                          (jnp.mean(a, axis=1, dtype=jnp.uint8), [2, 5], np.uint8),
+                          (pyjax.vmap(lambda x: jnp.mean(x, dtype=jnp.int8))(a), [2, 5], np.int8)]:
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got, want)
+    assert jnp.mean(a).dtype == np.float32 and float(jnp.mean(a)) == 3.5

@@ -168,8 +168,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         dt = dtypes.check_and_canonicalize_user_dtype(dtype, "mean")
     total = sum(a, axis, dtype=dt, keepdims=keepdims, where=where)
     if where is None:
-        return ufuncs.true_divide(total, _count(aval, axes, named))
-    n = sum(broadcast_to(_check_where("mean", where), aval.shape), axis, dtype=dt, keepdims=keepdims)
+        n = _count(aval, axes, named)
+    else:
+        n = sum(broadcast_to(_check_where("mean", where), aval.shape), axis, dtype=dt, keepdims=keepdims)
+    if kind(dt) in "iub":  # an integer mean asked for: as JAX, divided in that dtype (truncating)
+        return lax.div(total, lax.convert_element_type(n, dt))
     return ufuncs.true_divide(total, n)
 
 
