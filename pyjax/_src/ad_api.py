@@ -389,8 +389,17 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
         def push(*t_flat):  # the primal output and aux do not depend on the basis vector
             out = jvp(f_partial, dyn, tree_util.tree_unflatten(d_tree, list(t_flat)), has_aux=has_aux)
-            return out[0], out[1], out[2] if has_aux else None
+            # integer outputs have float0 tangents: their Jacobian is zeros of their dtype (as JAX)
+            t_out = tree_util.tree_map(
+                lambda t, yy: np.zeros(np.shape(yy), core.get_aval(yy).dtype)
+                if dtypes.is_float0(core.get_aval(t).dtype) else t, out[1], out[0])
+            return out[0], t_out, out[2] if has_aux else None
         y, jac_t, aux = vmap(push, out_axes=(None, -1, None))(*basis)
+        if holomorphic:
+            for leaf in tree_util.tree_leaves(y):
+                if not dtypes.issubdtype(core.get_aval(leaf).dtype, np.complexfloating):
+                    raise TypeError("jacfwd with holomorphic=True requires outputs with complex "
+                                    f"dtype, but got {core.get_aval(leaf).dtype.name}.")
         jac = tree_util.tree_map(lambda j, yy: _split_last(j, avals, d_tree, nums, argnums, yy), jac_t, y)
         return (jac, aux) if has_aux else jac
     return jac_f
@@ -427,6 +436,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             y, f_vjp = vjp(f_partial, *dyn)
         y_flat, y_tree = tree_util.tree_flatten(y)
         y_avals = [core.get_aval(v) for v in y_flat]
+        for a in y_avals:
+            _check_output_dtype_jacrev(a, holomorphic)
         n, basis = _std_basis(y_avals)
         dyn_leaves, dyn_tree = tree_util.tree_flatten(dyn)
         is_float = [_is_float(core.get_aval(x)) for x in dyn_leaves]
@@ -454,6 +465,24 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         jac = tree_util.tree_unflatten(y_tree, out_per_y)
         return (jac, aux) if has_aux else jac
     return jac_f
+
+
+def _check_output_dtype_jacrev(aval, holomorphic):
+    """jacrev's outputs must be real floating (complex with holomorphic=True), as JAX's."""
+    dt = aval.dtype
+    if holomorphic:
+        if not dtypes.issubdtype(dt, np.complexfloating):
+            raise TypeError(f"jacrev with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {dt.name}.")
+    elif dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError(f"jacrev requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                        f"holomorphic=True. For differentiation of non-holomorphic functions "
+                        f"involving complex outputs, use jax.vjp directly.")
+    elif not dtypes.issubdtype(dt, np.floating):
+        raise TypeError(f"jacrev requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For differentiation of functions with "
+                        f"integer outputs, use jax.vjp directly.")
 
 
 def _possible_downcast(x, example_aval):

@@ -186,6 +186,20 @@ CASES = [
     "jax.jacfwd(jnp.sin)(VW)",
     "jax.jacfwd(lambda x: x * VS)(1.0)",
     "jax.jacfwd(cj_strong)(1.0)",
+    "jax.jacfwd(lambda x, y: x * y, argnums=(0, 1))(1.0, jnp.float32(2))",
+    "jax.jacrev(lambda x, y: x * y, argnums=(0, 1))(1.0, jnp.float32(2))",
+    "jax.jacrev(lambda x: {'a': x * 2.0, 'b': x.sum()})(VW)",
+    "jax.jacfwd(lambda x: x.astype(jnp.float16))(1.0)",
+    "jax.jacrev(lambda x: x.astype(jnp.float16))(1.0)",
+    "jax.hessian(lambda x: (x ** 3).sum())(VW)",
+    # Jacobians of integer and complex outputs
+    "jax.jacfwd(lambda x: (x * 2).astype(int))(1.0)",
+    "jax.jacfwd(lambda x: (x, (x * 2).astype(int)))(jnp.ones(2))",
+    "jax.jacrev(lambda x: x * 2, allow_int=True)(3)",
+    "jax.jacrev(lambda x: x.astype(jnp.complex64))(jnp.ones(2))",
+    "jax.jacrev(lambda x: x * (1 + 2j), holomorphic=True)(jnp.ones(2, jnp.complex64))",
+    "jax.jacfwd(lambda x: x * 2.0, holomorphic=True)(jnp.ones(2, jnp.complex64))",
+    "jax.jacfwd(lambda x: jnp.real(x), holomorphic=True)(jnp.ones(2, jnp.complex64))",
 ]
 
 ns = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
