@@ -11,6 +11,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
+from pyjax.test_util import check_grads
 from pyjax._src import core
 
 from op_table import (
@@ -892,3 +893,23 @@ def test_mean_with_an_integer_dtype_divides_in_it():
         assert got.dtype == dt
         np.testing.assert_array_equal(got, want)
     assert jnp.mean(a).dtype == np.float32 and float(jnp.mean(a)) == 3.5
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_ldexp_is_exact_and_frexp_differentiable(x64):
+    prev = pyjax.config.read("jax_enable_x64")
+    pyjax.config.update("jax_enable_x64", x64)
+    try:
+        dt = np.float64 if x64 else np.float32
+        x = np.array([0.5, -3.0, 0.0, np.inf, 1e-3, 1.5], dt)
+        n = np.array([1, 200 if x64 else 100, 5, 2, 130, 3])
+        np.testing.assert_array_equal(jnp.ldexp(x, n), np.ldexp(x, n))  # exact, as NumPy (JAX too)
+        assert float(jnp.ldexp(1.0, 3)) == 8.0  # not exp2's 7.999999999999998 in float64
+        with pytest.raises(ValueError, match="ldexp not supported"):
+            jnp.ldexp(1.0, 2.0)
+        # JAX's frexp JVP: the mantissa's tangent is t * 2**-e (recorded: grad at 3.0 is 0.25)
+        assert float(pyjax.grad(lambda v: jnp.frexp(v)[0])(3.0)) == 0.25
+        assert float(pyjax.grad(lambda v: jnp.ldexp(v, 3))(1.5)) == 8.0
+        check_grads(lambda v: jnp.frexp(v)[0], (np.array([5.0, -0.3], dt),), order=1, modes=("fwd", "rev"))
+    finally:
+        pyjax.config.update("jax_enable_x64", prev)

@@ -12,6 +12,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array, ArrayImpl
+from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow.while_loop import while_loop
@@ -586,6 +587,11 @@ def frexp(x, /):
     """
     (x,) = promote_args_inexact("frexp", x)
     _reject_complex("frexp", x)
+    return _frexp(x)
+
+
+@custom_jvp
+def _frexp(x):
     dt = _dtype(x)
     info = dtypes.finfo(dt)
     width, nmant, bias = dt.itemsize * 8, int(info.nmant), 1 - int(info.minexp)
@@ -608,10 +614,31 @@ def frexp(x, /):
     return where_(special, x, lax.bitcast_convert_type(m_bits, dt)), where_(special, np.int32(0), e)
 
 
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    # as JAX: the mantissa moves with x scaled by 2**-e (its bits alone have no derivative)
+    (x,), (t,) = primals, tangents
+    m, e = _frexp(x)
+    return (m, e), (multiply(t, exp2(negative(lax.convert_element_type(e, _dtype(t))))),
+                    np.zeros(np.shape(e), dtypes.float0))
+
+
 def ldexp(x1, x2, /):
+    """`x1 * 2 ** x2`, as JAX 0.10.2 computes it: the exponent of x1 is split off first (no
+    overflow for a small x1 and a large x2) and `2 ** e` is a power (exact), not exp2 (which XLA
+    computes as exp(e ln 2): 2 ** 3 would be 7.999999999999998 in float64)."""
+    check_arraylike("ldexp", x1, x2)
+    if kind(_dtype(x1)) == "c" or kind(_dtype(x2)) in "fc":
+        raise ValueError(f"ldexp not supported for input types {(_dtype(x1), _dtype(x2))}")
     (x1,) = promote_args_inexact("ldexp", x1)
-    _reject_complex("ldexp", x1)
-    return lax.mul(x1, exp2(lax.convert_element_type(x2, _dtype(x1))))
+    dt = _dtype(x1)
+    m, e = frexp(x1)
+    e = lax.convert_element_type(add(lax.convert_element_type(e, dt), lax.convert_element_type(x2, dt)), dt)
+    # the exponent may overflow by one with a finite result: move one factor 2 into m
+    pos = greater(e, 0)
+    m, e = where_(pos, multiply(m, 2), m), where_(pos, subtract(e, 1), e)
+    x = multiply(m, power(lax.convert_element_type(2, dt), e))
+    return where_(logical_or(isinf(x1), equal(x1, 0)), x1, x)
 
 
 def _integer_args(name, x1, x2):
