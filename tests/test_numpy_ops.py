@@ -913,3 +913,17 @@ def test_ldexp_is_exact_and_frexp_differentiable(x64):
         check_grads(lambda v: jnp.frexp(v)[0], (np.array([5.0, -0.3], dt),), order=1, modes=("fwd", "rev"))
     finally:
         pyjax.config.update("jax_enable_x64", prev)
+
+
+def test_view_scales_the_last_axis_as_numpy():
+    # NumPy's (and JAX 0.10.2's) view: the last axis scales with the item size ratio
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    for dt in [np.uint16, np.int8, np.float32, np.uint32]:
+        np.testing.assert_array_equal(jnp.asarray(a).view(dt), a.view(dt))
+    b = np.arange(8, dtype=np.uint8).reshape(2, 4)
+    for dt in [np.uint16, np.uint32, np.float32]:
+        np.testing.assert_array_equal(pyjax.jit(lambda x: x.view(dt))(b), b.view(dt))
+    np.testing.assert_array_equal(jnp.asarray([True, False]).view(np.uint8), [1, 0])
+    np.testing.assert_array_equal(jnp.asarray([1, 0, 2], np.uint8).view(bool), [True, False, True])
+    with pytest.raises(ValueError, match="must be a divisor of the total size in bytes of the last axis"):
+        jnp.arange(3, dtype=np.uint8).view(np.uint16)

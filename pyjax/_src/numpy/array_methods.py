@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dtypes
 from pyjax._src.array import Array, ArrayImpl, deleted_error
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax.utils import np_dtype_param
@@ -127,7 +127,7 @@ _METHODS = {
     "cumsum": _method(jred.cumsum), "cumprod": _method(jred.cumprod),
     "sort": _method(jsort.sort), "argsort": _method(jsort.argsort),
     "argpartition": _method(jsort.argpartition), "searchsorted": _method(jsort.searchsorted),
-    "view": lambda self, dtype=None: self if dtype is None else lax.bitcast_convert_type(self, dtype),
+    "view": lambda self, dtype=None: self if dtype is None else _view(self, dtype),
     "nonzero": lambda self, **kw: lax_numpy.nonzero(self, **kw),
     "take": lambda self, *args, **kw: index_tricks.take(self, *args, **kw),
     "compress": lambda self, condition, axis=None, *, out=None, size=None, fill_value=0: index_tricks.compress(
@@ -145,6 +145,31 @@ def _attach(cls, replace):
 
 _attach(ArrayImpl, replace=True)  # jaxlib's class: its own __eq__ etc. give way to NumPy's
 _attach(core.Tracer, replace=False)
+
+
+def _view(arr, dtype):
+    """NumPy's `view`: the same bytes read as `dtype`, the last axis scaled by the ratio of the
+    item sizes (lax.bitcast_convert_type adds or removes a trailing axis instead). Booleans go
+    through uint8, as in JAX."""
+    dt = dtypes.check_and_canonicalize_user_dtype(dtype, "view")
+    aval = core.get_aval(arr)
+    if aval.dtype == np.bool_:
+        arr, aval = lax.convert_element_type(arr, np.uint8), aval.update(dtype=np.dtype(np.uint8))
+    to = np.dtype(np.uint8) if dt == np.bool_ else dt
+    n_in, n_out = aval.dtype.itemsize, to.itemsize
+    if n_in == n_out:
+        out = lax.bitcast_convert_type(arr, to)
+    elif n_in > n_out:
+        out = lax.bitcast_convert_type(arr, to)
+        out = jshape.reshape(out, (*aval.shape[:-1], aval.shape[-1] * (n_in // n_out)))
+    else:
+        ratio = n_out // n_in
+        if aval.ndim == 0 or aval.shape[-1] % ratio:
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                             "total size in bytes of the last axis of the array.")
+        out = lax.bitcast_convert_type(
+            jshape.reshape(arr, (*aval.shape[:-1], aval.shape[-1] // ratio, ratio)), to)
+    return lax.ne(out, lax.convert_element_type(0, to)) if dt == np.bool_ else out
 
 
 def _tracer_getitem(self, idx):
