@@ -990,8 +990,6 @@ MISSING_RULES: dict[str, dict[str, str]] = {
         "ormqr": "none in JAX either",
         "cholesky_update": "none in JAX either",
         "new_ref": _NEW_REF,
-        "call_exported": "Exported.call differentiates through the exported VJP (a custom_vjp "
-                         "around the primitive), as JAX",
         "dim_as_value": "a symbolic dimension as an integer value: nothing to differentiate",
     },
     "transpose": {},

@@ -520,3 +520,18 @@ def test_flax_model_exported_with_symbolic_batch():
                          timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.strip().splitlines()[-1] == "OK float32[b,3]"
+
+
+def test_grad_without_a_serialized_vjp_names_the_fix():
+    # JAX 0.10.2: ValueError("No VJP is available ..."), at differentiation time
+    f = jax.jit(lambda x, w: jnp.sin(x * w))
+    x, w = jnp.ones(3), jnp.float32(2.0)
+    exp = export.deserialize(export.export(f)(x, w).serialize(vjp_order=0))
+    np.testing.assert_allclose(exp.call(x, w), np.sin(2.0 * np.ones(3)), rtol=1e-6)
+    with pytest.raises(ValueError, match="No VJP is available.*vjp_order"):
+        jax.grad(lambda w: exp.call(x, w).sum())(w)
+    with pytest.raises(ValueError, match="No VJP is available"):
+        jax.jvp(lambda w: exp.call(x, w), (w,), (w,))
+    kept = export.deserialize(export.export(f)(x, w).serialize(vjp_order=1))
+    np.testing.assert_allclose(jax.grad(lambda w: kept.call(x, w).sum())(w),
+                               np.sum(np.cos(2.0 * np.ones(3))), rtol=1e-5)

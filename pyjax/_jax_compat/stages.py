@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from pyjax._src.stages import ArgInfo as ArgInfo
-from pyjax._src.stages import CompiledFunction as Compiled
+from pyjax._src.stages import Compiled as Compiled
 from pyjax._src.stages import Lowered as Lowered
 from pyjax._src.stages import Traced as Traced
 

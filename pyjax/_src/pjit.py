@@ -32,7 +32,7 @@ from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.batching import BatchTrace
 from pyjax._src.state.types import AbstractRef, Ref
-from pyjax._src.stages import CompiledFunction, Lowered, Traced  # noqa: F401 (re-exported)
+from pyjax._src.stages import Compiled, Lowered, Traced  # noqa: F401 (re-exported)
 
 logger = logging.getLogger("pyjax")
 _config_values = config._values

@@ -1,6 +1,6 @@
 """The ahead-of-time stages of a jitted function: `jit(f).trace(*args)` gives a `Traced`
 (the jaxpr and the argument/result structure), `.lower()` a `Lowered` (the StableHLO module),
-`.compile()` a `CompiledFunction` (the XLA executable, callable with arguments of the traced
+`.compile()` a `Compiled` (the XLA executable, callable with arguments of the traced
 signature).
 
 Every stage answers the questions JAX's do: `in_tree` / `out_tree` (the pytree structures of
@@ -139,14 +139,14 @@ class Lowered(_Stage):
         """XLA's cost estimate (flops, bytes accessed, ...) of the module before optimization."""
         return xla.module_cost_analysis(self._text, self._request.devices[0])
 
-    def compile(self, compiler_options=None) -> CompiledFunction:
+    def compile(self, compiler_options=None) -> Compiled:
         """The executable (shared with calls of the jitted function on the same signature);
         `compiler_options`, a dict of XLA options, makes a separately compiled one."""
         request = dataclasses.replace(self._request, compile_options=compiler_options or ())
-        return CompiledFunction(dispatch.compile(request, self._lowered), self._traced)
+        return Compiled(dispatch.compile(request, self._lowered), self._traced)
 
 
-class CompiledFunction(_Stage):
+class Compiled(_Stage):
     """A compiled executable for one signature: call it with arguments of that signature."""
 
     def __init__(self, compiled: Compiled, traced: Traced):

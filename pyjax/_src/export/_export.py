@@ -445,6 +445,14 @@ def _evaluate(d, env):
 call_exported_p.def_impl(functools.partial(dispatch.apply_primitive, call_exported_p))
 
 
+@call_exported_p.def_jvp
+def _call_exported_jvp(primals, tangents, *, exported: Exported):
+    """Reached only when `exported` has no VJP (else `.call` differentiates through it): JAX's
+    ValueError, naming the function and `serialize(vjp_order=...)`."""
+    exported.vjp()  # raises
+    raise AssertionError("unreachable: an Exported with a VJP is called through custom_vjp")
+
+
 def _call_exported_lowering(ctx, *args, exported: Exported):
     platform = ctx.module.platform or xla.default_backend()
     if (platform not in exported.platforms
