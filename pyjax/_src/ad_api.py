@@ -17,6 +17,7 @@ from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills ad's lax_ops sl
 from pyjax._src.lax.elementwise import _convert_element_type, real
 from pyjax._src.lax.shape_ops import reshape, slice_in_dim
 from pyjax._src.numpy.creation import eye, ones_like
+from pyjax._src.traceback_util import api_boundary
 
 
 def _is_float(aval):
@@ -61,6 +62,7 @@ def _unflatten_aux(aux_tree_and_static, values):
 # -- forward mode ------------------------------------------------------------------------------
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """Forward-mode derivative: `(fun(*primals), d fun(primals)[tangents])`.
 
@@ -177,6 +179,7 @@ def _prune_residuals(jaxpr: core.Jaxpr, consts):
     return core.Jaxpr([], res_vars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns), [c for _, c in kept]
 
 
+@api_boundary
 def linearize(fun, *primals, has_aux=False):
     """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linear map cheaply
     (the primal computation is done once, here)."""
@@ -186,6 +189,7 @@ def linearize(fun, *primals, has_aux=False):
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
     out_tree, aux_tree = box
 
+    @api_boundary
     def f_jvp(*tangents):
         t_flat, t_tree = tree_util.tree_flatten(tangents)
         if t_tree != in_tree:
@@ -198,6 +202,7 @@ def linearize(fun, *primals, has_aux=False):
     return out, f_jvp
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), f_vjp)` where `f_vjp(ct)` pulls a cotangent back to the primals.
 
@@ -211,6 +216,7 @@ def vjp(fun, *primals, has_aux=False):
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
     out_tree, aux_tree = box
 
+    @api_boundary
     def f_vjp(ct):
         ct_flat, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != out_tree:
@@ -319,6 +325,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     """
     _check_callable(fun)
     @functools.wraps(fun)
+    @api_boundary
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "grad")
         dyn = [args[i] for i in nums]
@@ -349,6 +356,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
+    @api_boundary
     def grad_f(*args, **kwargs):
         if has_aux:
             (_, aux), g = vg(*args, **kwargs)
@@ -377,6 +385,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: one JVP per input element, batched with vmap."""
     _check_callable(fun)
     @functools.wraps(fun)
+    @api_boundary
     def jac_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacfwd")
         dyn = tuple(args[i] for i in nums)
@@ -423,6 +432,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Jacobian by reverse mode: one VJP per output element, batched with vmap."""
     _check_callable(fun)
     @functools.wraps(fun)
+    @api_boundary
     def jac_f(*args, **kwargs):
         nums = _check_argnums(argnums, len(args), "jacrev")
         dyn = tuple(args[i] for i in nums)
@@ -504,6 +514,7 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
+@api_boundary
 def linear_transpose(fun, *primals, reduce_axes=()):
     """Transpose of a linear function `fun`, traced at the avals of `primals`."""
     p_flat, in_tree = tree_util.tree_flatten(primals)
@@ -513,6 +524,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     closed, _ = pe.trace_to_jaxpr(lambda *xs: flat(*xs)[0], in_avals)
     out_tree = box[0]
 
+    @api_boundary
     def transposed(*cts):
         ct = cts[0] if len(cts) == 1 else cts
         ct_flat, ct_tree = tree_util.tree_flatten(ct)

@@ -20,6 +20,7 @@ from pyjax._src.backend.guard import JAXLIB_VERSION
 from pyjax._src.sharding import PartitionSpec, Sharding
 from pyjax._src.config import State
 from pyjax._src.random.keys import KeyAval as _KeyAval
+from pyjax._src.traceback_util import api_boundary
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
@@ -32,6 +33,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def make(*args, **kwargs):
         # traced as `jit` traces it, sharing jit's traces of `fun` (as in JAX)
         traced = pjit.jit(fun, static_argnums=static_argnums).trace(*args, **kwargs)
@@ -43,6 +45,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     return make
 
 
+@api_boundary
 def eval_shape(fun, *args, **kwargs):
     """The output shapes/dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs, without computing."""
     closed, shapes = make_jaxpr(_structs_as_values(fun), return_shape=True)(*args, **kwargs)

@@ -13,6 +13,7 @@ from pyjax._src import core, tree_util
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import AxisData, not_mapped
 from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills batching's lax_ops slots)
+from pyjax._src.traceback_util import api_boundary
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
@@ -43,6 +44,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     _check_axes_spec(out_axes, "out_axes")
 
     @functools.wraps(fun)
+    @api_boundary
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "

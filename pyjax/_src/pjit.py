@@ -33,6 +33,7 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.batching import BatchTrace
 from pyjax._src.state.types import AbstractRef, Ref
 from pyjax._src.stages import Compiled, Lowered, Traced  # noqa: F401 (re-exported)
+from pyjax._src.traceback_util import api_boundary
 
 logger = logging.getLogger("pyjax")
 _config_values = config._values
@@ -412,6 +413,7 @@ class JitInfo:
 
     # -- calling ---------------------------------------------------------------------------
 
+    @api_boundary  # the Python path only: C++ dispatch of cached calls never enters it
     def cache_miss(self, *args, **kwargs):
         """What C++ dispatch calls when its cache has no answer: run the call in Python and
         hand back `(outputs, fast-path data or None, whether to drop C++'s cache)`."""
@@ -773,9 +775,9 @@ def jit_info(f) -> JitInfo:
 
 _info = jit_info
 
-xla.PjitFunction.lower = lambda self, *args, **kwargs: _info(self).lower(*args, **kwargs)
-xla.PjitFunction.trace = lambda self, *args, **kwargs: _info(self).trace(*args, **kwargs)
-xla.PjitFunction.eval_shape = lambda self, *args, **kwargs: _info(self).eval_shape(*args, **kwargs)
+xla.PjitFunction.lower = api_boundary(lambda self, *args, **kwargs: _info(self).lower(*args, **kwargs))
+xla.PjitFunction.trace = api_boundary(lambda self, *args, **kwargs: _info(self).trace(*args, **kwargs))
+xla.PjitFunction.eval_shape = api_boundary(lambda self, *args, **kwargs: _info(self).eval_shape(*args, **kwargs))
 
 
 def _clear_cache(self):

@@ -24,12 +24,14 @@ from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.shape_ops import _unchanged, broadcast_in_dim
 from pyjax._src.lax.utils import kind
+from pyjax._src.traceback_util import api_boundary
 
 cond_p = Primitive("cond", multiple_results=True)
 
 _no_operand = object()
 
 
+@api_boundary
 def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, with both branches traced
     and staged out (so `pred` may be a traced value).
@@ -58,6 +60,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
                           operands, check_order=(1, 0))
 
 
+@api_boundary
 def switch(index, branches, *operands, operand=_no_operand):
     """`branches[index](*operands)`, `index` clamped into `[0, len(branches) - 1]`.
 

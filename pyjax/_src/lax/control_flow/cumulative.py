@@ -22,10 +22,12 @@ from pyjax._src.lax.control_flow.scan import scan
 from pyjax._src.lax.reductions import reduction_identity
 from pyjax._src.lax.utils import ANY, FLOAT, NUM, canonicalize_axis, check_dtype, standard_primitive
 from pyjax._src.lowering import mlir
+from pyjax._src.traceback_util import api_boundary
 
 # -- associative_scan ---------------------------------------------------------------------------
 
 
+@api_boundary
 def associative_scan(fn, elems, reverse=False, axis=0):
     """All prefix combinations `fn(...fn(fn(e[0], e[1]), e[2])..., e[i])` along `axis`, in
     O(log n) depth; `fn` must be associative and work elementwise on slices (pytrees).

@@ -30,10 +30,12 @@ from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow.while_loop import _while_loop
 from pyjax._src.lax.dynamic_slicing import dynamic_slice_p, dynamic_update_slice_p
+from pyjax._src.traceback_util import api_boundary
 
 scan_p = Primitive("scan", multiple_results=True)
 
 
+@api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `f(carry, x) -> (carry, y)` over the leading axis of `xs`, stacking the `y`s.
 
@@ -506,6 +508,7 @@ def _inline(ctx, closed, args):
 # -- loops built on scan -------------------------------------------------------------------------
 
 
+@api_boundary
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`for i in range(lower, upper): val = body_fun(i, val)`.
 
@@ -570,6 +573,7 @@ def _common_index(lower, upper, dt):
                  for x in (lower, upper))
 
 
+@api_boundary
 def map(f, xs, *, batch_size=None):
     """`f` applied to each slice of `xs` along axis 0, as a `scan` (or a scan over batches of
     `batch_size` slices, each batch vmapped, when given).

@@ -24,6 +24,7 @@ from pyjax._src.interpreters import ad, batching
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.shape_ops import stop_gradient
+from pyjax._src.traceback_util import api_boundary
 
 
 class _LinearSolveTuple(NamedTuple):
@@ -103,6 +104,7 @@ def _as_function(jaxpr, consts, b_tree):
     return fun
 
 
+@api_boundary
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False, has_aux=False):
     """Solve `matvec(x) == b` with `solve(matvec, b)`, differentiated implicitly: the tangent of
     x solves the same system (by `solve` again) and the cotangent of b the transposed one, by
@@ -230,6 +232,7 @@ def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
 # -- custom_root -------------------------------------------------------------------------------
 
 
+@api_boundary
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     """The root `x` of `f(x) == 0` that `solve(f, initial_guess)` finds, differentiated
     implicitly: with respect to what `f` closes over, dx = -J_x^{-1} (J_params dparams), the

@@ -27,10 +27,12 @@ from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.reductions import reduce_or
 from pyjax._src.lax.shape_ops import broadcast_in_dim
+from pyjax._src.traceback_util import api_boundary
 
 while_p = Primitive("while", multiple_results=True)
 
 
+@api_boundary
 def while_loop(cond_fun, body_fun, init_val):
     """`while cond_fun(val): val = body_fun(val)`, staged out as one loop.
 
