@@ -42,6 +42,17 @@ def _const(x, value):
     return _weak_const(value, core.get_aval(x).dtype)
 
 
+def _jvp_const(x, value):
+    """A constant factor of a JVP rule, as JAX's `lax._const`: a weak scalar only when `x` is a
+    weak scalar, otherwise strong, so the tangent of a weak array through such a rule (square,
+    sqrt, integer_pow, erf...) is strong, as in JAX. (Rules that JAX writes with `_one(x)`, which
+    keeps x's weak type, use `_const`.)"""
+    aval = core.get_aval(x)
+    if aval.weak_type and not aval.ndim:
+        return _weak_const(value, aval.dtype)
+    return np.asarray(value, aval.dtype)
+
+
 def _full_like(x, value):
     """`value` with `x`'s dtype and shape (`select_n` needs cases of equal shapes). shape_ops.py
     builds on this module, so broadcasting goes through the interpreters' `lax_ops` slot."""
@@ -151,7 +162,7 @@ def _square_lowering(ctx, x):
 
 
 square_p = unop("square", np.square, None, NUM, lowering=_square_lowering,
-                jvp=lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
+                jvp=lambda g, ans, x: mul(g, mul(_jvp_const(x, 2), x)))
 
 
 def square(x):
@@ -179,7 +190,7 @@ def _integer_pow_jvp(g, ans, x, *, y):
         return mul(g, _const(x, 0))
     if y == 1:
         return g
-    return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+    return mul(g, mul(_jvp_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
 
 
 defjvp(integer_pow_p, _integer_pow_jvp)
@@ -564,14 +575,14 @@ def _round_lowering(ctx, x, *, rounding_method):
     return ctx.op(op, x)
 
 
-sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", jvp=lambda g, ans, x: div(g, mul(_const(ans, 2), ans)))  # inf at 0, as JAX
+sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", jvp=lambda g, ans, x: div(g, mul(_jvp_const(ans, 2), ans)))  # inf at 0, as JAX
 rsqrt_p = unop("rsqrt", lambda x: 1 / np.sqrt(x), "stablehlo.rsqrt",
-               jvp=lambda g, ans, x: mul(g, mul(_const(ans, -0.5), div(ans, x))))
+               jvp=lambda g, ans, x: mul(g, mul(_jvp_const(ans, -0.5), div(ans, x))))
 cbrt_p = unop("cbrt", np.cbrt, "stablehlo.cbrt", FLOAT,
-              jvp=lambda g, ans, x: mul(g, mul(_const(ans, 1 / 3), integer_pow(ans, -2))))
+              jvp=lambda g, ans, x: mul(g, mul(_jvp_const(ans, 1 / 3), integer_pow(ans, -2))))
 exp_p = unop("exp", np.exp, "stablehlo.exponential", jvp=lambda g, ans, x: mul(g, ans))
 exp2_p = unop("exp2", np.exp2, None, lowering=_exp2_lowering,
-              jvp=lambda g, ans, x: mul(g, mul(ans, _const(ans, np.log(2)))))
+              jvp=lambda g, ans, x: mul(g, mul(ans, _jvp_const(ans, np.log(2)))))
 expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one",
                jvp=lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
 log_p = unop("log", np.log, "stablehlo.log", jvp=lambda g, ans, x: div(g, x))
@@ -610,10 +621,10 @@ sin_p = unop("sin", np.sin, None, lowering=partial(_sin_cos_lowering, True),
              jvp=lambda g, ans, x: mul(g, cos(x)))
 cos_p = unop("cos", np.cos, None, lowering=partial(_sin_cos_lowering, False),
              jvp=lambda g, ans, x: neg(mul(g, sin(x))))
-tan_p = unop("tan", np.tan, "stablehlo.tan", jvp=lambda g, ans, x: mul(g, add(_const(ans, 1), mul(ans, ans))))
-asin_p = unop("asin", np.arcsin, "chlo.asin", jvp=lambda g, ans, x: mul(g, rsqrt(sub(_const(x, 1), mul(x, x)))))
-acos_p = unop("acos", np.arccos, "chlo.acos", jvp=lambda g, ans, x: neg(mul(g, rsqrt(sub(_const(x, 1), mul(x, x))))))
-atan_p = unop("atan", np.arctan, "chlo.atan", jvp=lambda g, ans, x: div(g, add(_const(x, 1), mul(x, x))))
+tan_p = unop("tan", np.tan, "stablehlo.tan", jvp=lambda g, ans, x: mul(g, add(_jvp_const(ans, 1), mul(ans, ans))))
+asin_p = unop("asin", np.arcsin, "chlo.asin", jvp=lambda g, ans, x: mul(g, rsqrt(sub(_jvp_const(x, 1), mul(x, x)))))
+acos_p = unop("acos", np.arccos, "chlo.acos", jvp=lambda g, ans, x: neg(mul(g, rsqrt(sub(_jvp_const(x, 1), mul(x, x))))))
+atan_p = unop("atan", np.arctan, "chlo.atan", jvp=lambda g, ans, x: div(g, add(_jvp_const(x, 1), mul(x, x))))
 sinh_p = unop("sinh", np.sinh, "chlo.sinh", jvp=lambda g, ans, x: mul(g, cosh(x)))
 cosh_p = unop("cosh", np.cosh, "chlo.cosh", jvp=lambda g, ans, x: mul(g, sinh(x)))
 asinh_p = unop("asinh", np.arcsinh, "chlo.asinh", jvp=lambda g, ans, x: mul(g, rsqrt(add(mul(x, x), _const(x, 1)))))
@@ -621,11 +632,11 @@ acosh_p = unop("acosh", np.arccosh, "chlo.acosh",
                jvp=lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1))))))
 atanh_p = unop("atanh", np.arctanh, "chlo.atanh", jvp=lambda g, ans, x: div(g, sub(_const(x, 1), mul(x, x))))
 erf_p = unop("erf", lambda x: _sps().erf(x), "chlo.erf", FLOAT,
-             jvp=lambda g, ans, x: mul(g, mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+             jvp=lambda g, ans, x: mul(g, mul(_jvp_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
 erfc_p = unop("erfc", lambda x: _sps().erfc(x), "chlo.erfc", FLOAT,
-              jvp=lambda g, ans, x: mul(g, mul(_const(x, -2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+              jvp=lambda g, ans, x: mul(g, mul(_jvp_const(x, -2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
 erf_inv_p = unop("erf_inv", lambda x: _sps().erfinv(x), "chlo.erf_inv", FLOAT,
-                 jvp=lambda g, ans, x: mul(g, mul(_const(x, np.sqrt(np.pi) / 2), exp(mul(ans, ans)))))
+                 jvp=lambda g, ans, x: mul(g, mul(_jvp_const(x, np.sqrt(np.pi) / 2), exp(mul(ans, ans)))))
 # digamma's JVP needs polygamma: special.py, which defines polygamma, attaches it.
 digamma_p = unop("digamma", lambda x: _sps().digamma(x), "chlo.digamma", FLOAT)
 lgamma_p = unop("lgamma", lambda x: _sps().gammaln(x), "chlo.lgamma", FLOAT, jvp=lambda g, ans, x: mul(g, digamma(x)))

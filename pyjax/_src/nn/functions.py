@@ -269,7 +269,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     # the shift is a constant: an infinite max (all -inf, or an inf present) shifts by 0
     amax = shape_ops.stop_gradient(_where(jnp.isfinite(amax), amax, 0.0))
     amax_kept = amax if keepdims else shape_ops.expand_dims(amax, axes)
-    exp_a = jnp.exp(a - lax.convert_element_type(amax_kept, aval.dtype))
+    # (lax.sub, as JAX: `a` is not made strong first, so its cotangent stays strong)
+    exp_a = jnp.exp(lax.sub(a, broadcast_to(lax.convert_element_type(amax_kept, aval.dtype), aval.shape)))
     if b is not None:
         exp_a = exp_a * b
     sumexp = jred.sum(exp_a, axis=axis, keepdims=keepdims, where=where)

@@ -65,8 +65,10 @@ def promote_dtypes_inexact(*args):
     """Promote, then make the result floating (ints/bools become the default float)."""
     dt, weak = dtypes.lattice_result_type(*args)
     inexact = dtypes.to_inexact_dtype(dt)
-    return [lax_elt._convert_element_type(a, inexact, weak) if core.get_aval(a).dtype != inexact or type(a) in _PY_SCALARS
-            else a for a in args]
+    # (a weak operand of a strong result is converted too, as JAX: its cotangent converts back)
+    return [lax_elt._convert_element_type(a, inexact, weak)
+            if type(a) in _PY_SCALARS or (aval := core.get_aval(a)).dtype != inexact
+            or aval.weak_type != weak else a for a in args]
 
 
 def promote_dtypes_numeric(*args):
