@@ -20,6 +20,7 @@ from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.traceback_util import api_boundary
 
 # -- policies --------------------------------------------------------------------------------
 
@@ -234,6 +235,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def remat_f(*args, **kwargs):
         static = {i: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]

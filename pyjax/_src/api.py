@@ -260,6 +260,7 @@ def named_call(fun, *, name=None):
     scope = name if name is not None else getattr(fun, "__name__", "named_call")
 
     @functools.wraps(fun)
+    @api_boundary
     def named(*args, **kwargs):
         with source_info.extend_name_stack(scope):
             return fun(*args, **kwargs)

@@ -37,6 +37,7 @@ import numpy as np
 from pyjax._src import core, pretty_print, source_info, tree_util
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.traceback_util import api_boundary
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
@@ -709,6 +710,7 @@ def checkify(f, errors: frozenset = user_checks):
         checkify_rules.install()
 
     @functools.wraps(f)
+    @api_boundary
     def checked_fun(*args, **kwargs):
         box = []
 

@@ -21,6 +21,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.elementwise import _convert_element_type
+from pyjax._src.traceback_util import api_boundary
 
 
 def _signature(fun):
@@ -247,6 +248,7 @@ class custom_jvp(_CustomFunction):
             return ans, t_out
         self.defjvp(jvp)
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
@@ -396,6 +398,7 @@ class custom_vjp(_CustomFunction):
         self.bwd = bwd
         self.symbolic_zeros = symbolic_zeros
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
@@ -486,6 +489,7 @@ def _cast_ct(c, aval):
     return c
 
 
+@api_boundary
 def closure_convert(fun, *example_args):
     """Return `(converted_fun, consts)`: `fun` with closed-over arrays hoisted as extra trailing
     arguments, for use with custom_vjp."""

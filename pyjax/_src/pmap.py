@@ -22,6 +22,7 @@ from pyjax._src.pjit import jit
 from pyjax._src.shard_map import lay_out, shard_map
 from pyjax._src.array import put_named
 from pyjax._src.sharding import NamedSharding, PartitionSpec
+from pyjax._src.traceback_util import api_boundary
 
 _DEFAULT_AXIS = "_internal_pmap_axis_name"  # a pmap given no axis_name (as JAX names it)
 
@@ -54,6 +55,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                  donate_argnums=tuple(i + 1 for i in donate))
 
     @functools.wraps(fun)
+    @api_boundary
     def pmapped(*args, **kwargs):
         dyn = [a for i, a in enumerate(args) if i not in static]
         n = _mapped_size(in_axes, dyn, kwargs, axis_size)

@@ -57,6 +57,7 @@ from pyjax._src.lax.parallel import psum_p
 from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh
 from pyjax._src.pjit import _drop_unread_residuals, jit
 from pyjax._src.sharding import NamedSharding, PartitionSpec, _hlo_sharding
+from pyjax._src.traceback_util import api_boundary
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
 
@@ -83,6 +84,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     eager = {}  # mesh -> the jitted map (eager calls run jitted, traced once per signature)
 
     @functools.wraps(f)
+    @api_boundary
     def mapped(*args):
         m = mesh if mesh is not None else get_mesh()
         if not isinstance(m, (Mesh, AbstractMesh)):
@@ -169,6 +171,7 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
         return spec(a, a + 1 if a is not None else 0)
 
     @functools.wraps(f)
+    @api_boundary
     def mapped(*args):
         mesh = get_mesh()
         if not isinstance(mesh, (Mesh, AbstractMesh)) or axis_name not in mesh.axis_names:
