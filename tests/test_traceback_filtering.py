@@ -237,8 +237,11 @@ def test_library_registering_an_exclusion(tmp_path, register, filtering):
         assert lib_frames(library_apply) == 1
         assert lib_frames(library_entry) == 0
     finally:
+        # as flax's show_flax_in_tracebacks: out of the list, the frames are shown again
+        compat._exclude_paths.remove(target)
         source_info._excluded_files.discard(os.path.abspath(target))
     assert tbu.include_filename(path)
+    assert lib_frames(library_entry) == 2
 
 
 def test_library_boundary_through_the_compat_shim(filtering):

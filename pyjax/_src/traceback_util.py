@@ -45,6 +45,11 @@ class UnfilteredStackTrace(Exception):
     """The full traceback of an exception whose own traceback was filtered ("remove_frames")."""
 
 
+# Paths libraries registered (files or directories). A list, as JAX's: flax's
+# show_flax_in_tracebacks takes its paths out of it again.
+_exclude_paths: list = []
+
+
 def register_exclusion(path: str) -> None:
     """Treat the file `path` (or every file under the directory `path`) as library code: its
     frames are dropped from filtered tracebacks and skipped when finding the user's line.
@@ -52,16 +57,19 @@ def register_exclusion(path: str) -> None:
     Example:
         >>> register_exclusion(__file__)   # in a library built on pyjax
     """
-    source_info.register_exclusion(os.path.abspath(path) if path else path)
+    _exclude_paths.append(path)
+    source_info.register_exclusion(os.path.abspath(path))
 
 
 def include_filename(filename: str) -> bool:
     """Whether frames of `filename` are the user's (not pyjax's, nor a registered library's)."""
-    if not source_info.is_user_file(filename):
+    if filename.startswith(source_info._PYJAX_DIR) or filename.startswith("<frozen"):
         return False
-    for path in source_info._excluded_files:
-        if filename.startswith(path) and filename[len(path):len(path) + 1] in (os.sep, "/"):
-            return False  # under a registered directory
+    for path in _exclude_paths:
+        path = os.path.abspath(path)
+        if filename == path or (filename.startswith(path)
+                                and filename[len(path):len(path) + 1] in (os.sep, "/")):
+            return False
     return True
 
 

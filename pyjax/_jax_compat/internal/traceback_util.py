@@ -6,6 +6,7 @@ from __future__ import annotations
 from pyjax._src.traceback_util import (  # noqa: F401
     SIMPLIFIED_TB_MSG as _simplified_tb_msg,
     UnfilteredStackTrace as UnfilteredStackTrace,
+    _exclude_paths as _exclude_paths,
     api_boundary as api_boundary,
     filter_traceback as filter_traceback,
     include_filename as include_filename,
