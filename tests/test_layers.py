@@ -24,21 +24,30 @@ PKG = ROOT / "pyjax"
 LAYERS = [
     ("base", ["pyjax._src", "pyjax._src.config", "pyjax._src.dtypes", "pyjax._src.tree_util",
               "pyjax._src.source_info", "pyjax._src.errors", "pyjax._src.backend",
-              "pyjax._src.mesh", "pyjax._src.sharding"]),
+              "pyjax._src.mesh", "pyjax._src.sharding", "pyjax._src.distributed",
+              "pyjax._src.profiler", "pyjax._src.traceback_util"]),
     ("core", ["pyjax._src.core", "pyjax._src.pretty_print"]),
-    ("interpreters", ["pyjax._src.interpreters"]),
+    ("interpreters", ["pyjax._src.interpreters",
+                      "pyjax._src.state.types"]),  # the Ref aval: interpreters' rules see it
     ("runtime", ["pyjax._src.lowering", "pyjax._src.array", "pyjax._src.dispatch",
                  "pyjax._src.spmd",
                  "pyjax._src.typing"]),
     ("lax", ["pyjax._src.lax"]),
-    ("numpy", ["pyjax._src.numpy"]),
+    ("numpy", ["pyjax._src.numpy",
+               "pyjax._src.state.primitives"]),  # ref[idx] reads/writes index as jnp does
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
              "pyjax._src.custom_derivatives", "pyjax._src.ad_checkpoint", "pyjax._src.test_util",
              "pyjax._src.jitted_numpy", "pyjax._src.flatten_util", "pyjax._src.random",
              "pyjax._src.numpy.linalg", "pyjax._src.callback",  # jnp.linalg: custom_jvp (det, slogdet, pinv) and jit
              # i0's custom_jvp; roots/polyfit on jnp.linalg; vectorize and apply_along_axis on vmap
-             "pyjax._src.numpy.windows", "pyjax._src.numpy.polynomial", "pyjax._src.numpy.functional"]),
-    ("nn", ["pyjax._src.nn", "pyjax._src.scipy", "pyjax._src.image", "pyjax._src.example_libraries"]),
+             "pyjax._src.numpy.windows", "pyjax._src.numpy.polynomial", "pyjax._src.numpy.functional",
+             # the AOT stages and state discharge sit beside jit (it calls them); export,
+             # ffi, checkify and the debugging/multi-host tools are built on jit and the AD api
+             "pyjax._src.stages", "pyjax._src.state", "pyjax._src.export", "pyjax._src.ffi",
+             "pyjax._src.checkify", "pyjax._src.checkify_rules", "pyjax._src.multihost_utils",
+             "pyjax._src.sharding_viz", "pyjax._src.visualize"]),
+    ("nn", ["pyjax._src.nn", "pyjax._src.scipy", "pyjax._src.image", "pyjax._src.example_libraries",
+            "pyjax._src.ode", "pyjax._src.sparse", "pyjax._src.pallas"]),
     ("public", ["pyjax"]),
 ]
 LAYER_NAMES = [name for name, _ in LAYERS]
