@@ -41,6 +41,7 @@ LAYERS = [
              "pyjax._src.numpy.linalg", "pyjax._src.callback",  # jnp.linalg: custom_jvp (det, slogdet, pinv) and jit
              # i0's custom_jvp; roots/polyfit on jnp.linalg; vectorize and apply_along_axis on vmap
              "pyjax._src.numpy.windows", "pyjax._src.numpy.polynomial", "pyjax._src.numpy.functional",
+             "pyjax._src.numpy.float_parts",  # frexp's custom_jvp
              # the AOT stages and state discharge sit beside jit (it calls them); export,
              # ffi, checkify and the debugging/multi-host tools are built on jit and the AD api
              "pyjax._src.stages", "pyjax._src.state", "pyjax._src.export", "pyjax._src.ffi",

@@ -8,6 +8,7 @@ from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (att
 from pyjax._src import jitted_numpy as _jitted  # the C++-dispatched versions (used at the end)
 from pyjax._src.numpy.util import broadcast_to as broadcast_to, broadcast_shapes as broadcast_shapes
 from pyjax.numpy import linalg as linalg  # the submodule, as jax.numpy.linalg
+from pyjax._src.numpy.float_parts import frexp as frexp, ldexp as ldexp
 from pyjax._src.numpy.ufuncs import (
     sin as sin,
     cos as cos,
@@ -96,8 +97,6 @@ from pyjax._src.numpy.ufuncs import (
     conjugate as conjugate,
     conj as conj,
     angle as angle,
-    frexp as frexp,
-    ldexp as ldexp,
     gcd as gcd,
     spacing as spacing,
 )
