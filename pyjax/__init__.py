@@ -125,6 +125,7 @@ from pyjax import export as export  # noqa: E402
 from pyjax.jax_alias import as_jax as as_jax  # noqa: E402
 from pyjax import debug as debug  # noqa: E402
 from pyjax import experimental as experimental  # noqa: E402
+from pyjax._src import checkify_rules as _checkify_rules  # noqa: E402,F401  (fills checkify's rule tables)
 from pyjax._src.callback import pure_callback as pure_callback  # noqa: E402
 from pyjax import random as random  # noqa: E402
 from pyjax import scipy as scipy  # noqa: E402
