@@ -35,23 +35,22 @@ import types
 import numpy as np
 
 from pyjax._src import core, pretty_print, source_info, tree_util
+from pyjax._src.array import Array
 from pyjax._src.backend import xla
+from pyjax._src.interpreters import batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lax import elementwise as lax_elem
+from pyjax._src.lax import shape_ops
+from pyjax._src.lax.control_flow import while_loop
+from pyjax._src.lax.control_flow.common import trace_flat
+from pyjax._src.numpy import array_methods  # noqa: F401  (the code below indexes Arrays)
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import sorting, ufuncs
 from pyjax._src.traceback_util import api_boundary
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
            "index_checks", "init_error", "nan_checks", "user_checks"]
-
-
-def _lax():
-    from pyjax import lax
-    return lax
-
-
-def _jnp():
-    import pyjax.numpy as jnp
-    return jnp
 
 
 # --------------------------------------------------------------------------------------------
@@ -407,20 +406,19 @@ def assert_func(error: Error, pred, new_error: JaxException) -> Error:
 
 
 def update_error(error, pred, code, metadata, payload, effect):
-    lax = _lax()
     prev = error._pred.get(effect)
     if prev is None:
         return error._update(effect, pred, code, metadata, list(payload))
-    out_pred = lax.bitwise_or(prev, pred)
-    out_code = lax.select(prev, error._code[effect], code)
-    out_payload = [lax.select(_bcast(prev, p), p, n)
+    out_pred = lax_elem.bitwise_or(prev, pred)
+    out_code = lax_elem.select(prev, error._code[effect], code)
+    out_payload = [lax_elem.select(_bcast(prev, p), p, n)
                    for p, n in zip(error._payload[effect], payload, strict=True)]
     return error._update(effect, out_pred, out_code, metadata, out_payload)
 
 
 def _bcast(pred, like):
     shape = np.shape(like)
-    return pred if not shape else _lax().broadcast_in_dim(pred, shape, ())
+    return pred if not shape else shape_ops.broadcast_in_dim(pred, shape, ())
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,8 +476,6 @@ def _check_jvp(primals, tangents, *, err_tree, debug):
 
 @check_p.def_batch
 def _check_batch(axis_size, args, dims, *, err_tree, debug):
-    from pyjax._src.interpreters import batching
-    from pyjax._src.lax.control_flow import while_loop
     if while_loop.masked_body.depth and not debug:
         raise ValueError(_BATCHED_WHILE_MESSAGE)
     args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims, strict=True)]
@@ -500,13 +496,12 @@ def _check_lowering(ctx, *args, err_tree, debug):
 
 def _reduce_any_error(error: Error) -> Error:
     """A batched error reduced to one element per kind (the last failing element, as JAX)."""
-    jnp = _jnp()
     out = init_error
     for effect, pred in error._pred.items():
-        flat = jnp.ravel(pred)
-        idx = jnp.argsort(flat)[-1]
-        code = jnp.ravel(error._code[effect])[idx]
-        payload = [jnp.reshape(p, (-1,) + tuple(np.shape(p)[np.ndim(pred):]))[idx]
+        flat = jshape.ravel(pred)
+        idx = sorting.argsort(flat)[-1]
+        code = jshape.ravel(error._code[effect])[idx]
+        payload = [jshape.reshape(p, (-1,) + tuple(np.shape(p)[np.ndim(pred):]))[idx]
                    for p in error._payload[effect]]
         out = out._update(effect, flat[idx], code, {}, payload)
     return out._replace(error._metadata)
@@ -520,7 +515,6 @@ def _check_error(error: Error, *, debug=False):
 
 
 def _is_scalar_pred(pred) -> bool:
-    from pyjax._src.array import Array
     return isinstance(pred, bool) or (isinstance(pred, (Array, core.Tracer))
                                       and pred.shape == () and pred.dtype == np.dtype(bool))
 
@@ -550,7 +544,6 @@ def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
 
 
 def _check(pred, msg, debug, *fmt_args, **fmt_kwargs):
-    from pyjax._src.array import Array
     if not _is_scalar_pred(pred):
         name = "debug_check" if debug else "check"
         raise TypeError(f"{name} takes a scalar pred as argument, got {pred}")
@@ -559,7 +552,7 @@ def _check(pred, msg, debug, *fmt_args, **fmt_kwargs):
             raise TypeError("Formatting arguments to checkify.check need to be PyTrees of "
                             f"arrays, but got {arg!r} of type {type(arg)}.")
     new_error = FailedCheckError(xla.get_traceback(), msg, *fmt_args, **fmt_kwargs)
-    error = assert_func(init_error, _jnp().logical_not(pred), new_error)
+    error = assert_func(init_error, ufuncs.logical_not(pred), new_error)
     _check_error(error, debug=debug)
 
 
@@ -578,7 +571,10 @@ def check_error(error: Error) -> None:
 # --------------------------------------------------------------------------------------------
 # The checkify interpreter
 
-# primitive -> rule(error, enabled_errors, *in_vals, **params) -> (error, out)
+# primitive -> rule(error, enabled_errors, *in_vals, **params) -> (error, out). The rules live
+# in checkify_rules.py, which fills these tables when it is imported (`import pyjax` does so):
+# the higher-order rules need jit, checkpoint, shard_map and custom_jvp, which sit beside
+# this module and are kept out of its imports.
 error_checks: dict = {}
 # rules found by primitive name (families whose primitive objects live in many modules)
 error_checks_by_name: dict = {}
@@ -651,7 +647,6 @@ def _trace_checked(closed: core.ClosedJaxpr, enabled, err_tree, in_avals, err_po
     The traced function takes `in_avals`: the jaxpr's inputs with the error leaves inserted at
     `err_pos`; it returns `(*error leaves, *outputs)`. Returns `(jaxpr, consts, out_err_tree,
     effects)`: `jaxpr` takes `(*consts, *inputs)`; `effects` are the error kinds it may set."""
-    from pyjax._src.lax.control_flow.common import trace_flat
     n = err_tree.num_leaves
     box = []
 
@@ -705,9 +700,6 @@ def checkify(f, errors: frozenset = user_checks):
         'nan generated by primitive: log.'
     """
     errors = frozenset(errors)
-    if not error_checks:
-        from pyjax._src import checkify_rules
-        checkify_rules.install()
 
     @functools.wraps(f)
     @api_boundary

@@ -4,8 +4,7 @@ checkified, threading the error value through them as extra operands and results
 
 A rule is `rule(error, enabled_errors, *in_vals, **params) -> (error, out)`: it binds the
 primitive under the current trace and folds any new error into `error` with `assert_func`.
-`install()` fills the tables of pyjax._src.checkify (the primitives live in modules imported
-after it).
+Importing this module fills the tables of pyjax._src.checkify (`import pyjax` imports it).
 """
 from __future__ import annotations
 
@@ -14,11 +13,19 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import ad_checkpoint, core, custom_derivatives, dtypes, pjit, shard_map, tree_util
 from pyjax._src.checkify import (
-    _BATCHED_WHILE_MESSAGE, DivisionByZeroError, ErrorEffect, NaNError, OOBError, _aval, _current_traceback, _jnp, _lax, _merged,
-    _merge_metadata, _where, assert_func, check_p, checkify_jaxpr_flat, error_checks,
-    error_checks_by_name, update_error)
+    _BATCHED_WHILE_MESSAGE, DivisionByZeroError, ErrorEffect, NaNError, OOBError, _aval,
+    _current_traceback, _merged, _merge_metadata, _where, assert_func, check_p,
+    checkify_jaxpr_flat, error_checks, error_checks_by_name, update_error)
+from pyjax._src.interpreters import batching
+from pyjax._src.lax import dynamic_slicing, elementwise, shape_ops, slicing
+from pyjax._src.lax.control_flow import conditionals, scan, while_loop
+from pyjax._src.lax.control_flow.common import join_consts, trace_flat
+from pyjax._src.numpy import array_methods  # noqa: F401  (the rules use Array operators)
+from pyjax._src.numpy import creation, index_tricks, reductions, ufuncs
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.sharding import PartitionSpec
 
 
 # -- rules: NaNs, division, indices ------------------------------------------------------------
@@ -32,13 +39,12 @@ def _nan_rule(prim, error, enabled, *in_vals, **params):
 def _check_nans(prim, error, enabled, out):
     if NaNError not in enabled:
         return error
-    jnp = _jnp()
     outs = out if prim.multiple_results else [out]
-    flags = [jnp.any(jnp.isnan(x)) for x in outs
+    flags = [reductions.any(ufuncs.isnan(x)) for x in outs
              if dtypes.issubdtype(_aval(x).dtype, np.inexact)]
     if not flags:
         return error
-    any_nan = functools.reduce(jnp.logical_or, flags)
+    any_nan = functools.reduce(ufuncs.logical_or, flags)
     return assert_func(error, any_nan, NaNError(_current_traceback(), prim.name))
 
 
@@ -56,50 +62,44 @@ NAN_PRIMITIVES = (
 
 def _oob_payload(oob_mask, indices, dims_map, operand_shape):
     """int32[3]: the first out-of-bounds index, its operand axis and that axis's size."""
-    jnp = _jnp()
-    flat_idx = jnp.argmin(jnp.logical_not(oob_mask))
-    multi = jnp.unravel_index(flat_idx, np.shape(indices))
-    axis = jnp.array(np.asarray(dims_map, np.int32))[multi[-1]]
-    size = jnp.array(np.asarray(operand_shape, np.int32))[axis]
-    index = jnp.ravel(indices)[flat_idx]
-    return jnp.array([index, axis, size], dtype=np.int32)
+    flat_idx = reductions.argmin(ufuncs.logical_not(oob_mask))
+    multi = index_tricks.unravel_index(flat_idx, np.shape(indices))
+    axis = creation.array(np.asarray(dims_map, np.int32))[multi[-1]]
+    size = creation.array(np.asarray(operand_shape, np.int32))[axis]
+    index = jshape.ravel(indices)[flat_idx]
+    return creation.array([index, axis, size], dtype=np.int32)
 
 
 def _dynamic_slice_rule(error, enabled, operand, *starts, slice_sizes):
-    from pyjax._src.lax.dynamic_slicing import dynamic_slice_p
-    out = dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
+    out = dynamic_slicing.dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
     if OOBError not in enabled:
         return error, out
     return _window_oob(error, "dynamic_slice", operand, starts, slice_sizes), out
 
 
 def _dynamic_update_slice_rule(error, enabled, operand, update, *starts):
-    from pyjax._src.lax.dynamic_slicing import dynamic_update_slice_p
-    out = dynamic_update_slice_p.bind(operand, update, *starts)
+    out = dynamic_slicing.dynamic_update_slice_p.bind(operand, update, *starts)
     if OOBError not in enabled:
         return error, out
     return _window_oob(error, "dynamic_update_slice", operand, starts, np.shape(update)), out
 
 
 def _window_oob(error, name, operand, starts, sizes):
-    jnp = _jnp()
     shape = np.shape(operand)
     if not starts:
         return error
-    idx = jnp.stack([jnp.asarray(s) for s in starts])
+    idx = jshape.stack([creation.asarray(s) for s in starts])
     dims = np.asarray(shape, idx.dtype)
     mask = (idx < 0) | (idx + np.asarray(sizes, idx.dtype) > dims)
     payload = _oob_payload(mask, idx, range(len(shape)), shape)
-    return assert_func(error, jnp.any(mask),
+    return assert_func(error, reductions.any(mask),
                        OOBError(_current_traceback(), name, shape, payload))
 
 
 def _gather_rule(error, enabled, operand, indices, **params):
-    from pyjax._src.lax.slicing import gather_p
-    out = gather_p.bind(operand, indices, **params)
+    out = slicing.gather_p.bind(operand, indices, **params)
     if OOBError not in enabled:
         return error, out
-    jnp = _jnp()
     dnums, sizes = params["dimension_numbers"], params["slice_sizes"]
     shape = np.shape(operand)
     smap = np.asarray(dnums.start_index_map, np.int64)
@@ -108,7 +108,7 @@ def _gather_rule(error, enabled, operand, indices, **params):
     upper = np.minimum(upper, np.iinfo(idt).max).astype(idt)
     mask = (indices < 0) | (indices > upper)
     payload = _oob_payload(mask, indices, dnums.start_index_map, shape)
-    return assert_func(error, jnp.any(mask),
+    return assert_func(error, reductions.any(mask),
                        OOBError(_current_traceback(), "gather", shape, payload)), out
 
 
@@ -117,7 +117,6 @@ def _scatter_rule(error, enabled, operand, indices, updates, **params):
     out = prim.bind(operand, indices, updates, **params)
     if OOBError not in enabled:
         return error, out
-    jnp = _jnp()
     dnums = params["dimension_numbers"]
     shape = np.shape(operand)
     ushape = np.shape(updates)
@@ -133,18 +132,16 @@ def _scatter_rule(error, enabled, operand, indices, updates, **params):
     upper = np.minimum(upper, np.iinfo(idt).max).astype(idt)
     mask = (indices < 0) | (indices > upper)
     payload = _oob_payload(mask, indices, dnums.scatter_dims_to_operand_dims, shape)
-    error = assert_func(error, jnp.any(mask),
+    error = assert_func(error, reductions.any(mask),
                         OOBError(_current_traceback(), prim.name, shape, payload))
     return _check_nans(prim, error, enabled, out), out
 
 
 def _div_rule(error, enabled, x, y):
-    from pyjax._src.lax.elementwise import div_p
     if DivisionByZeroError in enabled:
-        jnp = _jnp()
-        error = assert_func(error, jnp.any(jnp.equal(y, 0)),
+        error = assert_func(error, reductions.any(ufuncs.equal(y, 0)),
                             DivisionByZeroError(_current_traceback()))
-    return _nan_rule(div_p, error, enabled, x, y)
+    return _nan_rule(elementwise.div_p, error, enabled, x, y)
 
 
 def _check_discharge_rule(error, enabled, *args, err_tree, debug):
@@ -162,13 +159,11 @@ def _check_discharge_rule(error, enabled, *args, err_tree, debug):
 
 
 def _cond_rule(error, enabled, index, *ops, branches):
-    from pyjax._src.lax.control_flow.common import join_consts
-    from pyjax._src.lax.control_flow.conditionals import cond_p
     op_avals = [_aval(x) for x in ops]
     error, leaves, traced = _merged(error, branches, enabled,
                                     lambda ls: [_aval(x) for x in ls] + op_avals)
     jaxprs, consts = join_consts([(j, c) for j, c, _ in traced])
-    outs = cond_p.bind(index, *consts, *leaves, *ops, branches=tuple(jaxprs))
+    outs = conditionals.cond_p.bind(index, *consts, *leaves, *ops, branches=tuple(jaxprs))
     return _split_outs(outs, [t for _, _, t in traced], error)
 
 
@@ -181,7 +176,6 @@ def _split_outs(outs, trees, error):
 
 def _scan_rule(error, enabled, *in_flat, jaxpr, num_consts, num_carry, length, reverse, unroll,
                **params):
-    from pyjax._src.lax.control_flow.scan import scan_p
     consts, carry, xs = (in_flat[:num_consts], in_flat[num_consts:num_consts + num_carry],
                          in_flat[num_consts + num_carry:])
     c_avals = [_aval(x) for x in consts]
@@ -190,7 +184,7 @@ def _scan_rule(error, enabled, *in_flat, jaxpr, num_consts, num_carry, length, r
                                     lambda ls: c_avals + [_aval(x) for x in ls] + rest,
                                     err_pos=num_consts)
     body, new_consts, tree = traced[0]
-    outs = scan_p.bind(*new_consts, *consts, *leaves, *carry, *xs, jaxpr=body,
+    outs = scan.scan_p.bind(*new_consts, *consts, *leaves, *carry, *xs, jaxpr=body,
                        num_consts=len(new_consts) + num_consts,
                        num_carry=len(leaves) + num_carry, length=length, reverse=reverse,
                        unroll=unroll, **params)
@@ -198,8 +192,6 @@ def _scan_rule(error, enabled, *in_flat, jaxpr, num_consts, num_carry, length, r
 
 
 def _while_rule(error, enabled, *in_flat, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    from pyjax._src.lax.control_flow.common import trace_flat
-    from pyjax._src.lax.control_flow.while_loop import while_p
     if cond_jaxpr.out_avals[0].shape:
         raise ValueError(_BATCHED_WHILE_MESSAGE)
     cc = list(in_flat[:cond_nconsts])
@@ -241,32 +233,30 @@ def _while_rule(error, enabled, *in_flat, cond_jaxpr, body_jaxpr, cond_nconsts, 
         lambda *args: core.eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts,
                                       *args[:cond_nconsts], *args[cond_nconsts + n:]),
         [_aval(x) for x in cc] + e_avals + c_avals)
-    outs = while_p.bind(*c_new, *cc, *b_new, *cc, *bc, *leaves, *carry, cond_jaxpr=cond,
+    outs = while_loop.while_p.bind(*c_new, *cc, *b_new, *cc, *bc, *leaves, *carry, cond_jaxpr=cond,
                         body_jaxpr=body, cond_nconsts=len(c_new) + len(cc),
                         body_nconsts=len(b_new) + len(cc) + len(bc))
     return _split_outs(outs, [out_tree], error)
 
 
 def _pjit_rule(error, enabled, *args, jaxpr, name, donated_invars=None, **params):
-    from pyjax._src.pjit import pjit_p
     arg_avals = [_aval(x) for x in args]
     error, leaves, traced = _merged(error, [jaxpr], enabled,
                                     lambda ls: [_aval(x) for x in ls] + arg_avals)
     body, consts, tree = traced[0]
     donated = None if donated_invars is None else (
         (False,) * (len(consts) + len(leaves)) + tuple(donated_invars))
-    outs = pjit_p.bind(*consts, *leaves, *args, jaxpr=body, name=name, donated_invars=donated,
+    outs = pjit.pjit_p.bind(*consts, *leaves, *args, jaxpr=body, name=name, donated_invars=donated,
                        **params)
     return _split_outs(outs, [tree], error)
 
 
 def _checkpoint_rule(error, enabled, *args, jaxpr, **params):
-    from pyjax._src.ad_checkpoint import checkpoint_p
     arg_avals = [_aval(x) for x in args]
     error, leaves, traced = _merged(error, [jaxpr], enabled,
                                     lambda ls: [_aval(x) for x in ls] + arg_avals)
     body, consts, tree = traced[0]
-    outs = checkpoint_p.bind(*consts, *leaves, *args, jaxpr=body, **params)
+    outs = ad_checkpoint.checkpoint_p.bind(*consts, *leaves, *args, jaxpr=body, **params)
     return _split_outs(outs, [tree], error)
 
 
@@ -277,9 +267,8 @@ def _custom_call_rule(error, enabled, *args, call_jaxpr, **params):
     # The call itself runs without its checks (they are functionalized beside it).
     prim = _where.prim
     outs = prim.bind(*args, call_jaxpr=without_checks(call_jaxpr), **params)
-    lax = _lax()
     leaves, tree = tree_util.tree_flatten(error)
-    stopped = [lax.stop_gradient(x) if dtypes.issubdtype(_aval(x).dtype, np.inexact) else x
+    stopped = [shape_ops.stop_gradient(x) if dtypes.issubdtype(_aval(x).dtype, np.inexact) else x
                for x in args]
     error, _ = checkify_jaxpr_flat(call_jaxpr.jaxpr, call_jaxpr.consts, enabled, tree,
                                    *leaves, *stopped)
@@ -289,10 +278,6 @@ def _custom_call_rule(error, enabled, *args, call_jaxpr, **params):
 def _shard_map_rule(error, enabled, *args, jaxpr, mesh, in_specs, out_specs, **params):
     """The body checkified per device; each device's error comes out along a leading axis (so
     `get()` reports `at mapped index d:` per failing device, as JAX does for pmap)."""
-    from pyjax._src.interpreters import batching
-    from pyjax._src.lax.control_flow.common import trace_flat
-    from pyjax._src.shard_map import shard_map_p
-    from pyjax._src.sharding import PartitionSpec
     local = list(jaxpr.in_avals)
     with batching.extend_axis_env(mesh.shape):
         error, leaves, traced = _merged(error, [jaxpr], enabled,
@@ -302,10 +287,10 @@ def _shard_map_rule(error, enabled, *args, jaxpr, mesh, in_specs, out_specs, **p
 
         def per_device(*xs):  # the body, its error leaves given a leading axis of size 1
             outs = core.eval_jaxpr(body.jaxpr, [], *xs)
-            return [_lax().expand_dims(e, (0,)) for e in outs[:n]] + list(outs[n:])
+            return [shape_ops.expand_dims(e, (0,)) for e in outs[:n]] + list(outs[n:])
         body2, consts2 = trace_flat(per_device, [_aval(x) for x in consts + leaves] + local)
     rep = PartitionSpec()
-    outs = shard_map_p.bind(
+    outs = shard_map.shard_map_p.bind(
         *consts2, *consts, *leaves, *args, jaxpr=body2, mesh=mesh,
         in_specs=(rep,) * (len(consts2) + len(consts) + len(leaves)) + tuple(in_specs),
         out_specs=(PartitionSpec(tuple(mesh.axis_names)),) * n + tuple(out_specs), **params)
@@ -348,35 +333,33 @@ def _strip_param(v):
     return v
 
 
-def install():
-    """Fill the rule table (the primitives live in modules imported after this one)."""
-    from pyjax._src import ad_checkpoint, custom_derivatives, pjit, shard_map
-    from pyjax._src.lax import dynamic_slicing, slicing
-    from pyjax._src.lax.control_flow import conditionals, scan, while_loop
-    for name in NAN_PRIMITIVES:
-        error_checks_by_name[name] = _with_prim(_nan_rule)
-    error_checks_by_name["div"] = _div_rule
-    for p in (slicing.scatter_p, slicing.scatter_add_p, slicing.scatter_sub_p,
-              slicing.scatter_mul_p, slicing.scatter_min_p, slicing.scatter_max_p):
-        error_checks[p] = _scatter_rule
-    error_checks[slicing.gather_p] = _gather_rule
-    error_checks[dynamic_slicing.dynamic_slice_p] = _dynamic_slice_rule
-    error_checks[dynamic_slicing.dynamic_update_slice_p] = _dynamic_update_slice_rule
-    error_checks[check_p] = _check_discharge_rule
-    error_checks[conditionals.cond_p] = _cond_rule
-    error_checks[scan.scan_p] = _scan_rule
-    error_checks[while_loop.while_p] = _while_rule
-    error_checks[pjit.pjit_p] = _pjit_rule
-    error_checks[ad_checkpoint.checkpoint_p] = _checkpoint_rule
-    error_checks[shard_map.shard_map_p] = _shard_map_rule
-    error_checks[custom_derivatives.custom_jvp_call_p] = _custom_call_rule
-    error_checks[custom_derivatives.custom_vjp_call_p] = _custom_call_rule
-
-
 def _with_prim(rule):
-    """A rule shared by several primitives: it finds its primitive in `_current_prim`."""
+    """A rule shared by several primitives: it finds its primitive in `_where.prim`."""
     return functools.partial(_prim_rule, rule)
 
 
 def _prim_rule(rule, error, enabled, *args, **params):
     return rule(_where.prim, error, enabled, *args, **params)
+
+
+# -- the tables (filled on import) -------------------------------------------------------------
+
+error_checks_by_name.update({name: _with_prim(_nan_rule) for name in NAN_PRIMITIVES})
+error_checks_by_name["div"] = _div_rule
+error_checks.update({p: _scatter_rule for p in (
+    slicing.scatter_p, slicing.scatter_add_p, slicing.scatter_sub_p, slicing.scatter_mul_p,
+    slicing.scatter_min_p, slicing.scatter_max_p)})
+error_checks.update({
+    slicing.gather_p: _gather_rule,
+    dynamic_slicing.dynamic_slice_p: _dynamic_slice_rule,
+    dynamic_slicing.dynamic_update_slice_p: _dynamic_update_slice_rule,
+    check_p: _check_discharge_rule,
+    conditionals.cond_p: _cond_rule,
+    scan.scan_p: _scan_rule,
+    while_loop.while_p: _while_rule,
+    pjit.pjit_p: _pjit_rule,
+    ad_checkpoint.checkpoint_p: _checkpoint_rule,
+    shard_map.shard_map_p: _shard_map_rule,
+    custom_derivatives.custom_jvp_call_p: _custom_call_rule,
+    custom_derivatives.custom_vjp_call_p: _custom_call_rule,
+})
