@@ -22,8 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-import pyjax.numpy as jnp
-from pyjax._src import core, tree_util
+from pyjax._src import core, dtypes, tree_util
 from pyjax._src.ad_api import vjp
 from pyjax._src.api_vmap import vmap
 from pyjax._src.config import default_matmul_precision
@@ -31,6 +30,10 @@ from pyjax._src.custom_derivatives import closure_convert, custom_vjp
 from pyjax._src.flatten_util import ravel_pytree
 from pyjax._src.lax.control_flow.scan import fori_loop, scan
 from pyjax._src.lax.control_flow.while_loop import while_loop
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, lax_numpy, linalg_ops, polynomial, reductions, ufuncs
+from pyjax._src.numpy import linalg as jnp_linalg
+from pyjax._src.numpy import shape as jshape
 from pyjax._src.numpy.util import promote_dtypes_inexact
 from pyjax._src.pjit import jit
 
@@ -65,21 +68,21 @@ _C_MID = [6025192743 / 30085553152 / 2, 0, 51252292925 / 65400821598 / 2,
 def runge_kutta_step(func, y0, f0, t0, dt):
     """One Dopri5 step from `(t0, y0)` with `f0 = func(y0, t0)`: `(y1, f1, y1_error, k)`, where
     `k` holds the 7 stage derivatives (the last is `func(y1, t0 + dt)`, reused next step)."""
-    alpha = jnp.array(_ALPHA, dtype=dt.dtype)
-    beta = jnp.array(_BETA, dtype=f0.dtype)
-    c_sol = jnp.array(_C_SOL, dtype=f0.dtype)
-    c_error = jnp.array(_C_ERROR, dtype=f0.dtype)
+    alpha = creation.array(_ALPHA, dtype=dt.dtype)
+    beta = creation.array(_BETA, dtype=f0.dtype)
+    c_sol = creation.array(_C_SOL, dtype=f0.dtype)
+    c_error = creation.array(_C_ERROR, dtype=f0.dtype)
     h = dt.astype(f0.dtype)
 
     def stage(i, k):
         ti = t0 + dt * alpha[i - 1]
-        yi = y0 + h * jnp.dot(beta[i - 1, :], k)
+        yi = y0 + h * linalg_ops.dot(beta[i - 1, :], k)
         return k.at[i, :].set(func(yi, ti))
 
-    k = jnp.zeros((7, f0.shape[0]), f0.dtype).at[0, :].set(f0)
+    k = creation.zeros((7, f0.shape[0]), f0.dtype).at[0, :].set(f0)
     k = fori_loop(1, 7, stage, k)
-    y1 = h * jnp.dot(c_sol, k) + y0
-    y1_error = h * jnp.dot(c_error, k)
+    y1 = h * linalg_ops.dot(c_sol, k) + y0
+    y1_error = h * linalg_ops.dot(c_error, k)
     return y1, k[-1], y1_error, k
 
 
@@ -97,47 +100,47 @@ def fit_4th_order_polynomial(y0, y1, y_mid, dy0, dy1, dt):
 
 def interp_fit_dopri(y0, y1, k, dt):
     """The dense-output polynomial of one Dopri5 step, as a (5, n) array of coefficients."""
-    c_mid = jnp.array(_C_MID, dtype=y0.dtype)
-    y_mid = y0 + dt.astype(y0.dtype) * jnp.dot(c_mid, k)
-    return jnp.asarray(fit_4th_order_polynomial(y0, y1, y_mid, k[0], k[-1], dt))
+    c_mid = creation.array(_C_MID, dtype=y0.dtype)
+    y_mid = y0 + dt.astype(y0.dtype) * linalg_ops.dot(c_mid, k)
+    return creation.asarray(fit_4th_order_polynomial(y0, y1, y_mid, k[0], k[-1], dt))
 
 
 def initial_step_size(fun, t0, y0, order, rtol, atol, f0):
     """The first step: Hairer, Nørsett & Wanner, Solving ODEs I, sec. II.4 (as scipy's RK45)."""
     y0, f0 = promote_dtypes_inexact(y0, f0)
     dtype = y0.dtype
-    scale = (atol + jnp.abs(y0) * rtol).astype(dtype)
-    d0 = jnp.linalg.norm(y0 / scale)
-    d1 = jnp.linalg.norm(f0 / scale)
-    h0 = jnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
+    scale = (atol + ufuncs.abs(y0) * rtol).astype(dtype)
+    d0 = jnp_linalg.norm(y0 / scale)
+    d1 = jnp_linalg.norm(f0 / scale)
+    h0 = lax_numpy.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
     f1 = fun(y0 + h0.astype(dtype) * f0, t0 + h0)
-    d2 = jnp.linalg.norm((f1 - f0) / scale) / h0
-    h1 = jnp.where((d1 <= 1e-15) & (d2 <= 1e-15), jnp.maximum(1e-6, h0 * 1e-3),
-                   (0.01 / jnp.maximum(d1, d2)) ** (1. / (order + 1.)))
-    return jnp.minimum(100. * h0, h1)
+    d2 = jnp_linalg.norm((f1 - f0) / scale) / h0
+    h1 = lax_numpy.where((d1 <= 1e-15) & (d2 <= 1e-15), ufuncs.maximum(1e-6, h0 * 1e-3),
+                   (0.01 / ufuncs.maximum(d1, d2)) ** (1. / (order + 1.)))
+    return ufuncs.minimum(100. * h0, h1)
 
 
 def abs2(x):
     """|x|**2, for real or complex x."""
-    if jnp.iscomplexobj(x):
+    if lax_numpy.iscomplexobj(x):
         return x.real ** 2 + x.imag ** 2
     return x ** 2
 
 
 def mean_error_ratio(error_estimate, rtol, atol, y0, y1):
     """The RMS over components of the error estimate relative to its tolerance (accept <= 1)."""
-    err_tol = atol + rtol * jnp.maximum(jnp.abs(y0), jnp.abs(y1))
-    return jnp.sqrt(jnp.mean(abs2(error_estimate / err_tol.astype(error_estimate.dtype))))
+    err_tol = atol + rtol * ufuncs.maximum(ufuncs.abs(y0), ufuncs.abs(y1))
+    return ufuncs.sqrt(reductions.mean(abs2(error_estimate / err_tol.astype(error_estimate.dtype))))
 
 
 def optimal_step_size(last_step, mean_error_ratio, safety=0.9, ifactor=10.0, dfactor=0.2,
                       order=5.0):
     """The next step size: grow by at most `ifactor`; after a rejected step shrink by at most
     `dfactor`, and never shrink after an accepted one."""
-    dfactor = jnp.where(mean_error_ratio < 1, 1.0, dfactor)
-    factor = jnp.minimum(ifactor,
-                         jnp.maximum(mean_error_ratio ** (-1.0 / order) * safety, dfactor))
-    return jnp.where(mean_error_ratio == 0, last_step * ifactor, last_step * factor)
+    dfactor = lax_numpy.where(mean_error_ratio < 1, 1.0, dfactor)
+    factor = ufuncs.minimum(ifactor,
+                         ufuncs.maximum(mean_error_ratio ** (-1.0 / order) * safety, dfactor))
+    return lax_numpy.where(mean_error_ratio == 0, last_step * ifactor, last_step * factor)
 
 
 # -- odeint --------------------------------------------------------------------------------------
@@ -160,8 +163,8 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         if not isinstance(arg, core.Tracer) and not _valid_jaxtype(arg):
             raise TypeError("The contents of odeint *args must be arrays or scalars, but got "
                             f"{arg}.")
-    t = jnp.asarray(t) if not isinstance(t, core.Tracer) else t
-    if not jnp.issubdtype(t.dtype, jnp.floating):
+    t = creation.asarray(t) if not isinstance(t, core.Tracer) else t
+    if not dtypes.issubdtype(t.dtype, np.floating):
         raise TypeError(f"t must be an array of floats, but got {t}.")
     converted, consts = _closure_convert_cached(func, y0, t[0], *args)
     return _odeint_wrapper(converted, rtol, atol, mxstep, hmax, y0, t, *args, *consts)
@@ -224,24 +227,24 @@ def _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args):
             next_t = t + dt
             error_ratio = mean_error_ratio(next_y_error, rtol, atol, y, next_y)
             new_coeffs = interp_fit_dopri(y, next_y, k, dt)
-            dt = jnp.clip(optimal_step_size(dt, error_ratio), min=0., max=hmax)
+            dt = lax_numpy.clip(optimal_step_size(dt, error_ratio), min=0., max=hmax)
             # a rejected step keeps the state and retries with the smaller step
             accepted = [i + 1, next_y, next_f, next_t, dt, t, new_coeffs]
             rejected = [i + 1, y, fy, t, dt, last_t, coeffs]
             accept = error_ratio <= 1.
-            return [jnp.where(accept, a, r) for a, r in zip(accepted, rejected, strict=True)]
+            return [lax_numpy.where(accept, a, r) for a, r in zip(accepted, rejected, strict=True)]
 
         _, *carry = while_loop(keep_going, try_step, [0] + carry)
         _, _, t, _, last_t, coeffs = carry
         relative_output_time = (target_t - last_t) / (t - last_t)
-        y_target = jnp.polyval(coeffs, relative_output_time.astype(coeffs.dtype))
+        y_target = polynomial.polyval(coeffs, relative_output_time.astype(coeffs.dtype))
         return carry, y_target
 
     f0 = f(y0, ts[0])
-    dt = jnp.clip(initial_step_size(f, ts[0], y0, 4, rtol, atol, f0), min=0., max=hmax)
-    coeffs = jnp.array([y0] * 5)
+    dt = lax_numpy.clip(initial_step_size(f, ts[0], y0, 4, rtol, atol, f0), min=0., max=hmax)
+    coeffs = creation.array([y0] * 5)
     _, ys = scan(to_next_output, [y0, f0, ts[0], dt, ts[0], coeffs], ts[1:])
-    return jnp.concatenate((y0[None], ys))
+    return jshape.concatenate((y0[None], ys))
 
 
 def _odeint_fwd(func, rtol, atol, mxstep, hmax, y0, ts, *args):
@@ -264,19 +267,19 @@ def _odeint_rev(func, rtol, atol, mxstep, hmax, res, g):
     def back_one_interval(carry, i):
         y_bar, t0_bar, args_bar = carry
         # the output time ts[i] moving changes ys[i] by func(ys[i], ts[i]) per unit time
-        t_bar = jnp.dot(func(ys[i], ts[i], *args), g[i]).real
+        t_bar = linalg_ops.dot(func(ys[i], ts[i], *args), g[i]).real
         t0_bar = t0_bar - t_bar
         _, y_bar, t0_bar, args_bar = odeint(
-            aug_dynamics, (ys[i], y_bar, t0_bar, args_bar), jnp.array([-ts[i], -ts[i - 1]]),
+            aug_dynamics, (ys[i], y_bar, t0_bar, args_bar), creation.array([-ts[i], -ts[i - 1]]),
             *args, rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)
         y_bar, t0_bar, args_bar = tree_util.tree_map(operator.itemgetter(1),
                                                      (y_bar, t0_bar, args_bar))
         return (y_bar + g[i - 1], t0_bar, args_bar), t_bar
 
-    init = (g[-1], 0., tree_util.tree_map(jnp.zeros_like, args))
+    init = (g[-1], 0., tree_util.tree_map(creation.zeros_like, args))
     (y_bar, t0_bar, args_bar), rev_ts_bar = scan(back_one_interval, init,
-                                                 jnp.arange(len(ts) - 1, 0, -1))
-    ts_bar = jnp.concatenate([jnp.array([t0_bar]), rev_ts_bar[::-1]])
+                                                 creation.arange(len(ts) - 1, 0, -1))
+    ts_bar = jshape.concatenate([creation.array([t0_bar]), rev_ts_bar[::-1]])
     return (y_bar, ts_bar, *args_bar)
 
 

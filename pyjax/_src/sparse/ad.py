@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from pyjax._src import ad_api, tree_util
+from pyjax._src.api_vmap import vmap
 from pyjax._src.sparse._base import JAXSparse
 
 
@@ -44,7 +45,6 @@ def _restore(rebuild, i, value, wrap_derivative=False):
         if k in templates:
             t = templates[k]
             if wrap_derivative and leaf.ndim > t.data.ndim:   # a Jacobian: one sparse per output
-                from pyjax._src.api_vmap import vmap
                 f = functools.partial(_with_data, t)
                 for _ in range(leaf.ndim - t.data.ndim):
                     f = vmap(f)

@@ -6,8 +6,13 @@ import operator
 
 import numpy as np
 
-import pyjax.numpy as jnp
 from pyjax._src import core, dtypes
+from pyjax._src.api_vmap import vmap
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, index_tricks, scalar_types
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.random import keys as prng_keys
+from pyjax._src.random import samplers
 from pyjax._src.sparse.bcoo import BCOO
 from pyjax._src.sparse.bcsr import BCSR
 from pyjax._src.sparse.coo_csr import COO, CSC, CSR
@@ -41,7 +46,7 @@ def eye(N, M=None, k=0, dtype=None, index_dtype="int32", sparse_format="bcoo", *
     return formats[sparse_format]._eye(N, M, k, dtype=dtype, index_dtype=index_dtype, **kwds)
 
 
-def random_bcoo(key, shape, *, dtype=jnp.float_, indices_dtype=None, nse=0.2, n_batch=0,
+def random_bcoo(key, shape, *, dtype=scalar_types.float_, indices_dtype=None, nse=0.2, n_batch=0,
                 n_dense=0, unique_indices=True, sorted_indices=False, generator=None, **kwds):
     """A random BCOO array: `nse` stored elements per batch element (a fraction of the sparse
     size when 0 < nse < 1) at positions drawn by `random.choice`, values from `generator`
@@ -50,9 +55,7 @@ def random_bcoo(key, shape, *, dtype=jnp.float_, indices_dtype=None, nse=0.2, n_
         >>> sparse.random_bcoo(random.key(0), (3, 4), nse=0.5).nse
         6
     """
-    from pyjax import random
-    from pyjax._src.api_vmap import vmap
-    generator = random.uniform if generator is None else generator
+    generator = samplers.uniform if generator is None else generator
     shape = tuple(map(operator.index, shape))
     n_batch, n_dense = operator.index(n_batch), operator.index(n_dense)
     if n_batch < 0 or n_dense < 0 or n_batch + n_dense > len(shape):
@@ -73,11 +76,11 @@ def random_bcoo(key, shape, *, dtype=jnp.float_, indices_dtype=None, nse=0.2, n_
 
     def one_indices(k):
         if not sparse_shape:
-            return jnp.zeros((nse, n_sparse), indices_dtype)
-        flat = random.choice(k, sparse_size, shape=(nse,), replace=not unique_indices)
-        return jnp.column_stack(jnp.unravel_index(flat.astype(indices_dtype), sparse_shape))
+            return creation.zeros((nse, n_sparse), indices_dtype)
+        flat = samplers.choice(k, sparse_size, shape=(nse,), replace=not unique_indices)
+        return jshape.column_stack(index_tricks.unravel_index(flat.astype(indices_dtype), sparse_shape))
 
-    keys = random.split(key, math.prod(batch_shape) + 1)
+    keys = prng_keys.split(key, math.prod(batch_shape) + 1)
     data = generator(keys[0], shape=batch_shape + (nse,) + dense_shape, dtype=dtype, **kwds)
     indices = vmap(one_indices)(keys[1:]).reshape(batch_shape + (nse, n_sparse))
     mat = BCOO((data, indices), shape=shape)

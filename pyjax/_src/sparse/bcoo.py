@@ -20,9 +20,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-import pyjax.numpy as jnp
-from pyjax import lax
 from pyjax._src import core, tree_util
+from pyjax._src.lax import sorting as lax_sorting
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, lax_numpy, reductions, ufuncs
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import util as jnp_util
 from pyjax._src.sparse._base import JAXSparse
 from pyjax._src.sparse.util import (SparseEfficiencyError, SparseEfficiencyWarning,
                                     broadcast_batch, canonical_index_dtype, def_leading_batch,
@@ -74,8 +77,8 @@ def _batched(fn, n_batch, batch_shape, *arrays):
 
 def _padding_mask(indices, sparse_shape):
     """True for the entries whose index lies inside sparse_shape (the real entries)."""
-    bound = jnp.array(sparse_shape, indices.dtype)
-    return jnp.all((indices >= 0) & (indices < bound), axis=-1)
+    bound = creation.array(sparse_shape, indices.dtype)
+    return reductions.all((indices >= 0) & (indices < bound), axis=-1)
 
 
 # -- bcoo_todense ---------------------------------------------------------------------------------
@@ -83,7 +86,7 @@ def _padding_mask(indices, sparse_shape):
 def _todense_unbatched(data, indices, *, sparse_shape):
     if indices.shape[-1] == 0:
         return data.sum(0)
-    out = jnp.zeros(tuple(sparse_shape) + data.shape[1:], data.dtype)
+    out = creation.zeros(tuple(sparse_shape) + data.shape[1:], data.dtype)
     cols = tuple(indices[:, i] for i in range(indices.shape[-1]))
     return out.at[cols].add(data, mode="drop")
 
@@ -115,7 +118,7 @@ def bcoo_todense(mat):
 
 def _bcoo_todense(data, indices, *, spinfo):
     _validate_bcoo(data, indices, spinfo.shape)
-    return bcoo_todense_p.bind(jnp.asarray(data), jnp.asarray(indices), spinfo=_hashable(spinfo))
+    return bcoo_todense_p.bind(creation.asarray(data), creation.asarray(indices), spinfo=_hashable(spinfo))
 
 
 def _hashable(spinfo):
@@ -128,18 +131,18 @@ def _hashable(spinfo):
 def _fromdense_unbatched(mat, *, nse, n_dense, index_dtype):
     n_sparse = mat.ndim - n_dense
     if n_sparse == 0:
-        data = jnp.broadcast_to(mat[None], (nse,) + mat.shape)
-        return jnp.where(jnp.arange(nse).reshape((nse,) + (1,) * n_dense) == 0, data, 0), \
-            jnp.zeros((nse, 0), index_dtype)
+        data = jnp_util.broadcast_to(mat[None], (nse,) + mat.shape)
+        return lax_numpy.where(creation.arange(nse).reshape((nse,) + (1,) * n_dense) == 0, data, 0), \
+            creation.zeros((nse, 0), index_dtype)
     mask = mat != 0
     if n_dense:
         mask = mask.any(axis=tuple(range(n_sparse, mat.ndim)))
-    nz = jnp.nonzero(mask, size=nse, fill_value=0)
-    valid = jnp.arange(nse) < mask.sum()
-    indices = jnp.stack(nz, axis=1).astype(index_dtype)
-    indices = jnp.where(valid[:, None], indices, jnp.array(mat.shape[:n_sparse], index_dtype))
+    nz = lax_numpy.nonzero(mask, size=nse, fill_value=0)
+    valid = creation.arange(nse) < mask.sum()
+    indices = jshape.stack(nz, axis=1).astype(index_dtype)
+    indices = lax_numpy.where(valid[:, None], indices, creation.array(mat.shape[:n_sparse], index_dtype))
     data = mat[nz]
-    data = jnp.where(valid.reshape((nse,) + (1,) * n_dense), data, jnp.zeros((), mat.dtype))
+    data = lax_numpy.where(valid.reshape((nse,) + (1,) * n_dense), data, creation.zeros((), mat.dtype))
     return data, indices
 
 
@@ -174,7 +177,7 @@ def bcoo_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
         >>> bcoo_fromdense(jnp.array([[0., 1.], [2., 0.]])).nse
         2
     """
-    mat = jnp.asarray(mat)
+    mat = creation.asarray(mat)
     n_batch, n_dense = operator.index(n_batch), operator.index(n_dense)
     if n_batch < 0 or n_dense < 0 or n_batch + n_dense > mat.ndim:
         raise ValueError(f"bcoo_fromdense: n_batch={n_batch} and n_dense={n_dense} must be "
@@ -192,7 +195,7 @@ def bcoo_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
 
 def _extract_unbatched(indices, mat):
     if indices.shape[-1] == 0:
-        return jnp.broadcast_to(mat[None], (indices.shape[0],) + mat.shape)
+        return jnp_util.broadcast_to(mat[None], (indices.shape[0],) + mat.shape)
     cols = tuple(indices[:, i] for i in range(indices.shape[-1]))
     return mat.at[cols].get(mode="fill", fill_value=0)
 
@@ -214,7 +217,7 @@ def bcoo_extract(sparr, arr, *, assume_unique=None):
     """
     if not isinstance(sparr, BCOO):
         raise TypeError(f"bcoo_extract: first argument must be a BCOO array, got {type(sparr)}")
-    arr = jnp.asarray(arr)
+    arr = creation.asarray(arr)
     if arr.shape != sparr.shape:
         raise ValueError(f"shape mismatch: sparr.shape={sparr.shape} a.shape={arr.shape}")
     if assume_unique is None:
@@ -230,7 +233,7 @@ def _sort_unbatched(data, indices):
     if n_sparse == 0:
         return data, indices
     keys = tuple(indices[:, i] for i in range(n_sparse))
-    *_, perm = lax.sort(keys + (jnp.arange(indices.shape[0]),), num_keys=n_sparse)
+    *_, perm = lax_sorting.sort(keys + (creation.arange(indices.shape[0]),), num_keys=n_sparse)
     return data[perm], indices[perm]
 
 
@@ -261,20 +264,20 @@ def _sum_duplicates_unbatched(data, indices, *, sparse_shape, nse):
     """Sort by index (padding last), number the distinct indices, and add the data of each into
     slot k of an nse-long result; unused slots are padding with zero data."""
     n_sparse = indices.shape[-1]
-    fill = jnp.array(sparse_shape, indices.dtype)
+    fill = creation.array(sparse_shape, indices.dtype)
     valid = _padding_mask(indices, sparse_shape)
-    indices = jnp.where(valid[:, None], indices, fill)
+    indices = lax_numpy.where(valid[:, None], indices, fill)
     if n_sparse == 0:
         return data.sum(0, keepdims=True)[:nse] if nse else data[:0], indices[:nse]
     keys = tuple(indices[:, i] for i in range(n_sparse))
-    *sorted_keys, perm = lax.sort(keys + (jnp.arange(indices.shape[0]),), num_keys=n_sparse)
-    sorted_idx = jnp.stack(sorted_keys, axis=1)
-    new = jnp.concatenate([jnp.ones(1, bool),
-                           jnp.any(sorted_idx[1:] != sorted_idx[:-1], axis=1)])
-    seg = jnp.cumsum(new) - 1
-    seg = jnp.where(valid[perm], seg, nse)                       # padding: dropped
-    out_idx = jnp.broadcast_to(fill, (nse, n_sparse)).at[seg].set(sorted_idx, mode="drop")
-    out_data = jnp.zeros((nse,) + data.shape[1:], data.dtype).at[seg].add(data[perm], mode="drop")
+    *sorted_keys, perm = lax_sorting.sort(keys + (creation.arange(indices.shape[0]),), num_keys=n_sparse)
+    sorted_idx = jshape.stack(sorted_keys, axis=1)
+    new = jshape.concatenate([creation.ones(1, bool),
+                           reductions.any(sorted_idx[1:] != sorted_idx[:-1], axis=1)])
+    seg = reductions.cumsum(new) - 1
+    seg = lax_numpy.where(valid[perm], seg, nse)                       # padding: dropped
+    out_idx = jnp_util.broadcast_to(fill, (nse, n_sparse)).at[seg].set(sorted_idx, mode="drop")
+    out_data = creation.zeros((nse,) + data.shape[1:], data.dtype).at[seg].add(data[perm], mode="drop")
     return out_data, out_idx
 
 
@@ -343,8 +346,8 @@ def _check_permutation(permutation, n_batch, n_sparse, ndim):
 def _transpose_impl(data, indices, *, permutation, spinfo):
     n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
     batch, sparse, dense = _check_permutation(permutation, n_batch, n_sparse, len(spinfo.shape))
-    data = jnp.transpose(data, batch + (n_batch,) + tuple(d + n_batch + 1 for d in dense))
-    indices = jnp.transpose(indices, batch + (n_batch, n_batch + 1))
+    data = jshape.transpose(data, batch + (n_batch,) + tuple(d + n_batch + 1 for d in dense))
+    indices = jshape.transpose(indices, batch + (n_batch, n_batch + 1))
     indices = indices[..., np.array(sparse, dtype=np.int32)] if n_sparse else indices
     return [data, indices]
 
@@ -385,12 +388,12 @@ def _batch_to_sparse(mat):
     n_batch = mat.n_batch
     (data, indices), batch = broadcast_batch([mat.data, mat.indices], n_batch, mat.shape[:n_batch])
     size, nse = batch[-1], mat.nse
-    coord = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype).reshape(size, 1, 1),
+    coord = jnp_util.broadcast_to(creation.arange(size, dtype=indices.dtype).reshape(size, 1, 1),
                              batch + (nse, 1))
     # padding entries stay padding in every column
     valid = _padding_mask(indices, mat.shape[n_batch:n_batch + mat.n_sparse])[..., None]
-    coord = jnp.where(valid, coord, size)
-    indices = jnp.concatenate([coord, indices], axis=-1)
+    coord = lax_numpy.where(valid, coord, size)
+    indices = jshape.concatenate([coord, indices], axis=-1)
     indices = indices.reshape(batch[:-1] + (size * nse, mat.n_sparse + 1))
     data = data.reshape(batch[:-1] + (size * nse,) + data.shape[n_batch + 1:])
     return BCOO((data, indices), shape=mat.shape)
@@ -402,10 +405,10 @@ def _dense_to_sparse(mat):
     (data, indices), batch = broadcast_batch([mat.data, mat.indices], nb, mat.shape[:nb])
     size = data.shape[nb + 1]
     valid = _padding_mask(indices, mat.shape[nb:nb + ns])[..., None, None]
-    idx = jnp.broadcast_to(indices[..., None, :], batch + (nse, size, ns))
-    coord = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype)[:, None], batch + (nse, size, 1))
-    idx = jnp.where(valid, jnp.concatenate([idx, coord], axis=-1),
-                    jnp.array(mat.shape[nb:nb + ns + 1], indices.dtype))
+    idx = jnp_util.broadcast_to(indices[..., None, :], batch + (nse, size, ns))
+    coord = jnp_util.broadcast_to(creation.arange(size, dtype=indices.dtype)[:, None], batch + (nse, size, 1))
+    idx = lax_numpy.where(valid, jshape.concatenate([idx, coord], axis=-1),
+                    creation.array(mat.shape[nb:nb + ns + 1], indices.dtype))
     idx = idx.reshape(batch + (nse * size, ns + 1))
     data = data.reshape(batch + (nse * size,) + data.shape[nb + 2:])
     return BCOO((data, idx), shape=mat.shape)
@@ -419,11 +422,11 @@ def _sparse_to_dense(mat):
     def one(data, indices):
         col = indices[:, -1]
         valid = _padding_mask(indices, mat.shape[nb:nb + ns])
-        rows = jnp.arange(indices.shape[0])
-        out = jnp.zeros((indices.shape[0], size) + data.shape[1:], data.dtype)
-        out = out.at[rows, jnp.where(valid, col, size)].set(data, mode="drop")
-        rest = jnp.where(valid[:, None], indices[:, :-1],
-                         jnp.array(mat.shape[nb:nb + ns - 1], indices.dtype))
+        rows = creation.arange(indices.shape[0])
+        out = creation.zeros((indices.shape[0], size) + data.shape[1:], data.dtype)
+        out = out.at[rows, lax_numpy.where(valid, col, size)].set(data, mode="drop")
+        rest = lax_numpy.where(valid[:, None], indices[:, :-1],
+                         creation.array(mat.shape[nb:nb + ns - 1], indices.dtype))
         return out, rest
     data, indices = _batched(one, nb, mat.shape[:nb], mat.data, mat.indices)
     return BCOO((data, indices), shape=mat.shape)
@@ -436,11 +439,11 @@ def _sparse_to_batch(mat):
     size = mat.shape[nb]
 
     def one(data, indices):
-        slots = jnp.arange(size, dtype=indices.dtype)[:, None]
+        slots = creation.arange(size, dtype=indices.dtype)[:, None]
         keep = (indices[None, :, 0] == slots) & _padding_mask(indices, mat.shape[nb:nb + ns])[None]
-        rest = jnp.where(keep[..., None], indices[None, :, 1:],
-                         jnp.array(mat.shape[nb + 1:nb + ns], indices.dtype))
-        d = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - 1)), data[None], 0)
+        rest = lax_numpy.where(keep[..., None], indices[None, :, 1:],
+                         creation.array(mat.shape[nb + 1:nb + ns], indices.dtype))
+        d = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - 1)), data[None], 0)
         return d, rest
     data, indices = _batched(one, nb, mat.shape[:nb], mat.data, mat.indices)
     return BCOO((data, indices), shape=mat.shape)
@@ -488,8 +491,8 @@ class BCOO(JAXSparse):
 
     def __init__(self, args, *, shape, indices_sorted=False, unique_indices=False):
         data, indices = args
-        self.data = jnp.asarray(data) if not isinstance(data, core.Tracer) else data
-        self.indices = jnp.asarray(indices) if not isinstance(indices, core.Tracer) else indices
+        self.data = creation.asarray(data) if not isinstance(data, core.Tracer) else data
+        self.indices = creation.asarray(indices) if not isinstance(indices, core.Tracer) else indices
         self.indices_sorted = indices_sorted
         self.unique_indices = unique_indices
         super().__init__(args, shape=tuple(shape))
@@ -526,8 +529,8 @@ class BCOO(JAXSparse):
             raise ValueError(f"BCOO: n_batch={n_batch} and n_dense={n_dense} exceed the rank of "
                              f"{shape}")
         batch, sparse, dense = shape[:n_batch], shape[n_batch:n_batch + n_sparse], shape[n_batch + n_sparse:]
-        data = jnp.zeros(batch + (nse,) + dense, dtype)
-        indices = jnp.broadcast_to(jnp.array(sparse, index_dtype), batch + (nse, n_sparse))
+        data = creation.zeros(batch + (nse,) + dense, dtype)
+        indices = jnp_util.broadcast_to(creation.array(sparse, index_dtype), batch + (nse, n_sparse))
         return cls((data, indices), shape=shape, indices_sorted=True, unique_indices=True)
 
     @classmethod
@@ -542,11 +545,11 @@ class BCOO(JAXSparse):
         diag_size = max(diag_size, 0)
         if diag_size == 0:
             return cls._empty((N, M), dtype=dtype, index_dtype=index_dtype)
-        data = jnp.ones(diag_size, dtype=dtype)
-        idx = jnp.arange(diag_size, dtype=index_dtype)
-        zero = jnp.zeros((), index_dtype)
-        k = jnp.asarray(k, index_dtype)
-        indices = jnp.stack([idx - jnp.minimum(k, zero), idx + jnp.maximum(k, zero)], axis=1)
+        data = creation.ones(diag_size, dtype=dtype)
+        idx = creation.arange(diag_size, dtype=index_dtype)
+        zero = creation.zeros((), index_dtype)
+        k = creation.asarray(k, index_dtype)
+        indices = jshape.stack([idx - ufuncs.minimum(k, zero), idx + ufuncs.maximum(k, zero)], axis=1)
         return cls((data, indices), shape=(N, M), indices_sorted=True, unique_indices=True)
 
     def todense(self):

@@ -13,13 +13,23 @@ from functools import partial
 
 import numpy as np
 
-import pyjax.numpy as jnp
-from pyjax import lax
-from pyjax._src.sparse.bcoo import (BCOO, _batched, _hashable, _padding_mask,
-                                    bcoo_extract, bcoo_fromdense, bcoo_sum_duplicates,
-                                    bcoo_todense, bcoo_transpose, bcoo_update_layout)
+from pyjax._src.api_vmap import vmap
 from pyjax._src.interpreters import batching
-from pyjax._src.sparse.util import broadcast_batch, sparse_primitive
+from pyjax._src.lax import convolution as lax_conv
+from pyjax._src.lax import dot_general as lax_dot
+from pyjax._src.lax import dynamic_slicing as lax_dynslice
+from pyjax._src.lax import shape_ops as lax_shape
+from pyjax._src.lax import slicing as lax_slicing
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, index_tricks, lax_numpy, reductions, ufuncs
+from pyjax._src.numpy import pad as jpad
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import util as jnp_util
+from pyjax._src.sparse.bcoo import (BCOO, _batched, _extract_impl, _hashable, _padding_mask,
+                                    _sum_duplicates_unbatched, bcoo_extract, bcoo_fromdense,
+                                    bcoo_sum_duplicates, bcoo_todense, bcoo_transpose,
+                                    bcoo_update_layout)
+from pyjax._src.sparse.util import broadcast_batch, sparse_primitive, to_front
 
 
 def _canonical_dn(dimension_numbers):
@@ -60,17 +70,17 @@ def _dot_unbatched(data, indices, rhs, *, dn, lhs_shape):
     pairs = [(l, r) for l, r in zip(lc + lb, rc + rb) if is_sparse(l)]
     gathered_r = [r for _, r in pairs]
     rest_r = [j for j in range(rhs.ndim) if j not in gathered_r]
-    rhs_t = jnp.transpose(rhs, gathered_r + rest_r)
+    rhs_t = jshape.transpose(rhs, gathered_r + rest_r)
     if pairs:
         rhs_g = rhs_t[tuple(indices[:, l] for l, _ in pairs)]              # (nse, *rest)
     else:
-        rhs_g = jnp.broadcast_to(rhs_t[None], (nse,) + rhs_t.shape)
+        rhs_g = jnp_util.broadcast_to(rhs_t[None], (nse,) + rhs_t.shape)
     # 2. contract dense dims: data (nse, *dense) with rhs_g (nse, *rest)
     dense = lambda d: d - n_sparse + 1   # noqa: E731  (lhs dim -> data axis)
     rpos = {r: k + 1 for k, r in enumerate(rest_r)}                        # rhs dim -> rhs_g axis
     d_lc = [(dense(l), rpos[r]) for l, r in zip(lc, rc) if not is_sparse(l)]
     d_lb = [(dense(l), rpos[r]) for l, r in zip(lb, rb) if not is_sparse(l)]
-    prod = lax.dot_general(data, rhs_g,
+    prod = lax_dot.dot_general(data, rhs_g,
                            (([a for a, _ in d_lc], [b for _, b in d_lc]),
                             ([0] + [a for a, _ in d_lb], [0] + [b for _, b in d_lb])),
                            preferred_element_type=None)
@@ -81,12 +91,12 @@ def _dot_unbatched(data, indices, rhs, *, dn, lhs_shape):
     out_sparse = s_lb + s_free
     if out_sparse:
         valid = _padding_mask(indices, lhs_shape[:n_sparse])
-        pos = tuple(jnp.where(valid, indices[:, d], lhs_shape[d]) for d in out_sparse)
-        out = jnp.zeros(tuple(lhs_shape[d] for d in out_sparse) + prod.shape[1:], prod.dtype)
+        pos = tuple(lax_numpy.where(valid, indices[:, d], lhs_shape[d]) for d in out_sparse)
+        out = creation.zeros(tuple(lhs_shape[d] for d in out_sparse) + prod.shape[1:], prod.dtype)
         out = out.at[pos].add(prod, mode="drop")
     else:
         valid = _padding_mask(indices, lhs_shape[:n_sparse])
-        out = jnp.where(valid.reshape((nse,) + (1,) * (prod.ndim - 1)), prod, 0).sum(0)
+        out = lax_numpy.where(valid.reshape((nse,) + (1,) * (prod.ndim - 1)), prod, 0).sum(0)
     # out dims: s_lb, s_free, d_lb, d_free, r_free; wanted: lb order, lhs free, r_free
     n_slb, n_sfree, n_dlb = len(s_lb), len(s_free), len(d_lb)
     d_lb_dims = [l for l in lb if not is_sparse(l)]
@@ -95,7 +105,7 @@ def _dot_unbatched(data, indices, rhs, *, dn, lhs_shape):
     batch_axes = [where[l] for l in lb]
     free_axes = list(range(n_slb, n_slb + n_sfree)) + \
         list(range(n_slb + n_sfree + n_dlb, out.ndim))
-    return jnp.transpose(out, batch_axes + free_axes)
+    return jshape.transpose(out, batch_axes + free_axes)
 
 
 def _remove_dim(dims, d):
@@ -105,13 +115,12 @@ def _remove_dim(dims, d):
 def _dot_general_impl(lhs_data, lhs_indices, rhs, *, dimension_numbers, lhs_spinfo):
     """Map over the lhs batch dimensions one at a time: a dot batch dim maps rhs's partner, a
     contracted one maps it and sums, a free one leaves rhs unmapped."""
-    from pyjax._src.api_vmap import vmap
     shape = lhs_spinfo.shape
     n_batch = lhs_indices.ndim - 2
     (lc, rc), (lb, rb) = dimension_numbers
     if n_batch == 0:
         out = _dot_unbatched(lhs_data, lhs_indices, rhs, dn=dimension_numbers, lhs_shape=shape)
-        return out.astype(jnp.result_type(lhs_data.dtype, rhs.dtype))
+        return out.astype(lax_numpy.result_type(lhs_data.dtype, rhs.dtype))
     (lhs_data, lhs_indices), _ = broadcast_batch([lhs_data, lhs_indices], n_batch, shape[:n_batch])
     sub_info = lhs_spinfo._replace(shape=shape[1:])
     if 0 in lb:
@@ -153,7 +162,6 @@ def dot_general_batch_rule(p, n_bufs):
     """The batching rule of a sparse x dense dot_general primitive whose first n_bufs operands
     are the sparse buffers (BCOO: data, indices; BCSR: data, indices, indptr)."""
     def rule(axis_size, args, dims, **params):
-        from pyjax._src.sparse.util import to_front
         bufs = [to_front(a, d, axis_size) for a, d in zip(args[:n_bufs], dims[:n_bufs])]
         rhs, rdim = args[n_bufs], dims[n_bufs]
         rhs = rhs if rdim is batching.not_mapped else batching.moveaxis(rhs, rdim, 0)
@@ -176,7 +184,7 @@ def _dense_sparse_dot(lhs, rhs, dn, preferred_element_type):
     n_lfree = lhs.ndim - len(lc) - len(lb)
     perm = list(range(n_b)) + list(range(n_b + n_rfree, n_b + n_rfree + n_lfree)) + \
         list(range(n_b, n_b + n_rfree))
-    return jnp.transpose(out, perm)
+    return jshape.transpose(out, perm)
 
 
 def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
@@ -191,21 +199,20 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
         return _bcoo_spdot_general(lhs, rhs, dn, preferred_element_type)
     if isinstance(lhs, BCOO):
-        rhs = jnp.asarray(rhs)
+        rhs = creation.asarray(rhs)
         _dot_output_shape(lhs.shape, rhs.shape, dn)
         out = bcoo_dot_general_p.bind(lhs.data, lhs.indices, rhs, dimension_numbers=dn,
                                       lhs_spinfo=_hashable(lhs._info))
         return out if preferred_element_type is None else out.astype(preferred_element_type)
     if isinstance(rhs, BCOO):
-        return _dense_sparse_dot(jnp.asarray(lhs), rhs, dn, preferred_element_type)
-    return lax.dot_general(lhs, rhs, dn, preferred_element_type=preferred_element_type)
+        return _dense_sparse_dot(creation.asarray(lhs), rhs, dn, preferred_element_type)
+    return lax_dot.dot_general(lhs, rhs, dn, preferred_element_type=preferred_element_type)
 
 
 # -- bcoo_dot_general_sampled -------------------------------------------------------------------
 
 def _dot_general_sampled_impl(A, B, indices, *, dimension_numbers):
-    from pyjax._src.sparse.bcoo import _extract_impl
-    return _extract_impl(indices, lax.dot_general(A, B, dimension_numbers), assume_unique=False)
+    return _extract_impl(indices, lax_dot.dot_general(A, B, dimension_numbers), assume_unique=False)
 
 
 bcoo_dot_general_sampled_p = sparse_primitive("bcoo_dot_general_sampled", _dot_general_sampled_impl,
@@ -219,7 +226,7 @@ def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
         >>> bcoo_dot_general_sampled(a, b, m.indices, dimension_numbers=(([1], [0]), ([], [])))
     """
     dn = _canonical_dn(dimension_numbers)
-    return bcoo_dot_general_sampled_p.bind(jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices),
+    return bcoo_dot_general_sampled_p.bind(creation.asarray(A), creation.asarray(B), creation.asarray(indices),
                                            dimension_numbers=dn)
 
 
@@ -236,18 +243,17 @@ def _spdot_unbatched(lhs_data, lhs_indices, rhs_data, rhs_indices, *, dn, lhs_sh
     match = l_ok[:, None] & r_ok[None, :]
     for l, r in zip(lc + lb, rc + rb):
         match = match & (lhs_indices[:, None, l] == rhs_indices[None, :, r])
-    data = jnp.where(match, lhs_data[:, None] * rhs_data[None, :], 0).reshape(-1)
+    data = lax_numpy.where(match, lhs_data[:, None] * rhs_data[None, :], 0).reshape(-1)
     lfree = [d for d in range(len(lhs_shape)) if d not in lc and d not in lb]
     rfree = [d for d in range(len(rhs_shape)) if d not in rc and d not in rb]
     nl, nr = lhs_indices.shape[0], rhs_indices.shape[0]
-    cols = [jnp.broadcast_to(lhs_indices[:, None, d], (nl, nr)) for d in list(lb) + lfree] + \
-        [jnp.broadcast_to(rhs_indices[None, :, d], (nl, nr)) for d in rfree]
+    cols = [jnp_util.broadcast_to(lhs_indices[:, None, d], (nl, nr)) for d in list(lb) + lfree] + \
+        [jnp_util.broadcast_to(rhs_indices[None, :, d], (nl, nr)) for d in rfree]
     out_shape = tuple(lhs_shape[d] for d in list(lb) + lfree) + tuple(rhs_shape[d] for d in rfree)
-    indices = jnp.stack(cols, axis=-1).reshape(nl * nr, len(cols)) if cols else \
-        jnp.zeros((nl * nr, 0), lhs_indices.dtype)
+    indices = jshape.stack(cols, axis=-1).reshape(nl * nr, len(cols)) if cols else \
+        creation.zeros((nl * nr, 0), lhs_indices.dtype)
     ok = (l_ok[:, None] & r_ok[None, :]).reshape(-1)
-    indices = jnp.where(ok[:, None], indices, jnp.array(out_shape, indices.dtype))
-    from pyjax._src.sparse.bcoo import _sum_duplicates_unbatched
+    indices = lax_numpy.where(ok[:, None], indices, creation.array(out_shape, indices.dtype))
     return _sum_duplicates_unbatched(data, indices, sparse_shape=out_shape, nse=out_nse)
 
 
@@ -293,14 +299,14 @@ def bcoo_multiply_dense(sp_mat, v):
 
 def _multiply_dense_sparse(sp_mat, v):
     """sp_mat * v as a BCOO with sp_mat's indices (v broadcast to sp_mat's shape)."""
-    v = jnp.asarray(v)
+    v = creation.asarray(v)
     if v.ndim == 0:
         return BCOO((sp_mat.data * v, sp_mat.indices), **sp_mat._info._asdict())
-    shape = jnp.broadcast_shapes(sp_mat.shape, v.shape)
+    shape = jnp_util.broadcast_shapes(sp_mat.shape, v.shape)
     if shape != sp_mat.shape:
         raise NotImplementedError(f"bcoo_multiply_dense: broadcasting the sparse operand "
                                   f"{sp_mat.shape} up to {shape} would densify it")
-    vals = bcoo_extract(sp_mat, jnp.broadcast_to(v, shape).astype(v.dtype)).data
+    vals = bcoo_extract(sp_mat, jnp_util.broadcast_to(v, shape).astype(v.dtype)).data
     return BCOO((sp_mat.data * vals, sp_mat.indices), **sp_mat._info._asdict())
 
 
@@ -320,12 +326,12 @@ def bcoo_multiply_sparse(lhs, rhs):
     nse = lhs.nse * rhs.nse
 
     def one(ld, li, rd, ri):
-        match = jnp.all(li[:, None, :] == ri[None, :, :], axis=-1)
+        match = reductions.all(li[:, None, :] == ri[None, :, :], axis=-1)
         match = match & _padding_mask(li, lhs.shape[n_batch:])[:, None]
-        i_l, i_r = jnp.nonzero(match, size=nse, fill_value=0)
-        ok = jnp.arange(nse) < match.sum()
-        data = jnp.where(ok, ld[i_l] * rd[i_r], 0)
-        idx = jnp.where(ok[:, None], jnp.maximum(li[i_l], ri[i_r]), fill)
+        i_l, i_r = lax_numpy.nonzero(match, size=nse, fill_value=0)
+        ok = creation.arange(nse) < match.sum()
+        data = lax_numpy.where(ok, ld[i_l] * rd[i_r], 0)
+        idx = lax_numpy.where(ok[:, None], ufuncs.maximum(li[i_l], ri[i_r]), fill)
         return data, idx
     data, indices = _batched(one, n_batch, lhs.shape[:n_batch], lhs.data, lhs.indices,
                              rhs.data, rhs.indices)
@@ -348,11 +354,11 @@ def bcoo_reduce_sum(mat, *, axes):
     data = data.sum(dense_axes) if dense_axes else data
     if ns:   # zero the padding (its data need not be zero), then drop summed sparse columns
         valid = _padding_mask(indices, mat.shape[nb:nb + ns])
-        data = jnp.where(valid.reshape(valid.shape + (1,) * (data.ndim - valid.ndim)), data, 0)
+        data = lax_numpy.where(valid.reshape(valid.shape + (1,) * (data.ndim - valid.ndim)), data, 0)
         keep = [i for i in range(ns) if nb + i not in axes]
-        fill = jnp.array([mat.shape[nb + i] for i in keep], indices.dtype)
+        fill = creation.array([mat.shape[nb + i] for i in keep], indices.dtype)
         new_idx = indices[..., np.array(keep, np.int32)] if keep else indices[..., :0]
-        indices = jnp.where(valid[..., None], new_idx, fill) if keep else new_idx
+        indices = lax_numpy.where(valid[..., None], new_idx, fill) if keep else new_idx
     mat = BCOO((data, indices), shape=[d for i, d in enumerate(mat.shape) if i not in axes or i < nb])
     # batch axes: fold into nse (moving each into the sparse part and dropping its column)
     for a in reversed([a for a in axes if a < nb]):
@@ -398,13 +404,13 @@ def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
     indices = indices.reshape(new_batch + indices.shape[nb:])
     if sparse != new_sparse:
         valid = _padding_mask(indices, sparse)
-        flat = jnp.zeros(indices.shape[:-1], indices.dtype)
+        flat = creation.zeros(indices.shape[:-1], indices.dtype)
         for i, s in enumerate(sparse):
             flat = flat * s + indices[..., i]
-        cols = jnp.unravel_index(flat, new_sparse) if new_sparse else ()
-        new_idx = jnp.stack(cols, axis=-1).astype(indices.dtype) if new_sparse else \
-            jnp.zeros(indices.shape[:-1] + (0,), indices.dtype)
-        indices = jnp.where(valid[..., None], new_idx, jnp.array(new_sparse, indices.dtype))
+        cols = index_tricks.unravel_index(flat, new_sparse) if new_sparse else ()
+        new_idx = jshape.stack(cols, axis=-1).astype(indices.dtype) if new_sparse else \
+            creation.zeros(indices.shape[:-1] + (0,), indices.dtype)
+        indices = lax_numpy.where(valid[..., None], new_idx, creation.array(new_sparse, indices.dtype))
     return BCOO((data, indices), shape=new_sizes)
 
 
@@ -435,13 +441,13 @@ def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
     data = mat.data[tuple(data_sl) + (slice(None),) + tuple(dense_sl)]
     indices = mat.indices[tuple(idx_sl) + (slice(None), slice(None))]
     if ns:
-        st = jnp.array(start_indices[nb:nb + ns], indices.dtype)
-        en = jnp.array(limit_indices[nb:nb + ns], indices.dtype)
-        sd = jnp.array(strides[nb:nb + ns], indices.dtype)
-        keep = jnp.all((indices >= st) & (indices < en) & ((indices - st) % sd == 0), axis=-1)
-        indices = jnp.where(keep[..., None], (indices - st + sd - 1) // sd,
-                            jnp.array(new_shape[nb:nb + ns], indices.dtype))
-        data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
+        st = creation.array(start_indices[nb:nb + ns], indices.dtype)
+        en = creation.array(limit_indices[nb:nb + ns], indices.dtype)
+        sd = creation.array(strides[nb:nb + ns], indices.dtype)
+        keep = reductions.all((indices >= st) & (indices < en) & ((indices - st) % sd == 0), axis=-1)
+        indices = lax_numpy.where(keep[..., None], (indices - st + sd - 1) // sd,
+                            creation.array(new_shape[nb:nb + ns], indices.dtype))
+        data = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
     out = BCOO((data, indices), shape=new_shape)
     window = math.prod(new_shape[nb:nb + ns])
     if ns and out.nse > window:
@@ -462,20 +468,20 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
         raise TypeError(f"bcoo_dynamic_slice: slice_sizes {slice_sizes} must be within the "
                         f"shape {mat.shape}")
     nb, ns = mat.n_batch, mat.n_sparse
-    starts = [jnp.clip(jnp.asarray(s, np.int32), 0, n - k)
+    starts = [lax_numpy.clip(creation.asarray(s, np.int32), 0, n - k)
               for s, n, k in zip(start_indices, mat.shape, slice_sizes)]
     (data, indices), _ = broadcast_batch([mat.data, mat.indices], nb, mat.shape[:nb])
-    zero = jnp.zeros((), np.int32)
-    data = lax.dynamic_slice(data, starts[:nb] + [zero] + starts[nb + ns:],
+    zero = creation.zeros((), np.int32)
+    data = lax_dynslice.dynamic_slice(data, starts[:nb] + [zero] + starts[nb + ns:],
                              slice_sizes[:nb] + (data.shape[nb],) + slice_sizes[nb + ns:])
-    indices = lax.dynamic_slice(indices, starts[:nb] + [zero, zero],
+    indices = lax_dynslice.dynamic_slice(indices, starts[:nb] + [zero, zero],
                                 slice_sizes[:nb] + indices.shape[nb:])
     if ns:
-        st = jnp.stack(starts[nb:nb + ns]).astype(indices.dtype)
-        size = jnp.array(slice_sizes[nb:nb + ns], indices.dtype)
-        keep = jnp.all((indices >= st) & (indices < st + size), axis=-1)
-        indices = jnp.where(keep[..., None], indices - st, size)
-        data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
+        st = jshape.stack(starts[nb:nb + ns]).astype(indices.dtype)
+        size = creation.array(slice_sizes[nb:nb + ns], indices.dtype)
+        keep = reductions.all((indices >= st) & (indices < st + size), axis=-1)
+        indices = lax_numpy.where(keep[..., None], indices - st, size)
+        data = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
     out = BCOO((data, indices), shape=slice_sizes)
     window = math.prod(slice_sizes[nb:nb + ns])
     if ns and out.nse > window:
@@ -510,8 +516,8 @@ def bcoo_concatenate(operands, *, dimension):
         nse = max(o.nse for o in operands)
         padded = [o if o.nse == nse else _pad_nse(o, nse) for o in operands]
         bufs = [broadcast_batch([o.data, o.indices], nb, o.shape[:nb])[0] for o in padded]
-        data = jnp.concatenate([b[0] for b in bufs], axis=dimension)
-        indices = jnp.concatenate([b[1] for b in bufs], axis=dimension)
+        data = jshape.concatenate([b[0] for b in bufs], axis=dimension)
+        indices = jshape.concatenate([b[1] for b in bufs], axis=dimension)
     elif dimension < nb + ref.n_sparse:
         k = dimension - nb
         offset, datas, idxs = 0, [], []
@@ -519,12 +525,12 @@ def bcoo_concatenate(operands, *, dimension):
             d, i = broadcast_batch([o.data, o.indices], nb, o.shape[:nb])[0]
             valid = _padding_mask(i, o.shape[nb:nb + o.n_sparse])
             shifted = i.at[..., k].add(offset)
-            fill = jnp.array(out_shape[nb:nb + o.n_sparse], i.dtype)
-            idxs.append(jnp.where(valid[..., None], shifted, fill))
+            fill = creation.array(out_shape[nb:nb + o.n_sparse], i.dtype)
+            idxs.append(lax_numpy.where(valid[..., None], shifted, fill))
             datas.append(d)
             offset += o.shape[dimension]
-        data = jnp.concatenate(datas, axis=nb)
-        indices = jnp.concatenate(idxs, axis=nb)
+        data = jshape.concatenate(datas, axis=nb)
+        indices = jshape.concatenate(idxs, axis=nb)
     else:
         raise NotImplementedError("bcoo_concatenate along a dense dimension (change the layout "
                                   "with bcoo_update_layout first)")
@@ -535,10 +541,10 @@ def _pad_nse(mat, nse):
     nb = mat.n_batch
     extra = nse - mat.nse
     pad_d = [(0, 0)] * nb + [(0, extra)] + [(0, 0)] * mat.n_dense
-    data = jnp.pad(mat.data, pad_d)
-    fill = jnp.broadcast_to(jnp.array(mat.shape[nb:nb + mat.n_sparse], mat.indices.dtype),
+    data = jpad.pad(mat.data, pad_d)
+    fill = jnp_util.broadcast_to(creation.array(mat.shape[nb:nb + mat.n_sparse], mat.indices.dtype),
                             mat.indices.shape[:nb] + (extra, mat.n_sparse))
-    indices = jnp.concatenate([mat.indices, fill], axis=nb)
+    indices = jshape.concatenate([mat.indices, fill], axis=nb)
     return BCOO((data, indices), shape=mat.shape)
 
 
@@ -569,9 +575,9 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
     # data: (batch, nse, dense) -> (new_batch, nse, new_dense); indices likewise
     d_dims = tuple(bdims[i] for i in range(nb)) + (new_nb,) + \
         tuple(bdims[i] - ns + 1 for i in range(nb + ns, mat.ndim))
-    data = lax.broadcast_in_dim(mat.data, new_batch + (mat.nse,) + new_dense, d_dims)
+    data = lax_shape.broadcast_in_dim(mat.data, new_batch + (mat.nse,) + new_dense, d_dims)
     i_dims = tuple(bdims[i] for i in range(nb)) + (new_nb, new_nb + 1)
-    indices = lax.broadcast_in_dim(mat.indices, new_batch + (mat.nse, ns), i_dims)
+    indices = lax_shape.broadcast_in_dim(mat.indices, new_batch + (mat.nse, ns), i_dims)
     return BCOO((data, indices), shape=shape)
 
 
@@ -589,8 +595,8 @@ def bcoo_squeeze(arr, *, dimensions):
     b = [d for d in dims if d < nb]
     s = [d - nb for d in dims if nb <= d < nb + ns]
     dn = [d - ns + 1 for d in dims if d >= nb + ns]
-    data = jnp.squeeze(arr.data, tuple(b) + tuple(dn)) if b or dn else arr.data
-    indices = jnp.squeeze(arr.indices, tuple(b)) if b else arr.indices
+    data = jshape.squeeze(arr.data, tuple(b) + tuple(dn)) if b or dn else arr.data
+    indices = jshape.squeeze(arr.indices, tuple(b)) if b else arr.indices
     if s:
         keep = np.array([i for i in range(ns) if i not in s], np.int32)
         indices = indices[..., keep]
@@ -609,17 +615,17 @@ def bcoo_rev(operand, dimensions):
     b = [d for d in dims if d < nb]
     dn = [d - ns + 1 for d in dims if d >= nb + ns]
     if b or dn:
-        data = lax.rev(data, tuple(b + dn))
+        data = lax_shape.rev(data, tuple(b + dn))
     if b:
-        indices = lax.rev(indices, tuple(b))
+        indices = lax_shape.rev(indices, tuple(b))
     s = [d - nb for d in dims if nb <= d < nb + ns]
     if s:
         sizes = np.array(operand.shape[nb:nb + ns])
         flip = np.zeros(ns, bool)
         flip[s] = True
         valid = _padding_mask(indices, operand.shape[nb:nb + ns])[..., None]
-        mirrored = jnp.where(jnp.array(flip), jnp.array(sizes - 1, indices.dtype) - indices, indices)
-        indices = jnp.where(valid, mirrored, indices)
+        mirrored = lax_numpy.where(creation.array(flip), creation.array(sizes - 1, indices.dtype) - indices, indices)
+        indices = lax_numpy.where(valid, mirrored, indices)
     return BCOO((data, indices), shape=operand.shape)
 
 
@@ -631,7 +637,7 @@ def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
     an nse bounded by the result size); JAX rewrites the gather into sparse slices instead. The
     values agree; memory use is that of the dense operand.
     """
-    dense = lax.gather(bcoo_todense(operand), start_indices, dimension_numbers, slice_sizes,
+    dense = lax_slicing.gather(bcoo_todense(operand), start_indices, dimension_numbers, slice_sizes,
                        unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
                        mode=mode, fill_value=fill_value)
     nse = min(math.prod(dense.shape), operand.nse * max(1, math.prod(np.shape(start_indices)[:-1])))
@@ -648,7 +654,7 @@ def bcoo_conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation
     """
     lhs = bcoo_todense(lhs) if isinstance(lhs, BCOO) else lhs
     rhs = bcoo_todense(rhs) if isinstance(rhs, BCOO) else rhs
-    out = lax.conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+    out = lax_conv.conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
                                    rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
                                    feature_group_count=feature_group_count,
                                    batch_group_count=batch_group_count, precision=precision,

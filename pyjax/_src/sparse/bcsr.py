@@ -10,8 +10,11 @@ from functools import partial
 
 import numpy as np
 
-import pyjax.numpy as jnp
 from pyjax._src import core, tree_util
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, lax_numpy
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import sorting as jsorting
 from pyjax._src.sparse._base import JAXSparse
 from pyjax._src.sparse import bcoo as _bcoo
 from pyjax._src.sparse import bcoo_ops
@@ -43,17 +46,17 @@ def _validate_bcsr(data, indices, indptr, shape):
 # -- conversions between BCSR and BCOO index buffers ---------------------------------------------
 
 def _csr_to_coo_unbatched(indices, indptr, *, n_rows, n_cols):
-    k = jnp.arange(indices.shape[0], dtype=indptr.dtype)
-    rows = jnp.searchsorted(indptr[1:], k, side="right").astype(indices.dtype)
+    k = creation.arange(indices.shape[0], dtype=indptr.dtype)
+    rows = jsorting.searchsorted(indptr[1:], k, side="right").astype(indices.dtype)
     valid = k < indptr[-1]
-    rows = jnp.where(valid, rows, n_rows)
-    cols = jnp.where(valid, indices, n_cols)
-    return jnp.stack([rows, cols], axis=-1)
+    rows = lax_numpy.where(valid, rows, n_rows)
+    cols = lax_numpy.where(valid, indices, n_cols)
+    return jshape.stack([rows, cols], axis=-1)
 
 
 def _coo_to_csr_unbatched(bcoo_indices, *, n_rows):
     rows = bcoo_indices[:, 0]
-    indptr = jnp.searchsorted(rows, jnp.arange(n_rows + 1, dtype=rows.dtype), side="left")
+    indptr = jsorting.searchsorted(rows, creation.arange(n_rows + 1, dtype=rows.dtype), side="left")
     return bcoo_indices[:, 1], indptr.astype(bcoo_indices.dtype)
 
 
@@ -126,7 +129,7 @@ def bcsr_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
         >>> bcsr_fromdense(jnp.array([[0., 1.], [2., 0.]])).indptr
         Array([0, 1, 2], dtype=int32)
     """
-    mat = jnp.asarray(mat)
+    mat = creation.asarray(mat)
     if mat.ndim - n_batch - n_dense != 2:
         raise ValueError(f"bcsr_fromdense: BCSR needs exactly 2 sparse dimensions; got shape "
                          f"{mat.shape} with n_batch={n_batch}, n_dense={n_dense}")
@@ -144,7 +147,7 @@ def bcsr_extract(indices, indptr, mat):
 
         >>> bcsr_extract(m.indices, m.indptr, 2 * x)   # == 2 * m.data
     """
-    return bcsr_extract_p.bind(jnp.asarray(indices), jnp.asarray(indptr), jnp.asarray(mat))
+    return bcsr_extract_p.bind(creation.asarray(indices), creation.asarray(indptr), creation.asarray(mat))
 
 
 def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
@@ -156,7 +159,7 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     del precision, out_sharding
     dn = bcoo_ops._canonical_dn(dimension_numbers)
     if isinstance(lhs, BCSR) and not isinstance(rhs, JAXSparse):
-        rhs = jnp.asarray(rhs)
+        rhs = creation.asarray(rhs)
         bcoo_ops._dot_output_shape(lhs.shape, rhs.shape, dn, "bcsr_dot_general")
         out = bcsr_dot_general_p.bind(lhs.data, lhs.indices, lhs.indptr, rhs, dimension_numbers=dn,
                                       lhs_spinfo=_hashable(lhs._info))
@@ -197,7 +200,7 @@ class BCSR(JAXSparse):
 
     def __init__(self, args, *, shape, indices_sorted=False, unique_indices=False):
         data, indices, indptr = args
-        as_arr = lambda x: x if isinstance(x, core.Tracer) else jnp.asarray(x)   # noqa: E731
+        as_arr = lambda x: x if isinstance(x, core.Tracer) else creation.asarray(x)   # noqa: E731
         self.data, self.indices, self.indptr = as_arr(data), as_arr(indices), as_arr(indptr)
         self.indices_sorted, self.unique_indices = indices_sorted, unique_indices
         super().__init__(args, shape=shape)
@@ -269,11 +272,11 @@ class BCSR(JAXSparse):
     def __matmul__(self, other):
         if isinstance(other, JAXSparse):
             return NotImplemented
-        other = jnp.asarray(other)
+        other = creation.asarray(other)
         return bcsr_dot_general(self, other, dimension_numbers=(([self.ndim - 1], [0]), ([], [])))
 
     def __rmatmul__(self, other):
-        other = jnp.asarray(other)
+        other = creation.asarray(other)
         return bcoo_ops._dense_sparse_dot(other, self.to_bcoo(),
                                           (([other.ndim - 1], [self.n_batch]), ([], [])), None)
 

@@ -8,10 +8,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-import pyjax.numpy as jnp
 from pyjax._src import core, tree_util
+from pyjax._src.lax import sorting as lax_sorting
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, lax_numpy
+from pyjax._src.numpy import sorting as jsorting
 from pyjax._src.sparse._base import JAXSparse
-from pyjax._src.sparse.bcoo import _count_nse, _TRACED_NSE_ERROR
+from pyjax._src.sparse.bcoo import BCOO, _count_nse, _TRACED_NSE_ERROR
 from pyjax._src.sparse.util import canonical_index_dtype, sparse_primitive
 
 
@@ -29,13 +32,13 @@ def _check_2d(name, shape):
 # -- COO primitives --------------------------------------------------------------------------------
 
 def _coo_todense_impl(data, row, col, *, spinfo):
-    return jnp.zeros(spinfo.shape, data.dtype).at[row, col].add(data, mode="drop")
+    return creation.zeros(spinfo.shape, data.dtype).at[row, col].add(data, mode="drop")
 
 
 def _coo_fromdense_impl(mat, *, nse, index_dtype):
-    row, col = jnp.nonzero(mat, size=nse, fill_value=0)
-    valid = jnp.arange(nse) < (mat != 0).sum()
-    data = jnp.where(valid, mat[row, col], 0)
+    row, col = lax_numpy.nonzero(mat, size=nse, fill_value=0)
+    valid = creation.arange(nse) < (mat != 0).sum()
+    data = lax_numpy.where(valid, mat[row, col], 0)
     # NB: padding entries point at (0, 0) with zero data, as JAX's COO fromdense writes
     return [data, row.astype(index_dtype), col.astype(index_dtype)]
 
@@ -44,7 +47,7 @@ def _coo_matvec_impl(data, row, col, v, *, spinfo, transpose):
     rows, cols = (col, row) if transpose else (row, col)
     n_out = spinfo.shape[1] if transpose else spinfo.shape[0]
     prod = data.reshape(data.shape + (1,) * (v.ndim - 1)) * v.at[cols].get(mode="fill", fill_value=0)
-    return jnp.zeros((n_out,) + v.shape[1:], prod.dtype).at[rows].add(prod, mode="drop")
+    return creation.zeros((n_out,) + v.shape[1:], prod.dtype).at[rows].add(prod, mode="drop")
 
 
 coo_todense_p = sparse_primitive("coo_todense", _coo_todense_impl, linear_argnums=(0,))
@@ -65,7 +68,7 @@ def coo_fromdense(mat, *, nse=None, index_dtype=np.int32):
         >>> coo_fromdense(jnp.eye(2)).row
         Array([0, 1], dtype=int32)
     """
-    mat = jnp.asarray(mat)
+    mat = creation.asarray(mat)
     _check_2d("coo_fromdense", mat.shape)
     nse = _count_nse(mat, 0, 0) if nse is None else int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
     data, row, col = coo_fromdense_p.bind(mat, nse=nse, index_dtype=canonical_index_dtype(index_dtype))
@@ -74,7 +77,7 @@ def coo_fromdense(mat, *, nse=None, index_dtype=np.int32):
 
 def coo_matvec(mat, v, transpose=False):
     """mat @ v (or mat.T @ v) for a COO matrix and a dense vector."""
-    v = jnp.asarray(v)
+    v = creation.asarray(v)
     if v.ndim != 1 or v.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"coo_matvec: vector of shape {v.shape} does not fit matrix {mat.shape}"
                          f"{' (transposed)' if transpose else ''}")
@@ -84,7 +87,7 @@ def coo_matvec(mat, v, transpose=False):
 
 def coo_matmat(mat, B, *, transpose=False):
     """mat @ B (or mat.T @ B) for a COO matrix and a dense matrix."""
-    B = jnp.asarray(B)
+    B = creation.asarray(B)
     if B.ndim != 2 or B.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"coo_matmat: matrix of shape {B.shape} does not fit matrix {mat.shape}"
                          f"{' (transposed)' if transpose else ''}")
@@ -95,9 +98,9 @@ def coo_matmat(mat, B, *, transpose=False):
 # -- CSR primitives --------------------------------------------------------------------------------
 
 def _csr_rows(indices, indptr):
-    k = jnp.arange(indices.shape[0], dtype=indptr.dtype)
-    rows = jnp.searchsorted(indptr[1:], k, side="right")
-    return jnp.where(k < indptr[-1], rows, indptr.shape[0] - 1)
+    k = creation.arange(indices.shape[0], dtype=indptr.dtype)
+    rows = jsorting.searchsorted(indptr[1:], k, side="right")
+    return lax_numpy.where(k < indptr[-1], rows, indptr.shape[0] - 1)
 
 
 def _csr_todense_impl(data, indices, indptr, *, shape):
@@ -107,8 +110,8 @@ def _csr_todense_impl(data, indices, indptr, *, shape):
 def _csr_fromdense_impl(mat, *, nse, index_dtype):
     data, row, col = _coo_fromdense_impl(mat, nse=nse, index_dtype=index_dtype)
     true_nse = (mat != 0).sum()
-    row = jnp.where(jnp.arange(nse) < true_nse, row, mat.shape[0])
-    indptr = jnp.searchsorted(row, jnp.arange(mat.shape[0] + 1, dtype=row.dtype), side="left")
+    row = lax_numpy.where(creation.arange(nse) < true_nse, row, mat.shape[0])
+    indptr = jsorting.searchsorted(row, creation.arange(mat.shape[0] + 1, dtype=row.dtype), side="left")
     return [data, col, indptr.astype(index_dtype)]
 
 
@@ -135,7 +138,7 @@ def csr_fromdense(mat, *, nse=None, index_dtype=np.int32):
         >>> csr_fromdense(jnp.eye(2)).indptr
         Array([0, 1, 2], dtype=int32)
     """
-    mat = jnp.asarray(mat)
+    mat = creation.asarray(mat)
     _check_2d("csr_fromdense", mat.shape)
     nse = _count_nse(mat, 0, 0) if nse is None else int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
     data, indices, indptr = csr_fromdense_p.bind(mat, nse=nse,
@@ -145,7 +148,7 @@ def csr_fromdense(mat, *, nse=None, index_dtype=np.int32):
 
 def csr_matvec(mat, v, transpose=False):
     """mat @ v (or mat.T @ v) for a CSR matrix and a dense vector."""
-    v = jnp.asarray(v)
+    v = creation.asarray(v)
     if v.ndim != 1 or v.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"csr_matvec: vector of shape {v.shape} does not fit matrix {mat.shape}")
     return csr_matvec_p.bind(mat.data, mat.indices, mat.indptr, v, shape=tuple(mat.shape),
@@ -154,7 +157,7 @@ def csr_matvec(mat, v, transpose=False):
 
 def csr_matmat(mat, B, *, transpose=False):
     """mat @ B (or mat.T @ B) for a CSR matrix and a dense matrix."""
-    B = jnp.asarray(B)
+    B = creation.asarray(B)
     if B.ndim != 2 or B.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"csr_matmat: matrix of shape {B.shape} does not fit matrix {mat.shape}")
     return csr_matmat_p.bind(mat.data, mat.indices, mat.indptr, B, shape=tuple(mat.shape),
@@ -164,11 +167,11 @@ def csr_matmat(mat, B, *, transpose=False):
 # -- classes ---------------------------------------------------------------------------------------
 
 def _as_buf(x):
-    return x if isinstance(x, core.Tracer) else jnp.asarray(x)
+    return x if isinstance(x, core.Tracer) else creation.asarray(x)
 
 
 def _matmul(self, other, mv, mm, transpose=False):
-    other = jnp.asarray(other)
+    other = creation.asarray(other)
     if other.ndim == 1:
         return mv(self, other, transpose=transpose)
     if other.ndim == 2:
@@ -200,19 +203,17 @@ class COO(JAXSparse):
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
         _check_2d("COO", shape)
-        z = jnp.zeros(0, index_dtype)
-        return cls((jnp.zeros(0, dtype), z, z), shape=shape, rows_sorted=True, cols_sorted=True)
+        z = creation.zeros(0, index_dtype)
+        return cls((creation.zeros(0, dtype), z, z), shape=shape, rows_sorted=True, cols_sorted=True)
 
     @classmethod
     def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32"):
-        from pyjax._src.sparse.bcoo import BCOO
         m = BCOO._eye(N, M, k, dtype=dtype, index_dtype=index_dtype)
         return cls((m.data, m.indices[:, 0], m.indices[:, 1]), shape=(N, M), rows_sorted=True)
 
     def _sort_indices(self):
         """The same matrix with entries sorted by (row, col)."""
-        from pyjax import lax
-        row, col, data = lax.sort((self.row, self.col, self.data), num_keys=2)
+        row, col, data = lax_sorting.sort((self.row, self.col, self.data), num_keys=2)
         return COO((data, row, col), shape=self.shape, rows_sorted=True)
 
     def todense(self):
@@ -263,12 +264,12 @@ class CSR(JAXSparse):
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
         _check_2d("CSR", shape)
-        return cls((jnp.zeros(0, dtype), jnp.zeros(0, index_dtype),
-                    jnp.zeros(shape[0] + 1, index_dtype)), shape=shape)
+        return cls((creation.zeros(0, dtype), creation.zeros(0, index_dtype),
+                    creation.zeros(shape[0] + 1, index_dtype)), shape=shape)
 
     @classmethod
     def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32"):
-        return csr_fromdense(jnp.eye(N, M, k, dtype=dtype), nse=None, index_dtype=index_dtype)
+        return csr_fromdense(creation.eye(N, M, k, dtype=dtype), nse=None, index_dtype=index_dtype)
 
     def todense(self):
         return csr_todense(self)
@@ -307,7 +308,7 @@ class CSC(JAXSparse):
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
-        return CSR.fromdense(jnp.asarray(mat).T, nse=nse, index_dtype=index_dtype).T
+        return CSR.fromdense(creation.asarray(mat).T, nse=nse, index_dtype=index_dtype).T
 
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32"):

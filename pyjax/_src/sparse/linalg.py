@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import pyjax.numpy as jnp
+from pyjax._src import dtypes
 from pyjax._src.callback import pure_callback
 from pyjax._src.lax.control_flow.while_loop import while_loop
 from pyjax._src.lax.control_flow.solves import custom_linear_solve
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import arrays as jarrays
+from pyjax._src.numpy import creation, lax_numpy, linalg_ops, reductions, ufuncs
+from pyjax._src.numpy import linalg as jnp_linalg
+from pyjax._src.numpy import shape as jshape
 from pyjax._src.sparse.coo_csr import _csr_matvec_impl
 from pyjax._src.sparse.util import sparse_primitive
 
@@ -39,7 +44,7 @@ def _scipy_solve(data, indices, indptr, b, transpose):
 def _spsolve_impl(data, indices, indptr, b, *, tol, reorder):
     del tol, reorder   # SciPy's SuperLU chooses its own ordering
     n = b.shape[0]
-    out = jnp.zeros(b.shape, b.dtype)   # a ShapeDtypeStruct-like template
+    out = creation.zeros(b.shape, b.dtype)   # a ShapeDtypeStruct-like template
 
     def solve_with(transpose):
         def solve(_, rhs):
@@ -61,30 +66,30 @@ def spsolve(data, indices, indptr, b, tol=1e-6, reorder=1):
         >>> m = sparse.CSR.fromdense(a)
         >>> sparse.linalg.spsolve(m.data, m.indices, m.indptr, b)   # == jnp.linalg.solve(a, b)
     """
-    b = jnp.asarray(b)
+    b = creation.asarray(b)
     if b.ndim != 1:
         raise ValueError(f"spsolve: b must be a vector, got shape {b.shape}")
     if np.shape(indptr) != (b.shape[0] + 1,):
         raise ValueError(f"spsolve: indptr of shape {np.shape(indptr)} does not describe a "
                          f"square matrix of size {b.shape[0]}")
-    return spsolve_p.bind(jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr), b,
+    return spsolve_p.bind(creation.asarray(data), creation.asarray(indices), creation.asarray(indptr), b,
                           tol=float(tol), reorder=int(reorder))
 
 
 # -- lobpcg_standard --------------------------------------------------------------------------------
 
 def _mm(a, b):
-    return jnp.matmul(a, b, precision="highest")
+    return linalg_ops.matmul(a, b, precision="highest")
 
 
 def _svqb(S, eps):
     """An orthonormal basis of S's columns (n, p) with the same shape: columns along directions
     of negligible norm come out zero (and are flagged in the returned mask)."""
-    norms = jnp.linalg.norm(S, axis=0)
-    S = S / jnp.where(norms > 0, norms, 1)
-    w, V = jnp.linalg.eigh(_mm(S.T.conj(), S))
-    keep = w > eps * S.shape[1] * jnp.max(w)
-    scale = jnp.where(keep, 1 / jnp.sqrt(jnp.where(keep, w, 1)), 0)
+    norms = jnp_linalg.norm(S, axis=0)
+    S = S / lax_numpy.where(norms > 0, norms, 1)
+    w, V = jnp_linalg.eigh(_mm(S.T.conj(), S))
+    keep = w > eps * S.shape[1] * reductions.max(w)
+    scale = lax_numpy.where(keep, 1 / ufuncs.sqrt(lax_numpy.where(keep, w, 1)), 0)
     return _mm(S, V * scale), keep
 
 
@@ -93,9 +98,9 @@ def _rayleigh_ritz(A, S, keep, k):
     AS = A(S)
     H = _mm(S.T.conj(), AS)
     H = (H + H.T.conj()) / 2
-    penalty = (jnp.abs(H).sum() + 1) * 4
-    H = H - jnp.diag(jnp.where(keep, 0, penalty).astype(H.dtype))
-    w, C = jnp.linalg.eigh(H)
+    penalty = (ufuncs.abs(H).sum() + 1) * 4
+    H = H - jarrays.diag(lax_numpy.where(keep, 0, penalty).astype(H.dtype))
+    w, C = jnp_linalg.eigh(H)
     return w[::-1][:k], C[:, ::-1][:, :k]
 
 
@@ -107,7 +112,7 @@ def lobpcg_standard(A, X, m=100, tol=None):
 
         >>> theta, U, i = sparse.linalg.lobpcg_standard(a, x0)
     """
-    X = jnp.asarray(X)
+    X = creation.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"lobpcg_standard: X must be an (n, k) array, got shape {X.shape}")
     n, k = X.shape
@@ -115,35 +120,35 @@ def lobpcg_standard(A, X, m=100, tol=None):
         raise ValueError(f"must have search dim > 0, got {k}")
     if k * 5 >= n:
         raise ValueError(f"expected search dim * 5 < matrix dim (got {k * 5}, {n})")
-    matvec = A if callable(A) else (lambda V, A=jnp.asarray(A): _mm(A, V))
-    test = matvec(jnp.zeros((n, 1), X.dtype))
+    matvec = A if callable(A) else (lambda V, A=creation.asarray(A): _mm(A, V))
+    test = matvec(creation.zeros((n, 1), X.dtype))
     if test.dtype != X.dtype:
         raise ValueError(f"A, X must have same dtypes (were {test.dtype}, {X.dtype})")
     if test.shape != (n, 1):
         raise ValueError(f"A must be ({n}, {n}) matrix A, got output {test.shape}")
-    eps = float(jnp.finfo(X.dtype).eps)
+    eps = float(dtypes.finfo(X.dtype).eps)
     tol = eps if tol is None else tol
 
     S, keep = _svqb(X, eps)
     theta, C = _rayleigh_ritz(matvec, S, keep, k)
     X = _mm(S, C)
-    P = jnp.zeros_like(X)
+    P = creation.zeros_like(X)
 
     def residual(X, theta):
         AX = matvec(X)
         R = AX - X * theta[None, :]
-        rnorm = jnp.linalg.norm(R, axis=0)
-        bound = tol * 10 * n * (jnp.abs(theta) + jnp.linalg.norm(AX, axis=0))
-        return R, jnp.all(rnorm < bound)
+        rnorm = jnp_linalg.norm(R, axis=0)
+        bound = tol * 10 * n * (ufuncs.abs(theta) + jnp_linalg.norm(AX, axis=0))
+        return R, reductions.all(rnorm < bound)
 
     def cond(state):
         _, _, _, done, i = state
-        return jnp.logical_and(i < m, jnp.logical_not(done))
+        return ufuncs.logical_and(i < m, ufuncs.logical_not(done))
 
     def step(state):
         X, P, theta, _, i = state
         R, _ = residual(X, theta)
-        S, keep = _svqb(jnp.concatenate([X, R, P], axis=1), eps)
+        S, keep = _svqb(jshape.concatenate([X, R, P], axis=1), eps)
         S, keep2 = _svqb(S, eps)        # twice, for orthogonality in low precision
         keep = keep & keep2
         theta, C = _rayleigh_ritz(matvec, S, keep, k)

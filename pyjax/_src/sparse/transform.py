@@ -18,14 +18,27 @@ import operator
 
 import numpy as np
 
-import pyjax.numpy as jnp
-from pyjax import lax
 from pyjax._src import core, tree_util
 from pyjax._src.core import ShapedArray
+from pyjax._src.lax import convert as lax_convert
+from pyjax._src.lax import dot_general as lax_dot
+from pyjax._src.lax import dynamic_slicing as lax_dynslice
+from pyjax._src.lax import elementwise as lax_elem
+from pyjax._src.lax import reductions as lax_red
+from pyjax._src.lax import shape_ops as lax_shape
+from pyjax._src.lax import slicing as lax_slicing
+from pyjax._src.lax import special as lax_special
+from pyjax._src.lax.control_flow.conditionals import switch
+from pyjax._src.lax.control_flow.scan import scan
+from pyjax._src.lax.control_flow.while_loop import while_loop
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, linalg_ops, ufuncs
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import util as jnp_util
 from pyjax._src.sparse import bcoo_ops as ops
 from pyjax._src.sparse._base import JAXSparse
 from pyjax._src.sparse.bcoo import (BCOO, bcoo_todense, bcoo_transpose, bcoo_update_layout)
-from pyjax._src.sparse.util import sparse_primitive
+from pyjax._src.sparse.util import broadcast_batch, sparse_primitive
 
 
 class SparseTracer(core.Tracer):
@@ -130,7 +143,6 @@ def _same_structure(name, out_trees):
 
 
 def _cond_rule(trace, args, params):
-    from pyjax._src.lax.control_flow.conditionals import switch
     index, *ops = [trace.to_value(a) for a in args]
     leaves, in_tree = tree_util.tree_flatten(ops)
     out_trees = []
@@ -142,7 +154,6 @@ def _cond_rule(trace, args, params):
 
 
 def _while_rule(trace, args, params):
-    from pyjax._src.lax.control_flow.while_loop import while_loop
     vals = [trace.to_value(a) for a in args]
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
     cconsts, bconsts, init = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
@@ -173,7 +184,6 @@ def _while_rule(trace, args, params):
 def _scan_rule(trace, args, params):
     """Sparse consts and carries (the carry keeps its structure); the scanned-over inputs are
     dense; sparse per-step outputs come back stacked along a new leading batch dimension."""
-    from pyjax._src.lax.control_flow.scan import scan
     vals = [trace.to_value(a) for a in args]
     nc, ncarry = params["num_consts"], params["num_carry"]
     consts, init, xs = vals[:nc], vals[nc:nc + ncarry], vals[nc + ncarry:]
@@ -228,7 +238,7 @@ def _integer_pow_rule(x, *, y):
         raise NotImplementedError(f"sparse rule for integer_pow with non-positive exponent {y} is "
                                   f"not implemented because it would result in dense output.")
     x = _as_bcoo(x)
-    return BCOO((lax.integer_pow(x.data, y), x.indices), **x._info._asdict())
+    return BCOO((lax_elem.integer_pow(x.data, y), x.indices), **x._info._asdict())
 
 
 def _mul_rule(x, y):
@@ -243,10 +253,10 @@ def _div_rule(x, y):
         raise NotImplementedError("sparse rule for div is not implemented when the divisor is "
                                   "sparse (it would result in dense output).")
     x = _as_bcoo(x)
-    y = jnp.asarray(y)
+    y = creation.asarray(y)
     if y.ndim == 0:
         return BCOO((x.data / y, x.indices), **x._info._asdict())
-    recip = ops.bcoo_extract(x, jnp.broadcast_to(y, x.shape)).data
+    recip = ops.bcoo_extract(x, jnp_util.broadcast_to(y, x.shape)).data
     return BCOO((x.data / recip, x.indices), **x._info._asdict())
 
 
@@ -263,12 +273,11 @@ def _add_sparse(x, y, sign):
         x = bcoo_update_layout(x, n_batch=nb, n_dense=nd)
         y = bcoo_update_layout(y, n_batch=nb, n_dense=nd)
         y_data = y.data if sign > 0 else -y.data
-    from pyjax._src.sparse.util import broadcast_batch
     nb = x.n_batch
     (xd, xi), _ = broadcast_batch([x.data, x.indices], nb, x.shape[:nb])
     (yd, yi), _ = broadcast_batch([y_data, y.indices], nb, y.shape[:nb])
-    return BCOO((jnp.concatenate([xd, yd.astype(xd.dtype)], axis=nb),
-                 jnp.concatenate([xi, yi.astype(xi.dtype)], axis=nb)), shape=x.shape)
+    return BCOO((jshape.concatenate([xd, yd.astype(xd.dtype)], axis=nb),
+                 jshape.concatenate([xi, yi.astype(xi.dtype)], axis=nb)), shape=x.shape)
 
 
 def _add_rule_signed(sign):
@@ -276,8 +285,8 @@ def _add_rule_signed(sign):
         if isinstance(x, JAXSparse) and isinstance(y, JAXSparse):
             return _add_sparse(x, y, sign)
         sp, dense = (x, y) if isinstance(x, JAXSparse) else (y, x)
-        dense = jnp.asarray(dense)
-        out_shape = jnp.broadcast_shapes(sp.shape, dense.shape)
+        dense = creation.asarray(dense)
+        out_shape = jnp_util.broadcast_shapes(sp.shape, dense.shape)
         if out_shape != dense.shape:
             raise NotImplementedError(
                 "Addition between a sparse array X and a dense array Y is not implemented when "
@@ -327,31 +336,31 @@ def _todense_rule(*bufs, tree):
 
 
 _SPARSE_RULES = {
-    lax.mul_p: _mul_rule,
-    lax.div_p: _div_rule,
-    lax.add_p: _add_rule_signed(+1),
-    lax.sub_p: _add_rule_signed(-1),
-    lax.integer_pow_p: _integer_pow_rule,
-    lax.dot_general_p: _dot_general_rule,
-    lax.reduce_sum_p: lambda x, *, axes, **_: _densify_scalar(ops.bcoo_reduce_sum(_as_bcoo(x), axes=axes)),
-    lax.transpose_p: lambda x, *, permutation: bcoo_transpose(_as_bcoo(x), permutation=permutation),
-    lax.reshape_p: lambda x, *, new_sizes, dimensions, **_: ops.bcoo_reshape(
+    lax_elem.mul_p: _mul_rule,
+    lax_elem.div_p: _div_rule,
+    lax_elem.add_p: _add_rule_signed(+1),
+    lax_elem.sub_p: _add_rule_signed(-1),
+    lax_elem.integer_pow_p: _integer_pow_rule,
+    lax_dot.dot_general_p: _dot_general_rule,
+    lax_red.reduce_sum_p: lambda x, *, axes, **_: _densify_scalar(ops.bcoo_reduce_sum(_as_bcoo(x), axes=axes)),
+    lax_shape.transpose_p: lambda x, *, permutation: bcoo_transpose(_as_bcoo(x), permutation=permutation),
+    lax_shape.reshape_p: lambda x, *, new_sizes, dimensions, **_: ops.bcoo_reshape(
         _as_bcoo(x), new_sizes=new_sizes, dimensions=dimensions),
-    lax.squeeze_p: lambda x, *, dimensions: ops.bcoo_squeeze(_as_bcoo(x), dimensions=dimensions),
-    lax.broadcast_in_dim_p: lambda x, *, shape, broadcast_dimensions, **_: ops.bcoo_broadcast_in_dim(
+    lax_shape.squeeze_p: lambda x, *, dimensions: ops.bcoo_squeeze(_as_bcoo(x), dimensions=dimensions),
+    lax_shape.broadcast_in_dim_p: lambda x, *, shape, broadcast_dimensions, **_: ops.bcoo_broadcast_in_dim(
         _as_bcoo(x), shape=shape, broadcast_dimensions=broadcast_dimensions),
-    lax.slice_p: lambda x, *, start_indices, limit_indices, strides: ops.bcoo_slice(
+    lax_shape.slice_p: lambda x, *, start_indices, limit_indices, strides: ops.bcoo_slice(
         _as_bcoo(x), start_indices=start_indices, limit_indices=limit_indices, strides=strides),
-    lax.dynamic_slice_p: _dynamic_slice_rule,
-    lax.concatenate_p: _concatenate_rule,
-    lax.rev_p: lambda x, *, dimensions: ops.bcoo_rev(_as_bcoo(x), dimensions),
-    lax.gather_p: _gather_rule,
+    lax_dynslice.dynamic_slice_p: _dynamic_slice_rule,
+    lax_shape.concatenate_p: _concatenate_rule,
+    lax_shape.rev_p: lambda x, *, dimensions: ops.bcoo_rev(_as_bcoo(x), dimensions),
+    lax_slicing.gather_p: _gather_rule,
 }
-for _p in (lax.neg_p, lax.sin_p, lax.sinh_p, lax.tan_p, lax.tanh_p, lax.asin_p, lax.atan_p,
-           lax.asinh_p, lax.atanh_p, lax.abs_p, lax.sign_p, lax.sqrt_p, lax.cbrt_p, lax.expm1_p,
-           lax.log1p_p, lax.real_p, lax.imag_p, lax.conj_p, lax.copy_p,
-           lax.convert_element_type_p, lax.round_p, lax.floor_p, lax.ceil_p, lax.bessel_i1e_p,
-           lax.erf_p, lax.erf_inv_p):
+for _p in (lax_elem.neg_p, lax_elem.sin_p, lax_elem.sinh_p, lax_elem.tan_p, lax_elem.tanh_p, lax_elem.asin_p, lax_elem.atan_p,
+           lax_elem.asinh_p, lax_elem.atanh_p, lax_elem.abs_p, lax_elem.sign_p, lax_elem.sqrt_p, lax_elem.cbrt_p, lax_elem.expm1_p,
+           lax_elem.log1p_p, lax_elem.real_p, lax_elem.imag_p, lax_elem.conj_p, lax_shape.copy_p,
+           lax_convert.convert_element_type_p, lax_elem.round_p, lax_elem.floor_p, lax_elem.ceil_p, lax_special.bessel_i1e_p,
+           lax_elem.erf_p, lax_elem.erf_inv_p):
     _SPARSE_RULES[_p] = _zero_preserving(_p)
 
 
@@ -443,17 +452,17 @@ def _reshape(self, *args, **kwargs):
     return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
 
 
-BCOO.__neg__ = lambda self: sparsify(jnp.negative)(self)
+BCOO.__neg__ = lambda self: sparsify(ufuncs.negative)(self)
 BCOO.__pos__ = lambda self: self
-BCOO.__matmul__ = _binop(jnp.matmul)
-BCOO.__rmatmul__ = _binop(jnp.matmul, reverse=True)
-BCOO.__mul__ = _binop(jnp.multiply)
-BCOO.__rmul__ = _binop(jnp.multiply, reverse=True)
-BCOO.__truediv__ = _binop(jnp.divide)
-BCOO.__add__ = _binop(jnp.add)
-BCOO.__radd__ = _binop(jnp.add, reverse=True)
-BCOO.__sub__ = _binop(jnp.subtract)
-BCOO.__rsub__ = _binop(jnp.subtract, reverse=True)
+BCOO.__matmul__ = _binop(linalg_ops.matmul)
+BCOO.__rmatmul__ = _binop(linalg_ops.matmul, reverse=True)
+BCOO.__mul__ = _binop(ufuncs.multiply)
+BCOO.__rmul__ = _binop(ufuncs.multiply, reverse=True)
+BCOO.__truediv__ = _binop(ufuncs.divide)
+BCOO.__add__ = _binop(ufuncs.add)
+BCOO.__radd__ = _binop(ufuncs.add, reverse=True)
+BCOO.__sub__ = _binop(ufuncs.subtract)
+BCOO.__rsub__ = _binop(ufuncs.subtract, reverse=True)
 BCOO.__pow__ = _binop(operator.pow)
 BCOO.__getitem__ = _getitem
 BCOO.sum = _sum

@@ -19,11 +19,15 @@ from functools import partial
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.ad_api import vjp
+from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.ad import Zero
+from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import util as jnp_util
 
 
 class SparseEfficiencyError(ValueError):
@@ -90,7 +94,6 @@ def sparse_primitive(name: str, impl, *, multiple_results: bool = False,
 
     if linear_argnums:
         def transpose(ct, *args, **params):
-            from pyjax._src.ad_api import vjp   # the api layer sits above the sparse rules' helpers
             lin = [i for i, a in enumerate(args) if ad.is_undefined_primal(a)]
             assert set(lin) <= set(linear_argnums), (name, lin)
             cts = _as_list(ct, multiple_results)
@@ -114,7 +117,6 @@ def sparse_primitive(name: str, impl, *, multiple_results: bool = False,
         p.def_transpose(transpose)
 
     def batch(axis_size, args, dims, **params):
-        from pyjax._src.api_vmap import vmap
         in_axes = [None if d is batching.not_mapped else d for d in dims]
         out = vmap(partial(impl, **params), in_axes=in_axes, out_axes=0)(*args)
         return out, ([0] * len(out) if multiple_results else 0)
@@ -136,17 +138,15 @@ def _zero_ct(aval):
 def broadcast_batch(arrays, n_batch: int, batch_shape=None):
     """Broadcast the leading n_batch dimensions of each array (size-1 dims stretch) to
     `batch_shape` (default: their common broadcast shape). Returns (arrays, batch_shape)."""
-    import pyjax.numpy as jnp
     if batch_shape is None:
         batch_shape = np.broadcast_shapes(*[tuple(a.shape[:n_batch]) for a in arrays])
     batch_shape = tuple(batch_shape)
     return [a if tuple(a.shape[:n_batch]) == batch_shape else
-            jnp.broadcast_to(a, batch_shape + tuple(a.shape[n_batch:])) for a in arrays], batch_shape
+            jnp_util.broadcast_to(a, batch_shape + tuple(a.shape[n_batch:])) for a in arrays], batch_shape
 
 
 def nfold_vmap(fun, n: int, in_axes=0, out_axes=0):
     """`fun` mapped over n leading dimensions (of the arguments whose in_axes entry is 0)."""
-    from pyjax._src.api_vmap import vmap
     for _ in range(n):
         fun = vmap(fun, in_axes=in_axes, out_axes=out_axes)
     return fun
@@ -162,9 +162,8 @@ def to_front(x, bdim, size, *, broadcast=False):
     """x with its batch dimension first; an unbatched x gets a size-1 leading dimension (sparse
     buffers broadcast over batch dims of size 1) or, with `broadcast`, the full size."""
     if bdim is batching.not_mapped:
-        import pyjax.numpy as jnp
-        x = jnp.expand_dims(x, 0)
-        return jnp.broadcast_to(x, (size,) + x.shape[1:]) if broadcast else x
+        x = jshape.expand_dims(x, 0)
+        return jnp_util.broadcast_to(x, (size,) + x.shape[1:]) if broadcast else x
     return batching.moveaxis(x, bdim, 0)
 
 

@@ -18,12 +18,15 @@ import operator
 
 import numpy as np
 
-import pyjax.numpy as jnp
 from pyjax._src import dtypes, tree_util
 from pyjax._src.lax.control_flow.scan import fori_loop
 from pyjax._src.lax.control_flow.solves import custom_linear_solve
 from pyjax._src.lax.control_flow.while_loop import while_loop
 from pyjax._src.lax.elementwise import rsqrt
+from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
+from pyjax._src.numpy import creation, lax_numpy, linalg_ops, ufuncs
+from pyjax._src.numpy import pad as jpad
+from pyjax._src.numpy import shape as jshape
 from pyjax._src.numpy.util import asarray_value
 from pyjax._src.scipy.linalg import solve as _dense_solve, solve_triangular
 
@@ -35,9 +38,9 @@ _HIGHEST = "highest"
 def _vdot_real_part(x, y):
     """Re <x, y> without the imaginary cross terms (the quantities CG and the norms take inner
     products of are real for the Hermitian operators they are meant for)."""
-    out = jnp.vdot(x.real, y.real, precision=_HIGHEST)
-    if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
-        out = out + jnp.vdot(x.imag, y.imag, precision=_HIGHEST)
+    out = linalg_ops.vdot(x.real, y.real, precision=_HIGHEST)
+    if lax_numpy.iscomplexobj(x) or lax_numpy.iscomplexobj(y):
+        out = out + linalg_ops.vdot(x.imag, y.imag, precision=_HIGHEST)
     return out
 
 
@@ -47,12 +50,12 @@ def _vdot_real_tree(x, y):
 
 def _vdot_tree(x, y):
     return sum(tree_util.tree_leaves(tree_util.tree_map(
-        functools.partial(jnp.vdot, precision=_HIGHEST), x, y)))
+        functools.partial(linalg_ops.vdot, precision=_HIGHEST), x, y)))
 
 
 def _norm(x):
     leaves = tree_util.tree_leaves(x)
-    return jnp.sqrt(sum(map(_vdot_real_part, leaves, leaves)))
+    return ufuncs.sqrt(sum(map(_vdot_real_part, leaves, leaves)))
 
 
 def _mul(scalar, tree):
@@ -68,7 +71,7 @@ def _sub(x, y):
 
 
 def _dot(a, b):
-    return jnp.dot(a, b, precision=_HIGHEST)
+    return linalg_ops.dot(a, b, precision=_HIGHEST)
 
 
 def _identity(x):
@@ -102,7 +105,7 @@ def _check_x0(b, x0, check_shapes):
 
 def _prepare(b, x0, check_shapes=True):
     b = tree_util.tree_map(asarray_value, b)
-    x0 = tree_util.tree_map(jnp.zeros_like, b) if x0 is None else tree_util.tree_map(asarray_value, x0)
+    x0 = tree_util.tree_map(creation.zeros_like, b) if x0 is None else tree_util.tree_map(asarray_value, x0)
     _check_x0(b, x0, check_shapes)
     size = sum(int(np.prod(np.shape(v))) for v in tree_util.tree_leaves(b))
     return b, x0, size
@@ -113,7 +116,7 @@ def _prepare(b, x0, check_shapes=True):
 def _cg_solve(A, b, x0, *, maxiter, tol, atol, M):
     """Preconditioned CG from x0 until |r|^2 <= max(tol^2 |b|^2, atol^2) (SciPy's criterion),
     at most maxiter steps. With no preconditioner |r|^2 is the gamma = <r, M r> CG keeps."""
-    atol2 = jnp.maximum(jnp.square(tol) * _vdot_real_tree(b, b), jnp.square(atol))
+    atol2 = ufuncs.maximum(ufuncs.square(tol) * _vdot_real_tree(b, b), ufuncs.square(atol))
 
     def cond(state):
         _, r, gamma, _, k = state
@@ -142,7 +145,7 @@ def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
     """Preconditioned BiCGSTAB (van der Vorst 1992) with SciPy's non-legacy stopping rule
     |r| <= max(tol |b|, atol); a breakdown (rho, alpha or omega zero) ends the loop (the step
     counter goes negative, as JAX's does)."""
-    atol2 = jnp.maximum(jnp.square(tol) * _vdot_real_tree(b, b), jnp.square(atol))
+    atol2 = ufuncs.maximum(ufuncs.square(tol) * _vdot_real_tree(b, b), ufuncs.square(atol))
 
     def cond(state):
         _, r, *_, k = state
@@ -162,15 +165,15 @@ def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
         t = A(shat)
         omega_ = _vdot_tree(t, s) / _vdot_tree(t, t)
         x_half = _add(x, _mul(alpha_, phat))
-        x_ = tree_util.tree_map(functools.partial(jnp.where, exit_early),
+        x_ = tree_util.tree_map(functools.partial(lax_numpy.where, exit_early),
                                 x_half, _add(x_half, _mul(omega_, shat)))
-        r_ = tree_util.tree_map(functools.partial(jnp.where, exit_early), s, _sub(s, _mul(omega_, t)))
-        k_ = jnp.where((omega_ == 0) | (alpha_ == 0), -11, k + 1)
-        k_ = jnp.where(rho_ == 0, -10, k_)
+        r_ = tree_util.tree_map(functools.partial(lax_numpy.where, exit_early), s, _sub(s, _mul(omega_, t)))
+        k_ = lax_numpy.where((omega_ == 0) | (alpha_ == 0), -11, k + 1)
+        k_ = lax_numpy.where(rho_ == 0, -10, k_)
         return x_, r_, rhat, alpha_, omega_, rho_, p_, q_, k_
 
     r0 = _sub(b, A(x0))
-    one = jnp.ones((), dtypes.result_type(*tree_util.tree_leaves(b)))
+    one = creation.ones((), dtypes.result_type(*tree_util.tree_leaves(b)))
     return while_loop(cond, step, (x0, r0, r0, one, one, one, r0, r0, 0))[0]
 
 
@@ -181,7 +184,7 @@ def _isolve(name, solve_fn, A, b, x0, *, tol, atol, maxiter, M, check_symmetric)
     M = _identity if M is None else _normalize_matvec(M, "M")
     solve = functools.partial(solve_fn, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
     # a real positive-definite operator is symmetric; a complex one is Hermitian, not symmetric
-    symmetric = check_symmetric and not any(jnp.iscomplexobj(v) for v in tree_util.tree_leaves(b))
+    symmetric = check_symmetric and not any(lax_numpy.iscomplexobj(v) for v in tree_util.tree_leaves(b))
     x = custom_linear_solve(A, b, solve=solve, transpose_solve=solve, symmetric=symmetric)
     return x, None
 
@@ -215,18 +218,18 @@ def _safe_normalize(x, thresh=None):
     norm = _norm(x)
     dtype = dtypes.result_type(*tree_util.tree_leaves(x))
     if thresh is None:
-        thresh = jnp.finfo(norm.dtype).eps
-    thresh = jnp.asarray(thresh).astype(dtype).real
+        thresh = dtypes.finfo(norm.dtype).eps
+    thresh = creation.asarray(thresh).astype(dtype).real
     use_norm = norm > thresh
     norm_cast = norm.astype(dtype)
-    normalized = tree_util.tree_map(lambda y: jnp.where(use_norm, y / norm_cast, 0.0), x)
-    return normalized, jnp.where(use_norm, norm, 0.0)
+    normalized = tree_util.tree_map(lambda y: lax_numpy.where(use_norm, y / norm_cast, 0.0), x)
+    return normalized, lax_numpy.where(use_norm, norm, 0.0)
 
 
 def _project_on_columns(Q, v):
     """Q^H v, with the Krylov vectors stored in Q's last axis (leaf by leaf, summed)."""
     parts = tree_util.tree_map(
-        lambda X, y: jnp.einsum("...n,...->n", X.conj(), y, precision=_HIGHEST), Q, v)
+        lambda X, y: linalg_ops.einsum("...n,...->n", X.conj(), y, precision=_HIGHEST), Q, v)
     return functools.reduce(operator.add, tree_util.tree_leaves(parts))
 
 
@@ -235,7 +238,7 @@ def _iterative_classical_gram_schmidt(Q, x, xnorm, max_iterations=2):
     ("twice is enough", Giraud et al.) while the remainder lost more than 1/sqrt(2) of x's norm.
     Returns the remainder q and the overlaps r (x = Q r + q)."""
     q0 = tree_util.tree_leaves(Q)[0]
-    r = jnp.zeros(q0.shape[-1], dtype=q0.dtype)
+    r = creation.zeros(q0.shape[-1], dtype=q0.dtype)
 
     def body(carry):
         k, q, r, qnorm_scaled = carry
@@ -245,12 +248,12 @@ def _iterative_classical_gram_schmidt(Q, x, xnorm, max_iterations=2):
 
         def renorm_cond(c):
             k, not_done, _, _ = c
-            return jnp.logical_and(not_done, k < max_iterations - 1)
+            return ufuncs.logical_and(not_done, k < max_iterations - 1)
 
         def renorm(c):
             k, _, q, _ = c
             _, qnorm = _safe_normalize(q)
-            return k, False, q, qnorm / jnp.sqrt(2.0)
+            return k, False, q, qnorm / ufuncs.sqrt(2.0)
 
         _, _, q, qnorm_scaled = while_loop(renorm_cond, renorm, (k, True, q, qnorm_scaled))
         return k + 1, q, r, qnorm_scaled
@@ -258,9 +261,9 @@ def _iterative_classical_gram_schmidt(Q, x, xnorm, max_iterations=2):
     def cond(carry):
         k, _, r, qnorm_scaled = carry
         _, rnorm = _safe_normalize(r)
-        return jnp.logical_and(k < max_iterations - 1, rnorm < qnorm_scaled)
+        return ufuncs.logical_and(k < max_iterations - 1, rnorm < qnorm_scaled)
 
-    carry = body((0, x, r, xnorm / jnp.sqrt(2.0)))
+    carry = body((0, x, r, xnorm / ufuncs.sqrt(2.0)))
     _, q, r, _ = while_loop(cond, body, carry)
     return q, r
 
@@ -270,7 +273,7 @@ def _kth_arnoldi_iteration(k, A, M, V, H):
     V[..., :k+1]; H[k, :] <- its overlaps (and norm at k+1). Breakdown (an invariant subspace)
     when that part vanishes below eps times the vector's norm."""
     dtype = dtypes.result_type(*tree_util.tree_leaves(V))
-    eps = jnp.finfo(dtype).eps
+    eps = dtypes.finfo(dtype).eps
     v = M(A(tree_util.tree_map(lambda X: X[..., k], V)))
     _, v_norm_0 = _safe_normalize(v)
     v, h = _iterative_classical_gram_schmidt(V, v, v_norm_0, max_iterations=2)
@@ -290,10 +293,10 @@ def _givens_rotation(a, b):
     """(cs, sn) of the rotation that zeroes b against a (computed without overflow)."""
     b_zero = abs(b) == 0
     a_lt_b = abs(a) < abs(b)
-    t = -jnp.where(a_lt_b, a, b) / jnp.where(a_lt_b, b, a)
+    t = -lax_numpy.where(a_lt_b, a, b) / lax_numpy.where(a_lt_b, b, a)
     r = rsqrt(1 + abs(t) ** 2).astype(t.dtype)
-    cs = jnp.where(b_zero, 1, jnp.where(a_lt_b, r * t, r))
-    sn = jnp.where(b_zero, 0, jnp.where(a_lt_b, r, r * t))
+    cs = lax_numpy.where(b_zero, 1, lax_numpy.where(a_lt_b, r * t, r))
+    sn = lax_numpy.where(b_zero, 0, lax_numpy.where(a_lt_b, r, r * t))
     return cs, sn
 
 
@@ -302,12 +305,12 @@ def _apply_givens_rotations(H_row, givens, k):
     zeroes its entry k+1."""
     R_row = fori_loop(0, k, lambda i, row: _rotate_vectors(row, i, *givens[i, :]), H_row)
     factors = _givens_rotation(R_row[k], R_row[k + 1])
-    return _rotate_vectors(R_row, k, *factors), givens.at[k, :].set(jnp.stack(factors))
+    return _rotate_vectors(R_row, k, *factors), givens.at[k, :].set(jshape.stack(factors))
 
 
 def _krylov_basis(unit_residual, restart):
     return tree_util.tree_map(
-        lambda x: jnp.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)), unit_residual)
+        lambda x: jpad.pad(x[..., None], ((0, 0),) * x.ndim + ((0, restart),)), unit_residual)
 
 
 def _gmres_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
@@ -315,13 +318,13 @@ def _gmres_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M)
     residual norm is known at every step (the cycle stops early below ptol)."""
     V = _krylov_basis(unit_residual, restart)
     dtype = dtypes.result_type(*tree_util.tree_leaves(b))
-    R = jnp.eye(restart, restart + 1, dtype=dtype)   # eye: stays invertible on early exit
-    givens = jnp.zeros((restart, 2), dtype=dtype)
-    beta_vec = jnp.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
+    R = creation.eye(restart, restart + 1, dtype=dtype)   # eye: stays invertible on early exit
+    givens = creation.zeros((restart, 2), dtype=dtype)
+    beta_vec = creation.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
 
     def cond(carry):
         k, err, *_ = carry
-        return jnp.logical_and(k < restart, err > ptol)
+        return ufuncs.logical_and(k < restart, err > ptol)
 
     def step(carry):
         k, _, V, R, beta_vec, givens = carry
@@ -344,11 +347,11 @@ def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
     del ptol
     V = _krylov_basis(unit_residual, restart)
     dtype = dtypes.result_type(*tree_util.tree_leaves(b))
-    H = jnp.eye(restart, restart + 1, dtype=dtype)
+    H = creation.eye(restart, restart + 1, dtype=dtype)
 
     def cond(carry):
         _, _, breakdown, k = carry
-        return jnp.logical_and(k < restart, jnp.logical_not(breakdown))
+        return ufuncs.logical_and(k < restart, ufuncs.logical_not(breakdown))
 
     def step(carry):
         V, H, _, k = carry
@@ -356,7 +359,7 @@ def _gmres_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
         return V, H, breakdown, k + 1
 
     V, H, _, _ = while_loop(cond, step, (V, H, False, 0))
-    beta_vec = jnp.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
+    beta_vec = creation.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
     Ht = H.T
     y = _dense_solve(_dot(Ht.T.conj(), Ht), _dot(Ht.T.conj(), beta_vec), assume_a="pos")
     x = _add(x0, tree_util.tree_map(lambda X: _dot(X[..., :-1], y), V))
@@ -370,7 +373,7 @@ def _gmres_solve(A, b, x0, atol, ptol, restart, maxiter, M, cycle):
 
     def cond(state):
         _, k, _, residual_norm = state
-        return jnp.logical_and(k < maxiter, residual_norm > atol)
+        return ufuncs.logical_and(k < maxiter, residual_norm > atol)
 
     def step(state):
         x, k, unit_residual, residual_norm = state
@@ -403,12 +406,12 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     maxiter = 10 * size if maxiter is None else maxiter
     restart = min(restart, size)
     b_norm = _norm(b)
-    atol = jnp.maximum(tol * b_norm, atol)
-    ptol = _norm(M(b)) * jnp.minimum(1.0, atol / b_norm)
+    atol = ufuncs.maximum(tol * b_norm, atol)
+    ptol = _norm(M(b)) * ufuncs.minimum(1.0, atol / b_norm)
 
     def solve(A, b):
         return _gmres_solve(A, b, x0, atol, ptol, restart, maxiter, M, cycles[solve_method])
 
     x = custom_linear_solve(A, b, solve=solve, transpose_solve=solve)
-    info = jnp.where(jnp.isnan(_norm(x)), -1, 0)
+    info = lax_numpy.where(ufuncs.isnan(_norm(x)), -1, 0)
     return x, info
