@@ -59,6 +59,11 @@ _EvalTrace = core.EvalTrace
 _flatten = optree._C.flatten  # the C entry point: saves a Python frame per call
 _NAMESPACE = tree_util.NAMESPACE
 
+# A call given (or closing over) Refs is checked and run by state.discharge, which imports pjit
+# (its discharge rule binds pjit_p): it fills this slot when imported, with "check_ref_args" and
+# "jit_call_operands" (STYLE rule 9: a registry the module above fills).
+ref_call_rules: dict = {}
+
 # -- the pjit primitive ----------------------------------------------------------------------
 
 # NB: named `jit` in printed jaxprs, as in JAX 0.10 (the Python object keeps JAX's old name)
@@ -477,12 +482,11 @@ class JitInfo:
     def _call_with_refs(self, entry, leaves, args, kwargs, in_tree):
         """A call given Refs (or closing over them): JAX's checks, then the jit equation over
         the refs, which `state.discharge` runs on their values (writing the new ones back)."""
-        from pyjax._src.state import discharge  # installs the discharge of jit calls with Refs
-        discharge.check_ref_args(
+        ref_call_rules["check_ref_args"](
             lambda: pe.TraceDebug(self.fun, "jit", None).fun_str(), entry.closed, leaves,
             lambda: _arg_origins(self._params(), args, kwargs, in_tree, self.static_argnums,
                                  *self._var_names()))
-        jaxpr, operands = discharge.jit_call_operands(entry.closed, leaves)
+        jaxpr, operands = ref_call_rules["jit_call_operands"](entry.closed, leaves)
         return pjit_p.bind(*operands, jaxpr=jaxpr, name=self.name, donated_invars=None)
 
     def _split_static(self, args, kwargs):

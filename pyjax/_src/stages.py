@@ -26,6 +26,11 @@ from pyjax._src.lowering import lower as lowering
 from pyjax._src.sharding import SingleDeviceSharding
 from pyjax._src.state.types import AbstractRef, Ref
 
+# What `lower` compiles for a function given (or closing over) Refs comes from state.discharge,
+# which sits above stages in the import order (through pjit): it fills this slot ("aot_call")
+# when imported (STYLE rule 9: a registry the module above fills).
+ref_lowering: dict = {}
+
 
 class ArgInfo(NamedTuple):
     """An argument's abstract value and whether it is donated."""
@@ -104,8 +109,7 @@ class Traced(_Stage):
         jaxpr, donated = self.jaxpr, self.donated
         if any(type(a) is AbstractRef for a in jaxpr.in_avals) or \
                 any(type(c) is Ref for c in jaxpr.consts):
-            from pyjax._src.state import discharge  # Refs: the discharged jaxpr is compiled
-            self._ref_call = discharge.aot_call(jaxpr, donated)
+            self._ref_call = ref_lowering["aot_call"](jaxpr, donated)  # the discharged jaxpr
             jaxpr, donated = self._ref_call.jaxpr, self._ref_call.donated
         if self.shardings is not None:
             request = CompileRequest(jaxpr, f"jit_{self.name}", donated,

@@ -17,13 +17,13 @@ from typing import Any, Callable
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.lax import elementwise as lax_elem
 
 
 def cdiv(a, b):
     """Ceiling division: `cdiv(10, 4) == 3` (the number of blocks of 4 covering 10)."""
     if isinstance(a, int) and isinstance(b, int):
         return -(-a // b)
-    from pyjax._src.lax import elementwise as lax_elem
     return lax_elem.div(lax_elem.add(a, lax_elem.sub(b, 1)), b)
 
 

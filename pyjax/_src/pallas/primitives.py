@@ -16,10 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.callback import debug_print as _debug_print
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod
 from pyjax._src.numpy import creation, lax_numpy, ufuncs
+from pyjax._src.numpy.util import broadcast_to as _broadcast_to
 from pyjax._src.pallas.core import cdiv, current_grid_env
-from pyjax._src.state.primitives import ref_get, ref_set
+from pyjax._src.pallas.pallas_call import uninitialized_value
+from pyjax._src.state.primitives import new_ref, ref_get, ref_set
 
 
 def program_id(axis: int):
@@ -149,7 +152,6 @@ def loop(lower, upper, *, init_carry=None, step=1, unroll=None):
 
 def debug_print(fmt: str, *args):
     """Print from inside a kernel (`pl.debug_print("x = {}", x)`), through `jax.debug.print`."""
-    from pyjax._src.callback import debug_print as _debug_print
     _debug_print(fmt, *args)
 
 
@@ -168,8 +170,7 @@ def reciprocal(x, *, approx=False):
 
 
 def broadcast_to(x, shape):
-    from pyjax._src.numpy.util import broadcast_to as _bt
-    return _bt(x, shape)
+    return _broadcast_to(x, shape)
 
 
 def run_scoped(f, *types, collective_axes=(), **kw_types):
@@ -179,8 +180,6 @@ def run_scoped(f, *types, collective_axes=(), **kw_types):
     Example:
         >>> pl.run_scoped(lambda tmp: tmp.__setitem__(..., x_ref[...] * 2), pltpu.VMEM((8,), f32))
     """
-    from pyjax._src.pallas.pallas_call import uninitialized_value
-    from pyjax._src.state.primitives import new_ref
 
     def alloc(t):
         return new_ref(uninitialized_value(tuple(t.shape), t.dtype))

@@ -13,6 +13,7 @@ import enum
 import numpy as np
 
 from pyjax._src.pallas.core import CompilerParams as _CompilerParams, GridSpec, MemoryRef
+from pyjax._src.pallas.core import no_block_spec
 
 
 class MemorySpace(enum.Enum):
@@ -67,7 +68,6 @@ class PrefetchScalarGridSpec(GridSpec):
 
     def __init__(self, num_scalar_prefetch, grid=(), in_specs=None, out_specs=None,
                  scratch_shapes=()):
-        from pyjax._src.pallas.core import no_block_spec
         super().__init__(grid, no_block_spec if in_specs is None else in_specs,
                          no_block_spec if out_specs is None else out_specs, scratch_shapes)
         self.num_scalar_prefetch = int(num_scalar_prefetch)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import weakref
 
-from pyjax._src import core, pjit, tree_util
+from pyjax._src import core, pjit, stages, tree_util
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod, while_loop
@@ -488,6 +488,8 @@ def aot_call(closed: core.ClosedJaxpr, donated):
 
 
 discharge_rules[pjit.pjit_p] = _pjit_discharge
+pjit.ref_call_rules.update(check_ref_args=check_ref_args, jit_call_operands=jit_call_operands)
+stages.ref_lowering.update(aot_call=aot_call)
 
 # NB: set on the primitive objects (an instance attribute shadowing Primitive.bind), so every
 # way of binding them (the lax wrappers, eval_jaxpr) sees eager Refs.

@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core, dtypes, pretty_print
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
+from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.convert import _convert_element_type
 from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
+from pyjax._src.numpy.creation import zeros
+from pyjax._src.numpy.indexing import getitem
+from pyjax._src.numpy.util import asarray_value
+from pyjax._src.state import types as state_types
 from pyjax._src.state.types import (AbstractRef, AccumEffect, NDIndexer, ReadEffect, Ref,
                                     RefView, WriteEffect, indexed_shape, to_indexer)
+from pyjax._src.state.types import not_differentiated_error as _not_differentiated
+from pyjax._src.state.types import unbatched_write_error as _unbatched_write
 
 get_p = Primitive("get")
 swap_p = Primitive("swap")
@@ -37,11 +44,7 @@ def _direct(ref) -> bool:
     staged, so the loop discharges it (and writes the result back, `discharge`)."""
     if type(ref) is not Ref:
         return False
-    from pyjax._src.interpreters import partial_eval as pe
-    if type(core.current_trace()) is not pe.DynamicJaxprTrace:
-        return True
-    from pyjax._src.state import discharge  # noqa: F401 (loops taking eager Refs discharge them)
-    return False
+    return type(core.current_trace()) is not pe.DynamicJaxprTrace
 
 
 def _view_update(view, idx, value, accumulate):
@@ -126,6 +129,9 @@ def ref_addupdate(ref, idx, value):
         addupdate_p.bind(ref, value, *ix.dynamic, spec=ix.spec)
 
 
+state_types.ref_indexing.update(get=ref_get, set=ref_set)  # `ref[idx]` on Refs and ref tracers
+
+
 # -- abstract evaluation and effects --------------------------------------------------------------
 
 
@@ -197,7 +203,6 @@ def _window(x, spec, dynamic):
 
 
 def get_value(x, spec, dynamic):
-    from pyjax._src.numpy.indexing import getitem
     win, _, sizes, inner, _, simple = _window(x, spec, dynamic)
     if simple:
         out_shape = tuple(s for s, i in zip(sizes, inner) if type(i) is slice)
@@ -213,7 +218,6 @@ def _update(x, spec, dynamic, value, accumulate):
             upd = shape_ops.reshape(value, tuple(sizes))
         new_win = lax_elem.add(win, upd) if accumulate else upd
     else:
-        from pyjax._src.numpy.util import asarray_value
         at = asarray_value(win).at[inner]
         new_win = at.add(value) if accumulate else at.set(value)
     return new_win if trivial else dynamic_update_slice(x, new_win, starts)
@@ -256,13 +260,6 @@ def _addupdate_impl(ref, val, *dyn, spec):
 
 def _zero_like(x):
     return ad.Zero(ad.tangent_aval(core.get_aval(x)))
-
-
-def _not_differentiated(what, ref):
-    # NB: JAX raises a plain Exception here; so does pyjax (same text)
-    return Exception(f"performing a {what} operation with a differentiated value on a "
-                     f"non-differentiated array reference of type {core.get_aval(ref)!r}. Move "
-                     "the array reference to be an argument of the differentiated function?")
 
 
 def _get_jvp(primals, tangents, *, spec):
@@ -343,12 +340,6 @@ def _batched_spec(spec, rdim, size, dyn_avals):
     return new, before + nb
 
 
-def _unbatched_write(what, ref):
-    return Exception(f"performing a{'n' if what[0] == 'a' else ''} {what} operation with vmapped "
-                     f"value on an unbatched array reference of type {core.get_aval(ref)!r}. "
-                     "Move the array reference to be an argument to the vmapped function?")
-
-
 def _per_example(size, fun, args, dims):
     """`fun` (on values) vmapped over `args` batched along `dims`: (outs, out_dims)."""
     return batching.batch_flat(lambda *a: list(fun(*a)), list(args), list(dims),
@@ -421,10 +412,7 @@ def new_ref(init_val, *, kind=None, memory_space=None):
         >>> r[0] = 1.0; r[1:] += 2.0
         >>> jax.freeze(r)   # Array([1., 2., 2.])
     """
-    from pyjax._src.interpreters import partial_eval as pe
-    from pyjax._src.numpy.util import asarray_value
     if type(core.current_trace()) is pe.DynamicJaxprTrace:
-        from pyjax._src.state import discharge  # noqa: F401 (installs the traced-jaxpr rewrite)
         return new_ref_p.bind(asarray_value(init_val))
     return Ref(asarray_value(init_val))
 
@@ -436,7 +424,6 @@ def empty_ref(ty, *, memory_space=None):
     """A Ref of `ty`'s shape and dtype (`jax.ShapeDtypeStruct`), filled with zeros.
 
     NB: JAX 0.10.2 has no eager rule for `empty_ref` (it raises outside jit); pyjax zero-fills."""
-    from pyjax._src.numpy.creation import zeros
     return Ref(zeros(tuple(ty.shape), ty.dtype))
 
 
@@ -513,9 +500,4 @@ def _pp_addupdate(eqn, atom, typed):
     return f"{_pp_index(eqn, atom, 2)} += {atom(eqn.invars[1])}"
 
 
-def _install_printers():
-    from pyjax._src import pretty_print
-    pretty_print.EQN_PRINTERS.update(get=_pp_get, swap=_pp_swap, addupdate=_pp_addupdate)
-
-
-_install_printers()
+pretty_print.EQN_PRINTERS.update(get=_pp_get, swap=_pp_swap, addupdate=_pp_addupdate)

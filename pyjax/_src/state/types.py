@@ -17,6 +17,40 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.interpreters import ad, batching
+
+# `ref[idx]` and `ref[idx] = v` bind state.primitives' `get`/`swap`, which sit a layer above
+# (their rules index as jnp does): state.primitives fills this slot ("get", "set") when it is
+# imported (STYLE rule 9: the lower layer holds a registry the upper one fills).
+ref_indexing: dict = {}
+
+
+def _ref_get(ref, idx):
+    return _indexing_op("get")(ref, idx)
+
+
+def _ref_set(ref, idx, value):
+    _indexing_op("set")(ref, idx, value)
+
+
+def _indexing_op(name):
+    op = ref_indexing.get(name)
+    if op is None:
+        raise RuntimeError("indexing a Ref needs pyjax._src.state.primitives (import pyjax)")
+    return op
+
+
+def not_differentiated_error(what, ref):
+    # NB: JAX raises a plain Exception here; so does pyjax (same text)
+    return Exception(f"performing a {what} operation with a differentiated value on a "
+                     f"non-differentiated array reference of type {core.get_aval(ref)!r}. Move "
+                     "the array reference to be an argument of the differentiated function?")
+
+
+def unbatched_write_error(what, ref):
+    return Exception(f"performing a{'n' if what[0] == 'a' else ''} {what} operation with vmapped "
+                     f"value on an unbatched array reference of type {core.get_aval(ref)!r}. "
+                     "Move the array reference to be an argument to the vmapped function?")
 
 
 class RefEffect(core.Effect):
@@ -91,12 +125,10 @@ class AbstractRef:
 
     # indexing a ref tracer (core.Tracer's __getitem__/__setitem__ ask the aval)
     def _getitem(self, tracer, idx):
-        from pyjax._src.state.primitives import ref_get
-        return ref_get(tracer, idx)
+        return _ref_get(tracer, idx)
 
     def _setitem(self, tracer, idx, value):
-        from pyjax._src.state.primitives import ref_set
-        ref_set(tracer, idx, value)
+        _ref_set(tracer, idx, value)
 
 
 # -- indexers ---------------------------------------------------------------------------------
@@ -258,12 +290,10 @@ class Ref:
     size = property(lambda self: self.aval.size)
 
     def __getitem__(self, idx):
-        from pyjax._src.state.primitives import ref_get
-        return ref_get(self, idx)
+        return _ref_get(self, idx)
 
     def __setitem__(self, idx, value):
-        from pyjax._src.state.primitives import ref_set
-        ref_set(self, idx, value)
+        _ref_set(self, idx, value)
 
     def __len__(self):
         return self.shape[0]
@@ -278,8 +308,6 @@ class Ref:
         cur = core.current_trace()
         if (cur is not self._trace and isinstance(value, core.Tracer)
                 and value._trace is not self._trace):
-            from pyjax._src.interpreters import ad, batching
-            from pyjax._src.state import primitives
             # a value that is not differentiated (vmapped) by the inner transformation is
             # its primal (unbatched value): writing it is fine
             if isinstance(value, ad.JVPTracer) and type(value.tangent) is ad.Zero:
@@ -287,9 +315,9 @@ class Ref:
             if isinstance(value, batching.BatchTracer) and value.batch_dim is batching.not_mapped:
                 return self._write(value.val, what)
             if isinstance(value._trace, batching.BatchTrace):
-                raise primitives._unbatched_write(what, self)
+                raise unbatched_write_error(what, self)
             if isinstance(value._trace, ad.JVPTrace):
-                raise primitives._not_differentiated(what, self)
+                raise not_differentiated_error(what, self)
             raise NotImplementedError(
                 "pyjax: a Ref made outside a transformation cannot be written with a value of "
                 f"{type(value._trace).__name__} inside it; create the Ref inside (new_ref)")
@@ -326,12 +354,10 @@ class RefView:
         return _RefAt(self)
 
     def __getitem__(self, idx):
-        from pyjax._src.state.primitives import ref_get
-        return ref_get(self, idx)
+        return _ref_get(self, idx)
 
     def __setitem__(self, idx, value):
-        from pyjax._src.state.primitives import ref_set
-        ref_set(self, idx, value)
+        _ref_set(self, idx, value)
 
 
 class _RefAt:
