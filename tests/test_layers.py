@@ -27,7 +27,7 @@ LAYERS = [
               "pyjax._src.mesh", "pyjax._src.sharding", "pyjax._src.distributed",
               "pyjax._src.profiler", "pyjax._src.traceback_util"]),
     ("core", ["pyjax._src.core", "pyjax._src.pretty_print"]),
-    ("interpreters", ["pyjax._src.interpreters",
+    ("interpreters", ["pyjax._src.interpreters", "pyjax._src.state",
                       "pyjax._src.state.types"]),  # the Ref aval: interpreters' rules see it
     ("runtime", ["pyjax._src.lowering", "pyjax._src.array", "pyjax._src.dispatch",
                  "pyjax._src.spmd",
@@ -44,7 +44,7 @@ LAYERS = [
              "pyjax._src.numpy.float_parts",  # frexp's custom_jvp
              # the AOT stages and state discharge sit beside jit (it calls them); export,
              # ffi, checkify and the debugging/multi-host tools are built on jit and the AD api
-             "pyjax._src.stages", "pyjax._src.state", "pyjax._src.export", "pyjax._src.ffi",
+             "pyjax._src.stages", "pyjax._src.state.discharge", "pyjax._src.export", "pyjax._src.ffi",
              "pyjax._src.checkify", "pyjax._src.checkify_rules", "pyjax._src.multihost_utils",
              "pyjax._src.sharding_viz", "pyjax._src.visualize"]),
     ("nn", ["pyjax._src.nn", "pyjax._src.scipy", "pyjax._src.image", "pyjax._src.example_libraries",
