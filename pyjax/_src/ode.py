@@ -116,7 +116,7 @@ def initial_step_size(fun, t0, y0, order, rtol, atol, f0):
     f1 = fun(y0 + h0.astype(dtype) * f0, t0 + h0)
     d2 = jnp_linalg.norm((f1 - f0) / scale) / h0
     h1 = lax_numpy.where((d1 <= 1e-15) & (d2 <= 1e-15), ufuncs.maximum(1e-6, h0 * 1e-3),
-                   (0.01 / ufuncs.maximum(d1, d2)) ** (1. / (order + 1.)))
+                         (0.01 / ufuncs.maximum(d1, d2)) ** (1. / (order + 1.)))
     return ufuncs.minimum(100. * h0, h1)
 
 
@@ -139,7 +139,7 @@ def optimal_step_size(last_step, mean_error_ratio, safety=0.9, ifactor=10.0, dfa
     `dfactor`, and never shrink after an accepted one."""
     dfactor = lax_numpy.where(mean_error_ratio < 1, 1.0, dfactor)
     factor = ufuncs.minimum(ifactor,
-                         ufuncs.maximum(mean_error_ratio ** (-1.0 / order) * safety, dfactor))
+                            ufuncs.maximum(mean_error_ratio ** (-1.0 / order) * safety, dfactor))
     return lax_numpy.where(mean_error_ratio == 0, last_step * ifactor, last_step * factor)
 
 

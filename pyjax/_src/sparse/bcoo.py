@@ -273,7 +273,7 @@ def _sum_duplicates_unbatched(data, indices, *, sparse_shape, nse):
     *sorted_keys, perm = lax_sorting.sort(keys + (creation.arange(indices.shape[0]),), num_keys=n_sparse)
     sorted_idx = jshape.stack(sorted_keys, axis=1)
     new = jshape.concatenate([creation.ones(1, bool),
-                           reductions.any(sorted_idx[1:] != sorted_idx[:-1], axis=1)])
+                              reductions.any(sorted_idx[1:] != sorted_idx[:-1], axis=1)])
     seg = reductions.cumsum(new) - 1
     seg = lax_numpy.where(valid[perm], seg, nse)                       # padding: dropped
     out_idx = jnp_util.broadcast_to(fill, (nse, n_sparse)).at[seg].set(sorted_idx, mode="drop")
@@ -389,7 +389,7 @@ def _batch_to_sparse(mat):
     (data, indices), batch = broadcast_batch([mat.data, mat.indices], n_batch, mat.shape[:n_batch])
     size, nse = batch[-1], mat.nse
     coord = jnp_util.broadcast_to(creation.arange(size, dtype=indices.dtype).reshape(size, 1, 1),
-                             batch + (nse, 1))
+                                  batch + (nse, 1))
     # padding entries stay padding in every column
     valid = _padding_mask(indices, mat.shape[n_batch:n_batch + mat.n_sparse])[..., None]
     coord = lax_numpy.where(valid, coord, size)
@@ -406,9 +406,10 @@ def _dense_to_sparse(mat):
     size = data.shape[nb + 1]
     valid = _padding_mask(indices, mat.shape[nb:nb + ns])[..., None, None]
     idx = jnp_util.broadcast_to(indices[..., None, :], batch + (nse, size, ns))
-    coord = jnp_util.broadcast_to(creation.arange(size, dtype=indices.dtype)[:, None], batch + (nse, size, 1))
+    coord = jnp_util.broadcast_to(creation.arange(size, dtype=indices.dtype)[:, None],
+                                  batch + (nse, size, 1))
     idx = lax_numpy.where(valid, jshape.concatenate([idx, coord], axis=-1),
-                    creation.array(mat.shape[nb:nb + ns + 1], indices.dtype))
+                          creation.array(mat.shape[nb:nb + ns + 1], indices.dtype))
     idx = idx.reshape(batch + (nse * size, ns + 1))
     data = data.reshape(batch + (nse * size,) + data.shape[nb + 2:])
     return BCOO((data, idx), shape=mat.shape)
@@ -426,7 +427,7 @@ def _sparse_to_dense(mat):
         out = creation.zeros((indices.shape[0], size) + data.shape[1:], data.dtype)
         out = out.at[rows, lax_numpy.where(valid, col, size)].set(data, mode="drop")
         rest = lax_numpy.where(valid[:, None], indices[:, :-1],
-                         creation.array(mat.shape[nb:nb + ns - 1], indices.dtype))
+                               creation.array(mat.shape[nb:nb + ns - 1], indices.dtype))
         return out, rest
     data, indices = _batched(one, nb, mat.shape[:nb], mat.data, mat.indices)
     return BCOO((data, indices), shape=mat.shape)
@@ -442,7 +443,7 @@ def _sparse_to_batch(mat):
         slots = creation.arange(size, dtype=indices.dtype)[:, None]
         keep = (indices[None, :, 0] == slots) & _padding_mask(indices, mat.shape[nb:nb + ns])[None]
         rest = lax_numpy.where(keep[..., None], indices[None, :, 1:],
-                         creation.array(mat.shape[nb + 1:nb + ns], indices.dtype))
+                               creation.array(mat.shape[nb + 1:nb + ns], indices.dtype))
         d = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - 1)), data[None], 0)
         return d, rest
     data, indices = _batched(one, nb, mat.shape[:nb], mat.data, mat.indices)

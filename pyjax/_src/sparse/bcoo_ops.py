@@ -81,9 +81,9 @@ def _dot_unbatched(data, indices, rhs, *, dn, lhs_shape):
     d_lc = [(dense(l), rpos[r]) for l, r in zip(lc, rc) if not is_sparse(l)]
     d_lb = [(dense(l), rpos[r]) for l, r in zip(lb, rb) if not is_sparse(l)]
     prod = lax_dot.dot_general(data, rhs_g,
-                           (([a for a, _ in d_lc], [b for _, b in d_lc]),
-                            ([0] + [a for a, _ in d_lb], [0] + [b for _, b in d_lb])),
-                           preferred_element_type=None)
+                               (([a for a, _ in d_lc], [b for _, b in d_lc]),
+                                ([0] + [a for a, _ in d_lb], [0] + [b for _, b in d_lb])),
+                               preferred_element_type=None)
     # prod: (nse, dense batch..., dense free..., rhs free...)
     # 3. scatter over the sparse output coordinates: sparse batch dims then sparse free dims
     s_lb = [l for l in lb if is_sparse(l)]
@@ -226,8 +226,8 @@ def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
         >>> bcoo_dot_general_sampled(a, b, m.indices, dimension_numbers=(([1], [0]), ([], [])))
     """
     dn = _canonical_dn(dimension_numbers)
-    return bcoo_dot_general_sampled_p.bind(creation.asarray(A), creation.asarray(B), creation.asarray(indices),
-                                           dimension_numbers=dn)
+    return bcoo_dot_general_sampled_p.bind(creation.asarray(A), creation.asarray(B),
+                                           creation.asarray(indices), dimension_numbers=dn)
 
 
 # -- bcoo_spdot_general (sparse x sparse) -----------------------------------------------------------
@@ -446,7 +446,7 @@ def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
         sd = creation.array(strides[nb:nb + ns], indices.dtype)
         keep = reductions.all((indices >= st) & (indices < en) & ((indices - st) % sd == 0), axis=-1)
         indices = lax_numpy.where(keep[..., None], (indices - st + sd - 1) // sd,
-                            creation.array(new_shape[nb:nb + ns], indices.dtype))
+                                  creation.array(new_shape[nb:nb + ns], indices.dtype))
         data = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
     out = BCOO((data, indices), shape=new_shape)
     window = math.prod(new_shape[nb:nb + ns])
@@ -473,9 +473,9 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
     (data, indices), _ = broadcast_batch([mat.data, mat.indices], nb, mat.shape[:nb])
     zero = creation.zeros((), np.int32)
     data = lax_dynslice.dynamic_slice(data, starts[:nb] + [zero] + starts[nb + ns:],
-                             slice_sizes[:nb] + (data.shape[nb],) + slice_sizes[nb + ns:])
+                                      slice_sizes[:nb] + (data.shape[nb],) + slice_sizes[nb + ns:])
     indices = lax_dynslice.dynamic_slice(indices, starts[:nb] + [zero, zero],
-                                slice_sizes[:nb] + indices.shape[nb:])
+                                         slice_sizes[:nb] + indices.shape[nb:])
     if ns:
         st = jshape.stack(starts[nb:nb + ns]).astype(indices.dtype)
         size = creation.array(slice_sizes[nb:nb + ns], indices.dtype)
@@ -543,7 +543,7 @@ def _pad_nse(mat, nse):
     pad_d = [(0, 0)] * nb + [(0, extra)] + [(0, 0)] * mat.n_dense
     data = jpad.pad(mat.data, pad_d)
     fill = jnp_util.broadcast_to(creation.array(mat.shape[nb:nb + mat.n_sparse], mat.indices.dtype),
-                            mat.indices.shape[:nb] + (extra, mat.n_sparse))
+                                 mat.indices.shape[:nb] + (extra, mat.n_sparse))
     indices = jshape.concatenate([mat.indices, fill], axis=nb)
     return BCOO((data, indices), shape=mat.shape)
 
@@ -624,7 +624,8 @@ def bcoo_rev(operand, dimensions):
         flip = np.zeros(ns, bool)
         flip[s] = True
         valid = _padding_mask(indices, operand.shape[nb:nb + ns])[..., None]
-        mirrored = lax_numpy.where(creation.array(flip), creation.array(sizes - 1, indices.dtype) - indices, indices)
+        mirrored = lax_numpy.where(creation.array(flip),
+                                   creation.array(sizes - 1, indices.dtype) - indices, indices)
         indices = lax_numpy.where(valid, mirrored, indices)
     return BCOO((data, indices), shape=operand.shape)
 
@@ -638,8 +639,8 @@ def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
     values agree; memory use is that of the dense operand.
     """
     dense = lax_slicing.gather(bcoo_todense(operand), start_indices, dimension_numbers, slice_sizes,
-                       unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
-                       mode=mode, fill_value=fill_value)
+                               unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                               mode=mode, fill_value=fill_value)
     nse = min(math.prod(dense.shape), operand.nse * max(1, math.prod(np.shape(start_indices)[:-1])))
     return bcoo_fromdense(dense, nse=max(nse, 0), n_batch=0, n_dense=0)
 
@@ -655,8 +656,8 @@ def bcoo_conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation
     lhs = bcoo_todense(lhs) if isinstance(lhs, BCOO) else lhs
     rhs = bcoo_todense(rhs) if isinstance(rhs, BCOO) else rhs
     out = lax_conv.conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
-                                   rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
-                                   feature_group_count=feature_group_count,
-                                   batch_group_count=batch_group_count, precision=precision,
-                                   preferred_element_type=preferred_element_type)
+                                        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+                                        feature_group_count=feature_group_count,
+                                        batch_group_count=batch_group_count, precision=precision,
+                                        preferred_element_type=preferred_element_type)
     return bcoo_fromdense(out, nse=math.prod(out.shape))

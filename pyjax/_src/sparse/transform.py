@@ -356,11 +356,12 @@ _SPARSE_RULES = {
     lax_shape.rev_p: lambda x, *, dimensions: ops.bcoo_rev(_as_bcoo(x), dimensions),
     lax_slicing.gather_p: _gather_rule,
 }
-for _p in (lax_elem.neg_p, lax_elem.sin_p, lax_elem.sinh_p, lax_elem.tan_p, lax_elem.tanh_p, lax_elem.asin_p, lax_elem.atan_p,
-           lax_elem.asinh_p, lax_elem.atanh_p, lax_elem.abs_p, lax_elem.sign_p, lax_elem.sqrt_p, lax_elem.cbrt_p, lax_elem.expm1_p,
-           lax_elem.log1p_p, lax_elem.real_p, lax_elem.imag_p, lax_elem.conj_p, lax_shape.copy_p,
-           lax_convert.convert_element_type_p, lax_elem.round_p, lax_elem.floor_p, lax_elem.ceil_p, lax_special.bessel_i1e_p,
-           lax_elem.erf_p, lax_elem.erf_inv_p):
+for _p in (lax_elem.neg_p, lax_elem.sin_p, lax_elem.sinh_p, lax_elem.tan_p, lax_elem.tanh_p,
+           lax_elem.asin_p, lax_elem.atan_p, lax_elem.asinh_p, lax_elem.atanh_p, lax_elem.abs_p,
+           lax_elem.sign_p, lax_elem.sqrt_p, lax_elem.cbrt_p, lax_elem.expm1_p, lax_elem.log1p_p,
+           lax_elem.real_p, lax_elem.imag_p, lax_elem.conj_p, lax_shape.copy_p,
+           lax_convert.convert_element_type_p, lax_elem.round_p, lax_elem.floor_p, lax_elem.ceil_p,
+           lax_special.bessel_i1e_p, lax_elem.erf_p, lax_elem.erf_inv_p):
     _SPARSE_RULES[_p] = _zero_preserving(_p)
 
 
