@@ -650,6 +650,21 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
             return None
         if type(x) is ArrayImpl and xla.buffer_devices(x) != [device]:
             return None
+    outs = _cpp_view(dyn_args, leaves, out)
+    if outs is None:
+        return None
+    out_leaves, out_treedef = outs
+    n_in = len(compiled.const_bufs) + len(leaves)
+    sharding = xla.single_device_sharding(device)
+    committed = [any_committed(leaves)] * len(out_leaves)
+    return FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
+                        compiled.out_avals, committed, [True] * n_in, [None] * n_in,
+                        compiled.const_bufs)
+
+
+def _cpp_view(dyn_args, leaves, out):
+    """(output leaves, treedef) as C++ flattens them, or None when C++ would see other argument
+    leaves than pyjax did or an output that is not an Array."""
     if dyn_args is not leaves:
         cpp_leaves, _ = _dispatch_flatten(dyn_args)
         if len(cpp_leaves) != len(leaves) or any(a is not b for a, b in zip(cpp_leaves, leaves)):
@@ -657,12 +672,7 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
     out_leaves, out_treedef = _dispatch_flatten(out)
     if any(type(o) is not ArrayImpl for o in out_leaves):
         return None
-    n_in = len(compiled.const_bufs) + len(leaves)
-    sharding = xla.single_device_sharding(device)
-    committed = [any_committed(leaves)] * len(out_leaves)
-    return FastpathData(exe.xla_executable, out_treedef, [sharding] * n_in, exe.out_shardings,
-                        compiled.out_avals, committed, [True] * n_in, [None] * n_in,
-                        compiled.const_bufs)
+    return out_leaves, out_treedef
 
 
 def fastpath_data_spmd(compiled: Compiled, dyn_args, leaves, out):
@@ -675,13 +685,10 @@ def fastpath_data_spmd(compiled: Compiled, dyn_args, leaves, out):
     for x, s in zip(leaves, compiled.in_shardings, strict=True):
         if type(x) is not ArrayImpl or x._named_sharding != s:
             return None
-    if dyn_args is not leaves:
-        cpp_leaves, _ = _dispatch_flatten(dyn_args)
-        if len(cpp_leaves) != len(leaves) or any(a is not b for a, b in zip(cpp_leaves, leaves)):
-            return None
-    out_leaves, out_treedef = _dispatch_flatten(out)
-    if any(type(o) is not ArrayImpl for o in out_leaves):
+    outs = _cpp_view(dyn_args, leaves, out)
+    if outs is None:
         return None
+    out_leaves, out_treedef = outs
     exe = compiled.exe
     in_shardings = ([b._sharding for b in compiled.const_bufs]
                     + [s._to_xla(x.ndim) for x, s in zip(leaves, compiled.in_shardings)])
