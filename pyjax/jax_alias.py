@@ -1,8 +1,9 @@
 """The switch: `import jax` (and every `jax.X`) resolves to pyjax for the rest of the process.
 
     import pyjax; pyjax.as_jax()
-    import jax, jax.numpy as jnp        # pyjax, pyjax.numpy
-    import optax                        # a library's `import jax` gets pyjax too
+    import optax          # optax's own `import jax` gets pyjax; so does the program's from now on
+
+after which the program's `jax` is the module `pyjax` and `jax.numpy` is `pyjax.numpy`,
 
 or, for a whole program: `python -m pyjax run train.py --lr 3e-4`.
 

@@ -1,5 +1,5 @@
 """pyjax.experimental.sparse.bcoo (re-exports only)."""
-from pyjax.experimental.sparse import (  # noqa: F401
+from pyjax._src.sparse.bcoo import (  # noqa: F401
     BCOO as BCOO,
     bcoo_extract as bcoo_extract,
     bcoo_extract_p as bcoo_extract_p,
@@ -14,6 +14,8 @@ from pyjax.experimental.sparse import (  # noqa: F401
     bcoo_transpose as bcoo_transpose,
     bcoo_transpose_p as bcoo_transpose_p,
     bcoo_update_layout as bcoo_update_layout,
+)
+from pyjax._src.sparse.bcoo_ops import (  # noqa: F401
     bcoo_broadcast_in_dim as bcoo_broadcast_in_dim,
     bcoo_concatenate as bcoo_concatenate,
     bcoo_conv_general_dilated as bcoo_conv_general_dilated,

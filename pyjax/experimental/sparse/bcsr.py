@@ -1,5 +1,5 @@
 """pyjax.experimental.sparse.bcsr (re-exports only)."""
-from pyjax.experimental.sparse import (  # noqa: F401
+from pyjax._src.sparse.bcsr import (  # noqa: F401
     BCSR as BCSR,
     bcsr_broadcast_in_dim as bcsr_broadcast_in_dim,
     bcsr_concatenate as bcsr_concatenate,

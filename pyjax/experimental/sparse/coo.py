@@ -1,5 +1,5 @@
 """pyjax.experimental.sparse.coo (re-exports only)."""
-from pyjax.experimental.sparse import (  # noqa: F401
+from pyjax._src.sparse.coo_csr import (  # noqa: F401
     COO as COO,
     coo_fromdense as coo_fromdense,
     coo_fromdense_p as coo_fromdense_p,

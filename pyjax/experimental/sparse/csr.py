@@ -1,5 +1,5 @@
 """pyjax.experimental.sparse.csr (re-exports only)."""
-from pyjax.experimental.sparse import (  # noqa: F401
+from pyjax._src.sparse.coo_csr import (  # noqa: F401
     CSC as CSC,
     CSR as CSR,
     csr_fromdense as csr_fromdense,
