@@ -3,9 +3,8 @@
     import pyjax; pyjax.as_jax()
     import optax          # optax's own `import jax` gets pyjax; so does the program's from now on
 
-after which the program's `jax` is the module `pyjax` and `jax.numpy` is `pyjax.numpy`,
-
-or, for a whole program: `python -m pyjax run train.py --lr 3e-4`.
+after which the program's `jax` is the module `pyjax` and `jax.numpy` is `pyjax.numpy`.
+For a whole program: `python -m pyjax run train.py --lr 3e-4`.
 
 `jax.X` is the module object `pyjax.X`, not a copy, so `jax.numpy is pyjax.numpy` and state
 (config, caches, registered pytrees) is shared. Where a library imports a module whose contents
