@@ -166,7 +166,12 @@ SCRIPT = textwrap.dedent('''
                        axis_name="x")(X, 2.0)
     out["smap"] = [np.asarray(r).tolist(), repr(r.sharding.spec), np.asarray(g).tolist()]
 
-    # a data-parallel optax training step: shard_map with pmean'd gradients == unsharded
+    # a data-parallel optax training step: shard_map with pmean'd gradients == unsharded; optax
+    # belongs to the library group (tests/libraries/requirements.txt), not to the test extra
+    import importlib.util
+    if importlib.util.find_spec("optax") is None:
+        print(json.dumps(out))
+        raise SystemExit(0)
     pyjax.as_jax()
     import optax
     dmesh = pyjax.sharding.Mesh(np.array(pyjax.devices()), ("data",))
@@ -419,6 +424,8 @@ def test_several_vmap_axes_in_one_exchange_are_refused():
 
 def test_data_parallel_optax_step_equals_unsharded(sub):
     """Per-device gradients pmean'd over the data axis give the full-batch step."""
+    if "data_parallel" not in sub:
+        pytest.skip("optax is not installed (the library group: tests/libraries/requirements.txt)")
     (l1, w1), (l2, w2) = sub["data_parallel"], sub["single"]
     np.testing.assert_allclose(l1, l2, rtol=1e-5)
     np.testing.assert_allclose(w1, w2, rtol=1e-4, atol=1e-6)

@@ -3,9 +3,11 @@ jnp.dtype, jnp.result_type, jnp.promote_types, jnp.can_cast, jax.dtypes.issubdty
 jax.dtypes.canonicalize_dtype, on dtypes, dtype names, Python types, NumPy abstract classes,
 object/str/None, float0 and the extended-dtype categories.
 
-Run with the reference JAX environment (never needed by the tests):
+Run with the reference JAX environment (never needed by the tests), once per ml_dtypes version
+to record (each run adds its version to the file; `jnp.can_cast` is NumPy's `can_cast`, whose
+answers for the ml_dtypes types change between ml_dtypes releases):
 
-    /root/scratch/jaxref/bin/python tests/data/record_dtype_queries.py
+    jaxref/bin/pip install ml_dtypes==0.5.4 && jaxref/bin/python tests/data/record_dtype_queries.py
 
 It writes tests/data/jax_dtype_queries.json, which tests/test_dtypes.py replays with pyjax.
 Inputs are source expressions evaluated with `np`, `jnp` and `dtypes` (jax.dtypes or
@@ -101,18 +103,49 @@ def key(fn_src, arg_srcs):
     return f"{fn_src}({', '.join(arg_srcs)})"
 
 
+def ml_dtypes_version_key(version):
+    """'0.7.0' -> (0, 7, 0), for ordering the recordings."""
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
+def expected_for(data, installed):
+    """The recorded outcomes for an installed ml_dtypes version: the newest recording at or below
+    it (the oldest one when it is older than all), as the base table plus that version's diffs."""
+    versions = sorted([data["ml_dtypes"], *data.get("by_ml_dtypes", {})], key=ml_dtypes_version_key)
+    below = [v for v in versions if ml_dtypes_version_key(v) <= ml_dtypes_version_key(installed)]
+    chosen = below[-1] if below else versions[0]
+    table = dict(data["results"])
+    table.update(data.get("by_ml_dtypes", {}).get(chosen, {}))
+    return chosen, table
+
+
 def main():
     import jax
     import jax.numpy as jnp
+    import ml_dtypes
     import numpy as np
-    assert jax.__version__ == "0.10.2", jax.__version__
+    assert jax.__version__.startswith("0.10.2"), jax.__version__
     scope = {"np": np, "jnp": jnp, "dtypes": jax.dtypes}
     table = {key(f, a): evaluate(f, a, scope) for f, a in queries()}
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_dtype_queries.json")
+    # One file for every ml_dtypes version recorded: the newest version's full table, and for each
+    # older version only the outcomes that differ (jnp.can_cast is NumPy's, which asks ml_dtypes).
+    data = {}
+    if os.path.exists(path):
+        with open(path) as fh:
+            data = json.load(fh)
+    tables = {}
+    if "ml_dtypes" in data:
+        tables = {v: expected_for(data, v)[1] for v in [data["ml_dtypes"], *data.get("by_ml_dtypes", {})]}
+    tables[ml_dtypes.__version__] = table
+    newest = max(tables, key=ml_dtypes_version_key)
+    base = tables[newest]
+    out = {"jax_version": "0.10.2", "numpy": np.__version__, "ml_dtypes": newest, "results": base,
+           "by_ml_dtypes": {v: {k: o for k, o in t.items() if base.get(k) != o}
+                            for v, t in tables.items() if v != newest}}
     with open(path, "w") as fh:
-        json.dump({"jax_version": jax.__version__, "results": table}, fh, indent=0,
-                  sort_keys=True)
-    print(f"wrote {len(table)} outcomes to {path}")
+        json.dump(out, fh, indent=0, sort_keys=True)
+    print(f"wrote {len(table)} outcomes for ml_dtypes {ml_dtypes.__version__} to {path}")
 
 
 if __name__ == "__main__":
