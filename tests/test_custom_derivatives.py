@@ -417,3 +417,36 @@ def test_custom_jvp_call_on_linear_inputs_transposes_its_function():
     np.testing.assert_allclose(pyjax.grad(g)(0.5), 3 * np.cos(0.5), rtol=1e-6)
     np.testing.assert_allclose(pyjax.jit(pyjax.vmap(pyjax.grad(g)))(jnp.arange(3.0)),
                                3 * np.cos(np.arange(3.0)), rtol=1e-6)
+
+
+def test_custom_vjp_bwd_runs_when_its_output_cotangents_are_zero():
+    # JAX transposes every live linear equation: a custom_vjp whose outputs only reach a rule
+    # that returns None still runs its bwd (on zeros), whose cotangents may be nonzero. flax's
+    # fp8 layers return their updated scale/amax history this way (JAX 0.10.2: s -> [3.0]).
+    calls = []
+
+    @pyjax.custom_vjp
+    def meta(x, s):
+        return x * 2.0, s
+
+    meta.defvjp(lambda x, s: ((x * 2.0, s), s * 3.0),
+                lambda r, ct: (calls.append(ct) or None, r))
+
+    @pyjax.custom_vjp
+    def consume(a, b):
+        return a * b
+
+    consume.defvjp(lambda a, b: (a * b, None), lambda r, ct: (None, None))
+
+    def loss(p):
+        a, b = meta(jnp.ones(3), p["s"])
+        return jnp.sum(consume(a, b)) + p["w"]
+
+    p = {"s": jnp.ones(1), "w": 1.0}
+    for g in (pyjax.grad(loss)(p), pyjax.jit(pyjax.grad(loss))(p)):
+        np.testing.assert_array_equal(g["s"], [3.0])
+        assert g["w"] == 1.0
+    assert len(calls) == 2 and all(np.shape(c[0]) == (3,) for c in calls)
+    # an unused output's equation is dead and is not transposed (JAX: s -> [0.0])
+    g = pyjax.grad(lambda p: jnp.sum(pyjax.lax.stop_gradient(meta(jnp.ones(3), p["s"])[0])) + p["w"])(p)
+    np.testing.assert_array_equal(g["s"], [0.0])

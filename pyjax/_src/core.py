@@ -192,6 +192,10 @@ class Primitive:
     - `effects(**params) -> frozenset[Effect]`: the primitive's own effects (the effects of
       jaxprs in its params are added automatically).
     `np_impl` is the NumPy reference implementation, the tests' oracle.
+    `transpose_zero_cts`: the backward pass calls `transpose` even when every output cotangent
+    is zero (as JAX transposes every live linear equation). Off for primitives whose transpose
+    is linear (zeros in, zeros out, so skipping them saves work); on for `custom_lin`, whose
+    transpose is the user's `bwd` and may return nonzero cotangents for zero ones.
     """
 
     def __init__(self, name: str, multiple_results: bool = False):
@@ -207,6 +211,7 @@ class Primitive:
         self.lowerings: dict = {}
         self.effects = None
         self.np_impl = None
+        self.transpose_zero_cts = False
         _primitives.add(self)
 
     def __repr__(self):

@@ -357,6 +357,7 @@ custom_vjp_call_p = _CustomVJPCall("custom_vjp_call", ("fwd", "bwd"))
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, num_res, bwd, out_avals: list(out_avals))
+custom_lin_p.transpose_zero_cts = True  # bwd runs on zero cotangents too (flax's fp8 meta grads)
 
 
 def _custom_lin_forward_error(*args, **params):

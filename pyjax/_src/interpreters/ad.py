@@ -345,7 +345,7 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out, line
         write_ct(v, ct)
     for eqn in reversed(lin_eqns):
         cts = [ct_env.pop(v, None) for v in eqn.outvars]
-        if all(c is None for c in cts):
+        if all(c is None for c in cts) and not eqn.primitive.transpose_zero_cts:
             continue
         cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
         invals = [(undefined.get(v) or UndefinedPrimal(v.aval)) if type(v) is Var and v in linear
