@@ -181,6 +181,11 @@ def test_devices_and_backend():
     assert isinstance(devs[0], jax.Device)
     assert jax.default_backend() == "cpu" and devs[0].platform == "cpu"
     assert jax.local_device_count() == len(jax.local_devices())
+    # backend by keyword, process_index by position or keyword (as JAX 0.10.2)
+    assert jax.local_devices(backend="cpu") == jax.local_devices(0, "cpu") == devs
+    assert jax.local_devices(process_index=0) == devs
+    with pytest.raises(ValueError, match="Unknown process_index 5"):
+        jax.local_devices(5)
 
 
 # --- jnp.array / jnp.asarray ---------------------------------------------------------------------

@@ -447,3 +447,28 @@ def test_trace_state_clean_and_sparse_arrays():
     pyjax.vmap(lambda x: seen.append(core.trace_state_clean()) or x)(np.ones(2))
     assert seen == [False, False]
     assert not isinstance(jnp.ones(2), sparse.BCOO)  # numpyro's isinstance check
+
+
+_XLA_BRIDGE_CHILD = """
+import os, json
+import pyjax; pyjax.as_jax()
+import jax
+xb = jax._src.xla_bridge  # an attribute after `import jax`, as in JAX (chex reads it so)
+out = {"before": xb._backends, "init": xb.backends_are_initialized()}
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"  # chex's set_n_cpu_devices
+out["n"] = len(jax.devices())
+out["after"] = sorted(xb._backends)
+out["backend"] = xb.get_backend().platform
+out["local"] = len(xb.local_devices(backend="cpu"))
+print(json.dumps(out))
+"""
+
+
+def test_xla_bridge_backends_view():
+    env = {k: v for k, v in __import__("os").environ.items() if k != "XLA_FLAGS"}
+    proc = subprocess.run([sys.executable, "-c", _XLA_BRIDGE_CHILD], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {"before": {}, "init": False, "n": 3, "after": ["cpu"], "backend": "cpu",
+                   "local": 3}

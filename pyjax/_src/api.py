@@ -140,7 +140,19 @@ def devices(backend=None):
 
 
 def local_devices(process_index=None, backend=None, host_id=None):
-    return xla.local_devices(backend) if hasattr(xla, "local_devices") else xla.devices(backend)
+    """The devices of process `process_index` (None: this process) on `backend`.
+
+    >>> local_devices(backend="cpu")  # doctest: +SKIP
+    [CpuDevice(id=0)]
+    """
+    if host_id is not None:
+        warnings.warn("The argument to jax.local_devices has been renamed from `host_id` to "
+                      "`process_index`. This alias will eventually be removed; please update "
+                      "your code.")
+        process_index = host_id
+    if process_index is not None and not 0 <= process_index < xla.process_count(backend):
+        raise ValueError(f"Unknown process_index {process_index}")
+    return xla.local_devices(process_index, backend)
 
 
 def device_count(backend=None):
