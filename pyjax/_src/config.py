@@ -486,3 +486,39 @@ class _DisableJit:
 def disable_jit(disable: bool = True):
     """`with jax.disable_jit():` run jitted functions (and control flow) as plain Python."""
     return _DisableJit(disable)
+
+
+# ---------------------------------------------------------------------------------------------
+# JAX's module-level spelling (`from jax._src import config`, as JAX's own test files write it):
+# `config.update(name, v)`, `config.<flag>.value`, `with config.<flag>(v):` for every flag, and
+# `config.config_states[name]`.
+
+update = config.update
+read = _read = config.read
+
+
+def parse_flags_with_absl():
+    """JAX reads absl command-line flags here; pyjax's flags come from the environment and
+    `config.update` only, so there is nothing to parse."""
+
+
+class _ConfigStates(dict):
+    """{flag name: its State}, made on first lookup for every defined flag."""
+
+    def __missing__(self, name):
+        if name not in config._parsers:
+            raise KeyError(name)
+        state = self[name] = State(name)
+        return state
+
+
+config_states = _ConfigStates()
+
+
+def __getattr__(name):
+    # `config.use_shardy_partitioner` & co.: the State of every flag not declared above.
+    if "jax_" + name in config._parsers:
+        return config_states["jax_" + name]
+    if name in config._parsers:
+        return config_states[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
