@@ -1,6 +1,8 @@
 """pyjax.nn.initializers against JAX 0.10.2's recorded samples (`data/record_initializers.py` →
-`data/initializers.json`), to the last ulp: the samplers are bit-exact, so the weights must be
-too. Plus the statistics every variance_scaling configuration promises (an independent check of
+`data/initializers.json`): float32 to the last ulp (the samplers follow JAX's algorithms, and
+float32 normals come out the same on every CPU measured); float16 and bfloat16 within 4 ulps of
+the array's largest magnitude, since XLA's CPU code computes half-precision erf_inv differently
+on different CPU models (JAX 0.10.2 gives he_normal(float16) 3 ulps apart on two machines). Plus the statistics every variance_scaling configuration promises (an independent check of
 the fan arithmetic) and the docstring examples."""
 import doctest
 import json
@@ -18,8 +20,8 @@ from recorded_cases import assert_matches, evaluate
 
 RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "initializers.json").read_text())
 
-# one float32 ulp (relative); half precision: one ulp of its own
-ULP = {"float32": 1.2e-7, "complex64": 1.2e-7, "bfloat16": 7.9e-3, "float16": 9.8e-4}
+# one float32 ulp (relative); half precision: recorded_cases.assert_matches allows 4 ulps
+ULP = {"float32": 1.2e-7, "complex64": 1.2e-7}
 
 
 @pytest.fixture(scope="module")

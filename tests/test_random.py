@@ -1,7 +1,13 @@
-"""pyjax.random against JAX 0.10.2: the recorded results of `random_cases.py` (integers and
-keys bit for bit, floats to the last ulp, exception classes), plus keys under jit, vmap, scan
-and grad checked against loops and finite differences, and the NumPy reference of the
-threefry2x32 primitive."""
+"""pyjax.random against JAX 0.10.2: the recorded results of `random_cases.py`, plus keys under
+jit, vmap, scan and grad checked against loops and finite differences, and the NumPy reference
+of the threefry2x32 primitive.
+
+What is compared bit for bit, and why: keys, raw bits, integers and bools exactly (threefry and
+the integer samplers are integer arithmetic, the same on every machine); exception classes
+exactly. Floats within 4 ulps of their own dtype: the samplers turn bits into floats through
+log, exp, erf_inv, lgamma and friends, whose last bits XLA's CPU code generator computes
+differently on different CPU models (JAX 0.10.2 itself gives `grad beta` 3 ulps apart on two
+machines). A wrong algorithm is off by far more than that."""
 import doctest
 import json
 import pathlib
@@ -46,8 +52,8 @@ def _assert_same(got, want, where):
     else:
         assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"]), where
         if np.dtype(want["dtype"]).kind in "fc":
-            # the last float ulp: XLA may fuse a computation differently from JAX's module
-            np.testing.assert_array_max_ulp(_bits_to_values(got), _bits_to_values(want), maxulp=1)
+            # a few ulps: transcendental functions' last bits depend on the CPU model (docstring)
+            np.testing.assert_array_max_ulp(_bits_to_values(got), _bits_to_values(want), maxulp=4)
         else:
             assert got["bits"] == want["bits"], where
 
