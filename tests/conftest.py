@@ -7,6 +7,9 @@
   (`~/.cache/pyjax-tests`, or `$XDG_CACHE_HOME/pyjax-tests`), so later runs on this machine,
   from any clone (CI's included), start warm, and it is separate from the user's own cache.
   `PYJAX_CACHE_DIR` set by the user or CI wins (set it to "" to test with the disk cache off).
+- The `libraries` marker on every test under tests/libraries/ (the others that need a package
+  outside the test extra carry it explicitly), so `-m 'libraries and not slow'` runs exactly the
+  tests that skip with the test extra alone.
 """
 import os
 
@@ -19,3 +22,10 @@ def pytest_configure(config):
         return
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     os.environ["PYJAX_CACHE_DIR"] = os.path.join(base, "pyjax-tests")
+
+
+def pytest_collection_modifyitems(config, items):
+    libraries = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libraries") + os.sep
+    for item in items:
+        if str(item.path).startswith(libraries):
+            item.add_marker(pytest.mark.libraries)

@@ -114,6 +114,7 @@ def test_optimizer_state_is_a_pytree_through_jit():
 
 # -- an MLP on scikit-learn's digits -------------------------------------------------------------
 
+@pytest.mark.libraries  # scikit-learn: the examples extra
 def test_mlp_trained_with_adam_learns_digits():
     datasets = pytest.importorskip("sklearn.datasets")
     digits = datasets.load_digits()

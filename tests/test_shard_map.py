@@ -422,6 +422,7 @@ def test_several_vmap_axes_in_one_exchange_are_refused():
         f(np.ones((1, 2), np.float32))
 
 
+@pytest.mark.libraries
 def test_data_parallel_optax_step_equals_unsharded(sub):
     """Per-device gradients pmean'd over the data axis give the full-batch step."""
     if "data_parallel" not in sub:

@@ -62,6 +62,7 @@ def _fits(case):
     return "CPU" in case["text"] and "│CPU│" not in case["text"].replace(" ", "")
 
 
+@pytest.mark.libraries  # rich: in the library group (tests/libraries/requirements.txt)
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_picture_matches_jax(i):
     pytest.importorskip("rich")  # JAX draws with rich; without it pyjax's own grid (below)
@@ -140,6 +141,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.libraries
 def test_array_pictures_on_eight_devices_match_jax():
     pytest.importorskip("rich")
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
