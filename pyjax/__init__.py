@@ -2,11 +2,23 @@
 
     import pyjax as jax
     import pyjax.numpy as jnp
+
+`import pyjax` loads the core: tracing, jit, the autodiff and vmap transformations, the Array type,
+`pyjax.numpy` and `pyjax.lax`. Every other public module (`pyjax.nn`, `.random`, `.scipy`,
+`.export`, `.experimental.*`, `.sharding`, `.debug`, `.profiler`, ...) and the top-level names
+that live in them (`shard_map`, `pmap`, `pure_callback`, `Ref`, ...) are imported on first use:
+the lazy-attribute tables at the end of this file and the module `__getattr__` (PEP 562) are the
+one sanctioned place where pyjax defers an import (they hold names, not import statements, so
+the import-layering rules of tests/test_layers.py still hold). `pyjax.X` and `import pyjax.X`
+both work, and `dir(pyjax)` lists the lazy names. tests/test_layers.py pins the modules that
+`import pyjax` loads.
 """
 # The JAX API level implemented (libraries gate on these); pyjax's own version is separate.
 __version__ = "0.10.2"
 __version_info__ = (0, 10, 2)
 pyjax_version = "0.1.0"
+
+import importlib as _importlib
 
 from pyjax._src.config import config as config
 from pyjax._src.config import (  # flags as context managers / decorators, as JAX's
@@ -51,7 +63,6 @@ from pyjax._src.array import (  # sharded arrays (multi-device issue)
 from pyjax._src.mesh import make_mesh as make_mesh, set_mesh as set_mesh
 from pyjax._src.sharding import PartitionSpec as P
 from pyjax._src.sharding import NamedSharding as NamedSharding, Shard as Shard
-from pyjax._src.shard_map import reshard as reshard
 from pyjax._src.backend.xla import Device as Device
 from pyjax._src.dtypes import float0 as float0
 from pyjax._src.api import (
@@ -84,9 +95,6 @@ from pyjax._src.api import (
 )
 from pyjax._src.pjit import jit as jit
 from pyjax._src.api_vmap import vmap as vmap
-from pyjax._src.shard_map import shard_map as shard_map
-from pyjax._src.shard_map import smap as smap
-from pyjax._src.pmap import pmap as pmap
 from pyjax._src.custom_derivatives import (
     closure_convert as closure_convert,
     custom_gradient as custom_gradient,
@@ -117,26 +125,40 @@ from pyjax import tree_util as tree_util  # noqa: E402
 from pyjax import tree as tree  # noqa: E402
 from pyjax import dtypes as dtypes  # noqa: E402
 from pyjax import errors as errors  # noqa: E402
-from pyjax import ad_checkpoint as ad_checkpoint  # noqa: E402
-from pyjax import test_util as test_util  # noqa: E402
 from pyjax import custom_derivatives as custom_derivatives  # noqa: E402
-from pyjax import nn as nn  # noqa: E402
-from pyjax import export as export  # noqa: E402
 from pyjax.jax_alias import as_jax as as_jax  # noqa: E402
-from pyjax import debug as debug  # noqa: E402
-from pyjax import experimental as experimental  # noqa: E402
-from pyjax._src import checkify_rules as _checkify_rules  # noqa: E402,F401  (fills checkify's rule tables)
-from pyjax._src.callback import pure_callback as pure_callback  # noqa: E402
-from pyjax import random as random  # noqa: E402
-from pyjax import scipy as scipy  # noqa: E402
-from pyjax import sharding as sharding  # noqa: E402
-from pyjax import typing as typing  # noqa: E402
-from pyjax import image as image  # noqa: E402
-from pyjax import ffi as ffi  # noqa: E402
-from pyjax import distributed as distributed  # noqa: E402
-from pyjax import ref as ref  # noqa: E402  (mutable references: Ref, new_ref, freeze)
-from pyjax.ref import Ref as Ref, new_ref as new_ref, freeze as freeze  # noqa: E402
-from pyjax.ref import empty_ref as empty_ref, free_ref as free_ref  # noqa: E402
 from pyjax._src.state.types import ds as ds  # noqa: E402
-from pyjax._src.visualize import visualize as visualize  # noqa: E402  (pyjax-only: the jaxpr as a graph)
-from pyjax import profiler as profiler  # noqa: E402
+
+# Public submodules imported on first use (`pyjax.nn`, or `import pyjax.nn`).
+_LAZY_SUBMODULES = ("ad_checkpoint", "debug", "distributed", "experimental", "export", "ffi",
+                    "image", "nn", "profiler", "random", "ref", "scipy", "sharding", "test_util",
+                    "typing")
+
+# Top-level names defined in a module imported on first use: name -> that module.
+_LAZY_ATTRIBUTES = {
+    "shard_map": "pyjax._src.shard_map",
+    "smap": "pyjax._src.shard_map",
+    "reshard": "pyjax._src.shard_map",
+    "pmap": "pyjax._src.pmap",
+    "pure_callback": "pyjax._src.callback",
+    "visualize": "pyjax._src.visualize",  # pyjax-only: the jaxpr as a graph
+    "Ref": "pyjax.ref",  # mutable references (importing pyjax.ref installs their rules)
+    "new_ref": "pyjax.ref",
+    "freeze": "pyjax.ref",
+    "empty_ref": "pyjax.ref",
+    "free_ref": "pyjax.ref",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")  # binds pyjax.<name> as well
+    if name in _LAZY_ATTRIBUTES:
+        value = getattr(_importlib.import_module(_LAZY_ATTRIBUTES[name]), name)
+        globals()[name] = value  # later lookups are plain attribute reads
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_ATTRIBUTES))

@@ -298,3 +298,73 @@ def test_no_mid_file_imports_outside_pending_files():
 def test_no_pyjax_imports_after_module_code():
     offenders = _mid_file_imports()
     assert not offenders, "\n".join(offenders)
+
+
+# -- what `import pyjax` loads (issue 25: pay for what you use) -----------------------------------
+
+# The modules `import pyjax` loads: the core (tracing, jit, autodiff, vmap, the Array type, lowering,
+# the backend), pyjax.numpy and pyjax.lax. Everything else is imported on first use through the
+# lazy tables of pyjax/__init__.py. A module added here makes every program start slower: say why.
+EAGER_MODULES = {
+    "pyjax": """custom_derivatives dtypes errors jax_alias lax lax.linalg numpy numpy.fft
+        numpy.linalg tree tree_util _src""",
+    "pyjax._src": """ad_api ad_checkpoint api api_vmap array backend backend.cache backend.cuda
+        backend.distributed_runtime backend.guard backend.xla config core custom_derivatives
+        dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
+        interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy lax
+        lowering lowering.lower lowering.mlir mesh numpy pjit pretty_print profiler random
+        random.keys random.prng random.rbg sharding source_info spmd stages state state.types
+        traceback_util tree_util""",
+    "pyjax._src.lax": """barriers control_flow control_flow.common control_flow.conditionals
+        control_flow.cumulative control_flow.platform_dependent control_flow.scan
+        control_flow.solves control_flow.while_loop convert convolution dot_general
+        dynamic_slicing elementwise fft helpers interpreter_ops linalg linalg_common
+        linalg_structured parallel random_bits reduce_precision reductions shape_ops slicing
+        sorting special stacking utils windowed_reductions""",
+    "pyjax._src.numpy": """array_methods arrays calculus convolve creation fft float_parts
+        functional index_tricks indexing lax_numpy linalg linalg_ops pad polynomial reductions
+        scalar_types setops shape sorting statistics ufunc_api ufuncs util windows""",
+}
+
+_LOADED = r"""
+import json, sys
+import pyjax
+print(json.dumps(sorted(m for m in sys.modules if m == "pyjax" or m.startswith("pyjax."))))
+"""
+
+
+def _loaded_after(code):
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return set(json.loads(proc.stdout.splitlines()[-1]))
+
+
+def test_import_pyjax_loads_only_the_core():
+    expected = {"pyjax"} | {f"{package}.{name}" for package, names in EAGER_MODULES.items()
+                            for name in names.split()}
+    loaded = _loaded_after(_LOADED)
+    assert not loaded - expected, f"`import pyjax` now also loads {sorted(loaded - expected)}"
+    assert not expected - loaded, f"no longer loaded (update EAGER_MODULES): {sorted(expected - loaded)}"
+
+
+def test_lazy_names_load_on_first_use():
+    import pyjax
+
+    lazy = set(pyjax._LAZY_SUBMODULES) | set(pyjax._LAZY_ATTRIBUTES)
+    assert lazy <= set(dir(pyjax))
+    assert not lazy & set(vars(pyjax)) - set(pyjax._LAZY_SUBMODULES)  # (tested in a fresh process)
+    code = _LOADED.replace("import pyjax\n", "import pyjax\nimport pyjax.scipy.special\n"
+                           "pyjax.nn.relu; pyjax.shard_map; from pyjax import Ref\n")
+    loaded = _loaded_after(code)
+    assert {"pyjax.scipy.special", "pyjax.nn", "pyjax._src.shard_map", "pyjax.ref",
+            "pyjax._src.state.discharge"} <= loaded
+    for name in pyjax._LAZY_SUBMODULES:
+        assert getattr(pyjax, name).__name__ == f"pyjax.{name}"
+    for name, module in pyjax._LAZY_ATTRIBUTES.items():
+        assert getattr(pyjax, name) is getattr(sys.modules[module], name)
+
+
+def test_checkify_rules_are_installed_when_checkify_is_imported():
+    code = _LOADED.replace("import pyjax\n", "from pyjax.experimental import checkify\n")
+    assert "pyjax._src.checkify_rules" in _loaded_after(code)

@@ -572,7 +572,8 @@ def check_error(error: Error) -> None:
 # The checkify interpreter
 
 # primitive -> rule(error, enabled_errors, *in_vals, **params) -> (error, out). The rules live
-# in checkify_rules.py, which fills these tables when it is imported (`import pyjax` does so):
+# in checkify_rules.py, which fills these tables when it is imported (pyjax.experimental.checkify
+# imports it):
 # the higher-order rules need jit, checkpoint, shard_map and custom_jvp, which sit beside
 # this module and are kept out of its imports.
 error_checks: dict = {}

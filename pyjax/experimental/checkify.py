@@ -17,3 +17,4 @@ from pyjax._src.checkify import (
     nan_checks as nan_checks,
     user_checks as user_checks,
 )
+from pyjax._src import checkify_rules as _checkify_rules  # noqa: F401  (fills its rule tables)
