@@ -37,6 +37,7 @@ LAYERS = [
                "pyjax._src.state.primitives"]),  # ref[idx] reads/writes index as jnp does
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
              "pyjax._src.custom_derivatives", "pyjax._src.ad_checkpoint", "pyjax._src.test_util",
+             "pyjax._src.public_test_util", "pyjax._src.test_cases",  # jax._src.test_util (jtu)
              "pyjax._src.jitted_numpy", "pyjax._src.flatten_util", "pyjax._src.random",
              "pyjax._src.numpy.linalg", "pyjax._src.callback",  # jnp.linalg: custom_jvp (det, slogdet, pinv) and jit
              # i0's custom_jvp; roots/polyfit on jnp.linalg; vectorize and apply_along_axis on vmap

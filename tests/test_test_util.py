@@ -9,7 +9,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax._src import test_util as tu
+from pyjax._src import public_test_util as tu
 from pyjax.test_util import check_grads
 
 
