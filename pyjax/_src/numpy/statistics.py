@@ -356,12 +356,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     jred._no_out(out, "nanvar")
     a, = _array("nanvar", a)
-    in_dt = _aval(a).dtype
-    dt = dtypes.check_and_canonicalize_user_dtype(dtype, "nanvar") if dtype is not None else None
-    compute_dt = dtypes.to_inexact_dtype(in_dt) if dt is None else dtypes.to_inexact_dtype(dt)
-    out_dt = (dtypes.to_inexact_dtype(in_dt) if dt is None else dt)
-    if kind(out_dt) == "c":
-        out_dt = np.dtype(np.float32) if out_dt == np.complex64 else np.dtype(np.float64)
+    compute_dt, out_dt = jred.var_promote_types("nanvar", _aval(a).dtype, dtype)
     a = lax._convert_element_type(a, compute_dt, False)
     if mean is None:
         mean = nanmean(a, axis, dtype=compute_dt, keepdims=True, where=where)
@@ -384,7 +379,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """The standard deviation of the non-NaN entries."""
-    return ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
