@@ -482,3 +482,26 @@ def test_only_the_backend_imports_jaxlib():
                  if p != pathlib.Path(xla.__file__).resolve() and p.name != "jax_alias.py"
                  and pattern.search(p.read_text(errors="replace"))]
     assert not offenders, f"only pyjax/_src/backend/xla.py may import jaxlib (or jax): {offenders}"
+
+
+_EXIT_FUNCS_CHILD = """
+import atexit
+import numpy as np
+import pyjax, pyjax.numpy as jnp
+from pyjax._src.backend import xla
+a = jnp.ones(3)
+f = pyjax.jit(lambda x: x * 2)
+f(a)
+xla._shutdown()  # what atexit._run_exitfuncs() runs of pyjax's (chex's tests call it)
+assert np.array_equal(f(a), [2, 2, 2]) and np.array_equal(a + 1, [2, 2, 2])
+assert np.array_equal(pyjax.jit(lambda x: x - 1)(a), [0, 0, 0])
+print("ok")
+"""
+
+
+def test_exit_functions_run_early_leave_the_backend_usable():
+    # the process goes on after a program runs the exit functions itself; at the real exit
+    # pyjax's shutdown runs again (re-registered) and the process ends cleanly
+    r = subprocess.run([sys.executable, "-c", _EXIT_FUNCS_CHILD], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stderr[-3000:]

@@ -134,3 +134,51 @@ def test_io_callback_ordered_and_vmap():
         pyjax.vmap(lambda v: io_callback(record, pyjax.ShapeDtypeStruct((), np.float32), v, ordered=True))(jnp.arange(3.0))
     with pytest.raises(ValueError, match="do not support JVP"):
         pyjax.grad(lambda v: io_callback(record, pyjax.ShapeDtypeStruct((), np.float32), v))(1.0)
+
+
+def test_effects_barrier_waits_for_callbacks_of_dispatched_runs():
+    # equinox's progress meters: the jitted function returns its input, nothing is read, and
+    # effects_barrier must still wait for the run's callbacks (as JAX's runtime tokens)
+    import time
+    seen = []
+
+    def slow(x):
+        time.sleep(0.01)
+        seen.append(float(x))
+        return np.float32(x)
+
+    def f(x):
+        def body(c, i):  # a loop over a constant (XLA's CPU runtime runs this asynchronously)
+            io_callback(slow, pyjax.ShapeDtypeStruct((), np.float32), c)
+            pyjax.debug.callback(lambda v: seen.append(("dbg", float(v))), c)
+            return c + 0 * i, None
+        lax.scan(body, x, jnp.arange(20))
+        return x
+
+    jf = pyjax.jit(f)
+    for i in range(3):  # the second call onwards goes through the dispatch fast path
+        seen.clear()
+        jf(jnp.float32(i))
+        pyjax.effects_barrier()
+        assert seen == [float(i), ("dbg", float(i))] * 20
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("kind", ["pure_callback", "io_callback"])
+def test_callback_exception_is_the_runtime_error(kind, jit, caplog):
+    # JAX 0.10.2, eager and under jit: JaxRuntimeError("INTERNAL: CpuCallback error calling
+    # callback: Traceback ...\nValueError: boom"), and "jax.<kind> failed" logged
+    def bad(x):
+        raise ValueError("boom")
+
+    call = pyjax.pure_callback if kind == "pure_callback" else io_callback
+    f = lambda x: call(bad, pyjax.ShapeDtypeStruct((), np.float32), x)
+    with pytest.raises(pyjax.errors.JaxRuntimeError) as info:
+        pyjax.block_until_ready((pyjax.jit(f) if jit else f)(1.0))
+    msg = str(info.value)
+    assert msg.startswith("INTERNAL: CpuCallback error calling callback: Traceback")
+    assert msg.endswith("in bad\nValueError: boom")
+    assert f"jax.{kind} failed" in caplog.text
+    # debug.callback's exception reaches an eager caller as itself (as JAX)
+    with pytest.raises(ValueError, match="boom"):
+        pyjax.debug.callback(bad, 1.0)

@@ -210,8 +210,9 @@ def copy_to_host_async(x):
 
 
 def effects_barrier():
-    """Wait until every effect already dispatched has happened. NB: pyjax runs host callbacks
-    inside the executable that calls them, so there is nothing left to wait for."""
+    """Wait until every computation already dispatched has run its host callbacks
+    (`debug.print`, `io_callback`, `pure_callback`), e.g. before reading what they printed."""
+    xla.effects_barrier()
 
 
 def print_environment_info(return_string: bool = False):

@@ -22,16 +22,20 @@ import dataclasses
 import logging
 import string
 import sys
+import traceback
 from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, dtypes, errors, tree_util
 from pyjax._src.array import Array, from_host
 from pyjax._src.core import ShapedArray
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow.scan import scan
 from pyjax._src.lowering import mlir
+
+_callback_logger = logging.getLogger("pyjax.callback")
+
 
 class DebugEffect(core.Effect):
     """The effect of debug callbacks: kept by dead-code elimination, in no particular order."""
@@ -206,7 +210,7 @@ def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
 
 @debug_callback_p.def_impl
 def _debug_callback_impl(*args, callback, effect):
-    callback(*args)
+    _logged("debug.callback", callback)(*args)  # (raises the exception itself, as JAX)
     return []
 
 
@@ -221,7 +225,7 @@ debug_callback_p.def_batch(lambda axis_size, args, dims, **params:
 @debug_callback_p.def_lowering
 def _debug_callback_lowering(ctx, *args, callback, effect):
     def host(*xs):
-        callback(*xs)
+        _logged("debug.callback", callback)(*xs)
         return ()
     return _emit_callback(ctx, "debug.callback", host, args, [], effect=effect, side_effect=True)
 
@@ -315,8 +319,30 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
 
 
 def _host_call(name, callback, result_avals, args):
-    outs = _checked_results(name, callback(*[np.asarray(a) for a in args]), result_avals)
+    """An eager call: what XLA would do for a one-callback computation, without compiling one
+    (an exception reaches the caller as the runtime's error, as from compiled code)."""
+    try:
+        outs = _logged(name, callback)(*[np.asarray(a) for a in args])
+        outs = _checked_results(name, outs, result_avals)
+    except Exception as e:  # noqa: BLE001 — re-raised as the runtime's error, as XLA does
+        frames = "".join(f'  File "{f.filename}", line {f.lineno}, in {f.name}\n'
+                         for f in traceback.extract_tb(e.__traceback__))
+        raise errors.JaxRuntimeError(
+            "INTERNAL: CpuCallback error calling callback: Traceback (most recent call last):\n"
+            f"{frames}{traceback.format_exception_only(e)[-1].rstrip()}") from None
     return [from_host(v) for v in outs]
+
+
+def _logged(name, callback):
+    """`callback`, logging a failure with its traceback before it propagates (as JAX's
+    "jax.pure_callback failed": XLA's error carries only the last frames)."""
+    def call(*args):
+        try:
+            return callback(*args)
+        except Exception:
+            _callback_logger.exception(f"jax.{name} failed")
+            raise
+    return call
 
 
 pure_callback_p.def_impl(lambda *args, callback, result_avals, vmap_method:
@@ -362,7 +388,8 @@ def _pure_callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_
 @pure_callback_p.def_lowering
 def _pure_callback_lowering(ctx, *args, callback, result_avals, vmap_method):
     def host(*xs):
-        return _checked_results("pure_callback", callback(*xs), result_avals)
+        return _checked_results("pure_callback", _logged("pure_callback", callback)(*xs),
+                                result_avals)
     return _emit_callback(ctx, "pure_callback", host, args, result_avals, side_effect=False)
 
 
@@ -409,7 +436,8 @@ def _io_callback_batch(axis_size, args, dims, *, callback, result_avals, ordered
 @io_callback_p.def_lowering
 def _io_callback_lowering(ctx, *args, callback, result_avals, ordered):
     def host(*xs):
-        return _checked_results("io_callback", callback(*xs), result_avals)
+        return _checked_results("io_callback", _logged("io_callback", callback)(*xs),
+                                result_avals)
     return _emit_callback(ctx, "io_callback", host, args, result_avals,
                           effect=ordered_io_effect if ordered else io_effect, side_effect=True)
 

@@ -641,9 +641,9 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
     arguments C++ sees) that returned `out`; None when only the Python path is right for the
     signature: a debug flag checks outputs, C++ would see other leaves than pyjax did (a value
     it does not know, a struct sequence), or an argument lives on another device."""
-    if _debug_checks[0] or profiler.session[0] is not None:
-        return None
     exe = compiled.exe
+    if _debug_checks[0] or profiler.session[0] is not None or exe.with_tokens:
+        return None  # (with host callbacks: each run leaves a token for effects_barrier)
     device = exe.devices[0]
     for x in leaves:
         if not is_cpp_leaf(x):
@@ -680,7 +680,7 @@ def fastpath_data_spmd(compiled: Compiled, dyn_args, leaves, out):
     already laid out as the executable wants (C++ compares each argument's jaxlib sharding with
     `in_shardings` and calls back to Python when one differs); outputs are made with the
     jaxlib shardings of their NamedShardings, which map back to them (`named_for_xla`)."""
-    if _debug_checks[0] or profiler.session[0] is not None:
+    if _debug_checks[0] or profiler.session[0] is not None or compiled.exe.with_tokens:
         return None
     for x, s in zip(leaves, compiled.in_shardings, strict=True):
         if type(x) is not ArrayImpl or x._named_sharding != s:

@@ -698,7 +698,7 @@ def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1
         else:
             source = "memory"
             _stats["memory_hits"] += 1
-    out = Executable(exe, out_avals, devices, out_shardings)
+    out = Executable(exe, out_avals, devices, out_shardings, with_tokens=bool(host_callbacks))
     out.cache_source, out.compile_time = source, time.perf_counter() - t0
     return out
 
@@ -885,10 +885,11 @@ class Executable:
     """
 
     __slots__ = ("xla_executable", "out_avals", "out_shardings", "devices", "cache_source",
-                 "compile_time", "_execute", "_handlers", "__weakref__")
+                 "compile_time", "_execute", "_handlers", "with_tokens", "__weakref__")
 
-    def __init__(self, xla_executable, out_avals, devices, out_shardings=None):
+    def __init__(self, xla_executable, out_avals, devices, out_shardings=None, with_tokens=False):
         self.xla_executable = xla_executable
+        self.with_tokens = with_tokens  # host callbacks: effects_barrier waits for its runs
         self.out_avals = list(out_avals)
         self.devices = list(devices)
         n_out = _num_outputs(xla_executable)
@@ -925,7 +926,12 @@ class Executable:
             for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)]
 
     def __call__(self, args):
-        return self._execute(args).consume_with_handlers(self._handlers)
+        if not self.with_tokens:
+            return self._execute(args).consume_with_handlers(self._handlers)
+        results = self._execute(args, with_tokens=True)
+        token = results.consume_token()  # done when the run (and its callbacks) has finished
+        _runtime_tokens.update(dict.fromkeys(self.devices, token))
+        return results.consume_with_handlers(self._handlers)
 
     def cost_analysis(self):
         """XLA's cost estimates: {'flops': ..., 'bytes accessed': ..., ...}."""
@@ -940,6 +946,18 @@ class Executable:
 
     def __repr__(self):
         return f"Executable({_device_summary(self.devices)}, {len(self.out_avals)} outputs)"
+
+
+_runtime_tokens = {}  # device -> token of the last run with host callbacks launched there
+
+
+def effects_barrier():
+    """Wait for every run with host callbacks launched so far (runs on one device finish in
+    launch order, so the last token per device is enough), as JAX's runtime tokens."""
+    tokens = {id(t): t for t in _runtime_tokens.values()}.values()
+    _runtime_tokens.clear()
+    for t in tokens:
+        t.block_until_ready()
 
 
 def _num_outputs(exe):
@@ -962,14 +980,26 @@ get_traceback = _jax.Traceback.get_traceback
 # interpreter finalization with work in flight (notes §8). Finish pending work and drop our
 # references while the interpreter is still whole.
 
+def _finish_pending_work():
+    effects_barrier()  # runs still calling back into Python must finish while it is whole
+    for client in list(_clients.values()):
+        try:
+            _jax.batched_block_until_ready(client.live_arrays())
+        except Exception:  # noqa: BLE001 — best effort at exit
+            pass
+
+
 def _shutdown():
     global _default_platform
+    if threading.main_thread().is_alive():
+        # NB: a program ran the exit functions itself (`atexit._run_exitfuncs()`, as chex's
+        # tests do) and goes on: keep the clients its arrays and executables live on, and
+        # run again at the real exit (threading has stopped the main thread by then).
+        _finish_pending_work()
+        atexit.register(_shutdown)
+        return
     try:
-        for client in list(_clients.values()):
-            try:
-                _jax.batched_block_until_ready(client.live_arrays())
-            except Exception:  # noqa: BLE001 — best effort at exit
-                pass
+        _finish_pending_work()
     finally:
         _executables.clear()
         _single_shardings.clear()
