@@ -275,12 +275,44 @@ def test_rule_coverage():
 
 
 def test_custom_reducers_forward_mode():
-    """reduce_window / reduce with a Python reducer: forward mode only (no transpose, as JAX)."""
+    """reduce_window with a Python reducer: forward mode only (no transpose, as JAX); reduce
+    (differentiated as a tree of reducer applications, as JAX) both ways."""
     x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
     rw = lambda x: lax.reduce_window(x, 1.0, lambda a, b: a * b + 0.25, (2, 2), (1, 1), "VALID")
-    rd = lambda x: lax.reduce(x, 0.0, lambda a, b: a + jnp.sin(b), (1,))
+    # (an associative reducer, (1 + a)(1 + b) - 1, as lax.reduce requires: its JVP regroups it)
+    rd = lambda x: lax.reduce(x / 4, 0.0, lambda a, b: a + b + a * b, (1,))
     check_grads(rw, (x,), order=2, modes=("fwd",))
-    check_grads(rd, (x,), order=2, modes=("fwd",))
+    check_grads(rd, (x,), order=2, modes=("fwd", "rev"))
+
+
+def test_vjp_of_a_two_operand_reduce_over_all_axes():
+    """Issue 23: reverse mode through a variadic lax.reduce raised "primal outputs depend on
+    tangents". Values recorded from JAX 0.10.2:
+        x = np.arange(15, dtype=np.float32).reshape(3, 5) / 4 - 1.3; y = np.cos(x)
+        jax.vjp(f, x, y)[1]((np.float32(1), np.float32(2)))  # f below; the grad of g"""
+    x = np.arange(15, dtype=np.float32).reshape(3, 5) / 4 - 1.3
+    y = np.cos(x).astype(np.float32)
+
+    def maxarg(acc, v):
+        pick = v[0] > acc[0]
+        return jnp.where(pick, v[0], acc[0]), jnp.where(pick, v[1], acc[1])
+    f = lambda a, b: lax.reduce((a, b), (np.float32(-np.inf), np.float32(0)), maxarg, (0, 1))
+    out, vjp = pyjax.vjp(f, x, y)
+    np.testing.assert_allclose(out, (2.2, -0.58850116), rtol=1e-6)
+    gx, gy = vjp((np.float32(1), np.float32(2)))
+    np.testing.assert_array_equal(gx, np.eye(1, 15, 14, dtype=np.float32).reshape(3, 5))
+    np.testing.assert_array_equal(gy, 2 * np.eye(1, 15, 14, dtype=np.float32).reshape(3, 5))
+    g = lambda a: lax.reduce((a, a * a), (np.float32(0), np.float32(1)),
+                             lambda c, v: (c[0] + jnp.sin(v[0]), c[1] * v[1]), (1,))
+    grad = pyjax.grad(lambda a: g(a)[0].sum() + g(a)[1].sum())(x)
+    np.testing.assert_allclose(grad, [[9.5005417e-01, 1.6153784e-01, 6.1554474e-01, 7.3447067e-01, -3.0332208e-03],
+                                      [9.9964178e-01, 5.2905470e-01, 9.0048689e-01, 7.6486772e-01, 3.0770895e-01],
+                                      [2.6938599e+02, 2.2147774e+02, 1.8932007e+02, 1.6479042e+02, 1.4676588e+02]],
+                               rtol=1e-5, atol=1e-7)
+    empty = np.zeros((0, 2), np.float32)
+    p, t = pyjax.jvp(lambda a: lax.reduce(a, np.float32(0), lambda c, v: c + v * v, (0,)), (empty,), (empty,))
+    np.testing.assert_array_equal(p, [0, 0])
+    np.testing.assert_array_equal(t, [0, 0])
 
 
 def test_reduce_precision_is_its_own_derivative():

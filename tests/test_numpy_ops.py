@@ -86,6 +86,7 @@ JNP_TESTED_ELSEWHERE = {
 JNP_NOT_IMPLEMENTED: set = set()
 JNP_TESTED_ELSEWHERE |= JNP_EXTRA_TESTED_ELSEWHERE  # tests/test_numpy_extra.py
 JNP_TESTED_ELSEWHERE |= {"convolve", "correlate"}  # tests/test_conv.py: NumPy and JAX's answers
+JNP_TESTED_ELSEWHERE |= {"cumulative_sum", "cumulative_prod"}  # tests/test_reductions.py: JAX's answers
 
 
 def _public_functions():

@@ -249,3 +249,15 @@ def test_docstring_examples():
         result = doctest.testmod(mod, extraglobs={"jnp": jnp, "lax": lax, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0 and result.attempted > 0, mod.__name__
+
+
+def test_sort_of_an_empty_array_differentiates():
+    """Issue 23: the JVP of lax.sort on an empty array raised from gather's shape check (JAX leaves
+    slice sizes unchecked when there are no indices, and bounds only a scatter's window axes)."""
+    empty = np.zeros(0, np.float32)
+    out, t = pyjax.jvp(lax.sort, (empty,), (empty,))
+    assert out.shape == t.shape == (0,)
+    x = np.zeros((0, 3), np.float32)
+    (ct,) = pyjax.vjp(lambda a: lax.sort((a, 2 * a), num_keys=1), x)[1]((x, x))
+    assert ct.shape == (0, 3) and ct.dtype == np.float32
+    assert pyjax.grad(lambda a: jnp.sort(a, axis=0).sum())(x).shape == (0, 3)

@@ -237,7 +237,9 @@ def _gather_abstract_eval(x, indices, *, dimension_numbers, slice_sizes, unique_
         raise TypeError(f"{name}: slice_sizes {slice_sizes} must have one size per axis of "
                         f"{x.str_short()}")
     for i, (s, n) in enumerate(zip(slice_sizes, x.shape)):
-        if not 0 <= s <= n:
+        # (as JAX, unchecked when there are no indices: nothing is gathered, as in the JVP of a
+        # sort of an empty array, whose slices along the empty axis have size 1)
+        if not 0 <= s <= n and indices.size:
             raise TypeError(f"{name}: slice size {s} at index {i} must be in [0, {n}] for "
                             f"{x.str_short()}")
     _check_sorted_in_range(name, "collapsed_slice_dims", d.collapsed_slice_dims, x.ndim)
@@ -484,7 +486,10 @@ def _scatter_abstract_eval(name, x, indices, updates, *, update_jaxpr, update_co
         raise TypeError(f"{name}: the scatter axes of updates {updates.str_short()} must match "
                         f"the batch axes of indices {indices.str_short()}")
     sizes = _scatter_slice_sizes(d, x.ndim, updates.shape)
-    if any(s > n for s, n in zip(sizes, x.shape)):
+    # (as JAX, only the update windows' own axes are bounded: an inserted or batching axis may be
+    # empty, as in the transpose of a sort of an empty array)
+    windowed = [i for i in range(x.ndim) if i not in d.inserted_window_dims and i not in d.operand_batching_dims]
+    if any(sizes[i] > x.shape[i] for i in windowed):
         raise TypeError(f"{name}: update windows of {updates.str_short()} do not fit in "
                         f"{x.str_short()}")
     return x

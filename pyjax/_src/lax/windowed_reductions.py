@@ -18,6 +18,7 @@ batching (the vmapped axis gets a window of 1), lowering (`stablehlo.reduce_wind
 """
 from __future__ import annotations
 
+import math
 import operator
 from functools import partial
 
@@ -29,13 +30,14 @@ from pyjax._src.dispatch import apply_jaxpr_primitive
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.ad import Zero
-from pyjax._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
+from pyjax._src.interpreters.batching import AxisData, batch_flat, bdim_at_front, moveaxis, not_mapped
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.convolution import _dilate_shape, _vjp_lhs_padding, padtype_to_pads
 from pyjax._src.lax.reductions import (
     reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum, reduce_xor,
     reduction_identity)
-from pyjax._src.lax.shape_ops import pad, slice as lax_slice
+from pyjax._src.lax.shape_ops import (
+    broadcast_in_dim, pad, reshape, slice as lax_slice, slice_in_dim, transpose)
 from pyjax._src.lax.utils import (
     ANY, NUM, broadcast_scalars_shape, check_dtype, emit_compare, kind, standard_primitive)
 from pyjax._src.lowering.mlir import i64_array
@@ -672,17 +674,43 @@ reduce_p.np_impl = _np_reduce
 
 @reduce_p.def_jvp
 def _reduce_jvp(primals, tangents, *, jaxpr, dimensions):
+    """As JAX: the reduction rewritten as rounds of the reducer applied to pairs (the first half
+    of the reduced elements with the second, padded with the init value when odd) and that
+    differentiated. The primal outputs then depend on the primal operands only, as linearize and
+    vjp need (one reduce over primals and tangents together would tie them to the tangents)."""
     n = len(primals) // 2
     if any(type(t) is not Zero for t in tangents[n:]):
         raise TypeError("reduce: differentiating with respect to the init values is not supported")
     ops, inits = list(primals[:n]), list(primals[n:])
-    t_ops = [ad.instantiate(t) for t in tangents[:n]]
-    t_inits = [np.zeros((), core.get_aval(i).dtype) for i in inits]
-    tree = tree_util.tree_structure(tuple(range(2 * n)))
-    init_avals = [core.get_aval(v) for v in inits + t_inits]
-    reducer_jaxpr = _trace_reducer("reduce", _jvp_reducer(jaxpr, n), init_avals, tree)
-    outs = reduce_p.bind(*ops, *t_ops, *inits, *t_inits, jaxpr=reducer_jaxpr, dimensions=dimensions)
-    return outs[:n], outs[n:]
+    shape = core.get_aval(ops[0]).shape
+    kept = [d for d in range(len(shape)) if d not in dimensions]
+    size, rest = math.prod(shape[d] for d in dimensions), tuple(shape[d] for d in kept)
+    reducer = core.jaxpr_as_fun(jaxpr)
+
+    def tree(*xs):
+        xs = [reshape(transpose(x, tuple(dimensions) + tuple(kept)), (size, math.prod(rest))) for x in xs]
+        while core.get_aval(xs[0]).shape[0] > 1:
+            m = core.get_aval(xs[0]).shape[0]
+            half = (m + 1) // 2
+            lo = [slice_in_dim(x, 0, half) for x in xs]
+            hi = [slice_in_dim(x, half, m) for x in xs]
+            if m % 2:
+                hi = [pad(h, i, ((0, 1, 0), (0, 0, 0))) for h, i in zip(hi, inits)]
+            xs = _elementwise(reducer, lo + hi)
+        if size == 0:
+            return [broadcast_in_dim(i, rest, ()) for i in inits]
+        return [reshape(x, rest) for x in xs]
+    outs, out_t = ad.jvp_flat(tree, ops, [ad.instantiate(t) for t in tangents[:n]])
+    return outs, [ad.instantiate(t) for t in out_t]
+
+
+def _elementwise(scalar_fun, args):
+    """`scalar_fun` (scalars in, scalars out) applied at every position of equal-shaped arrays."""
+    shape = core.get_aval(args[0]).shape
+    count = math.prod(shape)
+    flat = [reshape(a, (count,)) for a in args]
+    outs, dims = batch_flat(scalar_fun, flat, [0] * len(flat), AxisData(None, count))
+    return [reshape(bdim_at_front(o, d, count), shape) for o, d in zip(outs, dims)]
 
 
 @reduce_p.def_batch
