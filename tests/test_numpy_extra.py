@@ -121,3 +121,24 @@ def test_vmap_of_row_functions_matches_a_loop():
     for fn in (jnp.diff, lambda v: jnp.gradient(v), lambda v: jnp.interp(v, _XP, _FP), jnp.unwrap,
                lambda v: jnp.polyval(v[:3], v), lambda v: jnp.roll(v, 2)):
         np.testing.assert_allclose(pyjax.vmap(fn)(xs), np.stack([fn(x) for x in xs]), rtol=1e-5, atol=1e-6)
+
+
+def test_like_functions_take_shape_dtype_structs():
+    # JAX 0.10.2 duck-types `a` (anything with .shape and .dtype): optax builds its states so
+    s = pyjax.ShapeDtypeStruct((2, 3), np.float32)
+    for f, v in ((jnp.zeros_like, 0), (jnp.ones_like, 1), (jnp.empty_like, 0)):
+        out = f(s)
+        assert out.shape == (2, 3) and out.dtype == np.float32 and not out.weak_type
+        if f is not jnp.empty_like:
+            np.testing.assert_array_equal(out, np.full((2, 3), v, np.float32))
+    np.testing.assert_array_equal(jnp.full_like(s, 7), np.full((2, 3), 7, np.float32))
+    assert jnp.zeros_like(s, dtype=np.int32).dtype == np.int32
+    assert jnp.zeros_like(s, shape=(4,)).shape == (4,)
+    np.testing.assert_array_equal(pyjax.jit(lambda x: jnp.full_like(s, x))(3.0), np.full((2, 3), 3.0))
+
+    class Duck:
+        shape, dtype = (2,), np.dtype(np.int8)
+
+    assert jnp.zeros_like(Duck()).dtype == np.int8
+    with pytest.raises(TypeError, match="zeros_like requires ndarray or scalar arguments"):
+        jnp.zeros_like(object())

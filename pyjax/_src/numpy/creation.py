@@ -12,7 +12,8 @@ from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.shape import concatenate, stack
-from pyjax._src.numpy.util import asarray_value, broadcast_to, check_arraylike, shape_tuple, static_int
+from pyjax._src.numpy.util import (asarray_value, broadcast_to, check_arraylike, is_arraylike,
+                                   shape_tuple, static_int)
 
 
 def _user_dtype(dtype, fun_name):
@@ -153,8 +154,13 @@ def empty(shape, dtype=None, *, device=None):
 
 
 def _like(fun_name, a, dtype, shape):
-    check_arraylike(fun_name, a)
-    aval = core.get_aval(asarray_value(a))
+    if not is_arraylike(a) and hasattr(a, "shape") and hasattr(a, "dtype"):
+        # duck typing, as JAX: a ShapeDtypeStruct (or anything with .shape and .dtype)
+        aval = core.ShapedArray(tuple(a.shape), dtypes.canonicalize_dtype(np.dtype(a.dtype)),
+                                bool(getattr(a, "weak_type", False)))
+    else:
+        check_arraylike(fun_name, a)
+        aval = core.get_aval(asarray_value(a))
     return (aval.shape if shape is None else shape), (aval.dtype if dtype is None else dtype), aval
 
 
