@@ -24,7 +24,8 @@ PKG = ROOT / "pyjax"
 LAYERS = [
     ("base", ["pyjax._src", "pyjax._src.config", "pyjax._src.dtypes", "pyjax._src.tree_util",
               "pyjax._src.source_info", "pyjax._src.errors", "pyjax._src.backend",
-              "pyjax._src.mesh", "pyjax._src.sharding", "pyjax._src.distributed",
+              "pyjax._src.mesh", "pyjax._src.mesh_utils", "pyjax._src.sharding",
+              "pyjax._src.distributed",
               "pyjax._src.profiler", "pyjax._src.traceback_util"]),
     ("core", ["pyjax._src.core", "pyjax._src.pretty_print"]),
     ("interpreters", ["pyjax._src.interpreters", "pyjax._src.state",

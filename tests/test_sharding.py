@@ -273,3 +273,43 @@ def test_with_sharding_constraint_annotates_and_computes(jit_sub):
 
 def test_donating_a_sharded_argument(jit_sub):
     assert jit_sub["donate"] == [True, True]
+
+
+MESH_UTILS_SCRIPT = textwrap.dedent('''
+    import json
+    import pyjax
+    from pyjax.experimental import mesh_utils
+    d = pyjax.devices()
+    ids = lambda m: [list(m.shape), [x.id for x in m.flat]]
+    out = {"mesh": ids(mesh_utils.create_device_mesh((2, 4))),
+           "given": ids(mesh_utils.create_device_mesh([2, 2], d[4:])),
+           "contiguous": ids(mesh_utils.create_device_mesh((4, 1, 2), contiguous_submeshes=True)),
+           "hybrid": ids(mesh_utils.create_hybrid_device_mesh((4, 2), (1, 1),
+                                                              process_is_granule=True)),
+           "named": pyjax.sharding.Mesh(mesh_utils.create_device_mesh((8,)), ("x",)).shape["x"],
+           "errors": []}
+    for f in (lambda: mesh_utils.create_device_mesh((3, 3)),
+              lambda: mesh_utils.create_device_mesh((2, "a")),
+              lambda: mesh_utils.create_hybrid_device_mesh((2, 4), (1, 1)),
+              lambda: mesh_utils.create_hybrid_device_mesh((2, 2), (2, 1), process_is_granule=True)):
+        try:
+            f()
+        except ValueError as e:
+            out["errors"].append(str(e))
+    print(json.dumps(out))
+''')
+
+
+def test_mesh_utils_on_cpu_devices():
+    # JAX 0.10.2 on 8 CPU devices (flax's tests build their meshes so): devices in order, and
+    # its ValueErrors; CPU devices have no slice_index
+    out = run_with_devices(MESH_UTILS_SCRIPT)
+    r = list(range(8))
+    assert out["mesh"] == [[2, 4], r] and out["given"] == [[2, 2], [4, 5, 6, 7]]
+    assert out["contiguous"] == [[4, 1, 2], r] and out["hybrid"] == [[4, 2], r]
+    assert out["named"] == 8
+    assert out["errors"] == [
+        "Number of devices 8 must equal the product of mesh_shape (3, 3)",
+        "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got (2, 'a')",
+        "Device cpu:0 does not have attribute slice_index. See `process_is_granule` option.",
+        "Number of slices 1 must equal the product of dcn_mesh_shape (2, 1)"]
