@@ -727,3 +727,22 @@ def test_isdtype_kinds():
         jnp.isdtype(np.float32, "bogus")
     with pytest.raises(TypeError):
         jnp.isdtype(np.float32, np.floating)
+
+
+def test_default_width_aliases_are_the_64_bit_types():
+    """Issue 23: as JAX 0.10.2, jnp.int_/uint/float_/complex_ are the 64-bit scalar types, and
+    (like any 64-bit dtype) canonicalize to 32 bits when x64 is off. Recorded from JAX:
+    jnp.int_ is jnp.int64; repr(jnp.float_(1.5)) == 'Array(1.5, dtype=float32)';
+    jnp.issubdtype(jnp.int32, jnp.int_) is False."""
+    import pyjax
+    import pyjax.numpy as jnp
+    assert (jnp.int_, jnp.uint, jnp.float_, jnp.complex_) == (
+        jnp.int64, jnp.uint64, jnp.float64, jnp.complex128)
+    assert np.dtype(jnp.float_) == np.float64 and jnp.dtype(jnp.int_) == np.int64
+    assert not jnp.issubdtype(np.int32, jnp.int_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert repr(jnp.float_(1.5)) == "Array(1.5, dtype=float32)"
+        assert jnp.zeros(2, jnp.complex_).dtype == np.complex64
+        assert jnp.arange(3, dtype=jnp.uint).dtype == np.uint32
+    assert pyjax.dtypes.canonicalize_dtype(jnp.float_) == np.float32

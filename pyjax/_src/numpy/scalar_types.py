@@ -6,7 +6,6 @@ import ml_dtypes
 import numpy as np
 
 from pyjax._src import dtypes
-from pyjax._src.config import x64_enabled
 from pyjax._src.numpy.creation import array
 
 
@@ -62,18 +61,21 @@ float8_e8m0fnu = _make_scalar_type(ml_dtypes.float8_e8m0fnu, "float8_e8m0fnu")
 float6_e2m3fn = _make_scalar_type(ml_dtypes.float6_e2m3fn, "float6_e2m3fn")
 float6_e3m2fn = _make_scalar_type(ml_dtypes.float6_e3m2fn, "float6_e3m2fn")
 float4_e2m1fn = _make_scalar_type(ml_dtypes.float4_e2m1fn, "float4_e2m1fn")
-int1 = _make_scalar_type(ml_dtypes.int1, "int1")
 int2 = _make_scalar_type(ml_dtypes.int2, "int2")
-uint1 = _make_scalar_type(ml_dtypes.uint1, "uint1")
 uint2 = _make_scalar_type(ml_dtypes.uint2, "uint2")
+if dtypes.int1 is not None:  # ml_dtypes >= 0.6 (jnp.int1/uint1 are missing before, as in JAX)
+    int1 = _make_scalar_type(dtypes.int1, "int1")
+if dtypes.uint1 is not None:
+    uint1 = _make_scalar_type(dtypes.uint1, "uint1")
 int4 = _make_scalar_type(dtypes.int4, "int4")
 uint4 = _make_scalar_type(dtypes.uint4, "uint4")
 
-# the default-width aliases follow x64 at call time in JAX; these are the x64-off meanings
-int_ = int32 if not x64_enabled() else int64
-uint = uint32
-float_ = float32 if not x64_enabled() else float64
-complex_ = complex64 if not x64_enabled() else complex128
+# as JAX, the default-width aliases are the 64-bit types (canonicalized to 32 bits when x64 is off,
+# like any 64-bit dtype)
+int_ = int64
+uint = uint64
+float_ = float64
+complex_ = complex128
 single, double = float32, float64
 csingle, cdouble = complex64, complex128
 half = float16
