@@ -142,3 +142,17 @@ def test_like_functions_take_shape_dtype_structs():
     assert jnp.zeros_like(Duck()).dtype == np.int8
     with pytest.raises(TypeError, match="zeros_like requires ndarray or scalar arguments"):
         jnp.zeros_like(object())
+
+
+def test_array_and_tracer_copy_method():
+    # JAX 0.10.2: Array.copy() is jnp.copy (a new array; a `copy` equation when traced)
+    a = jnp.arange(3.0)
+    b = a.copy()
+    assert b is not a and type(b) is type(a)
+    np.testing.assert_array_equal(b, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(pyjax.jit(lambda x: x.copy() * 2)(a), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(pyjax.grad(lambda x: x.copy().sum())(a), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(pyjax.vmap(lambda x: x.copy())(a), a)
+    assert str(pyjax.make_jaxpr(lambda x: x.copy())(a)) == \
+        "{ lambda ; a:f32[3]. let b:f32[3] = copy a in (b,) }"
+    assert jnp.asarray(2.0).copy().weak_type

@@ -10,6 +10,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array, ArrayImpl, deleted_error
 from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import np_dtype_param
 from pyjax._src.numpy import index_tricks, indexing, lax_numpy, linalg_ops, ufuncs
 from pyjax._src.numpy import reductions as jred
@@ -128,6 +129,7 @@ _METHODS = {
     "sort": _method(jsort.sort), "argsort": _method(jsort.argsort),
     "argpartition": _method(jsort.argpartition), "searchsorted": _method(jsort.searchsorted),
     "view": lambda self, dtype=None: self if dtype is None else _view(self, dtype),
+    "copy": lambda self: shape_ops.copy(self),  # (jnp.copy: a `copy` equation when traced)
     "nonzero": lambda self, **kw: lax_numpy.nonzero(self, **kw),
     "take": lambda self, *args, **kw: index_tricks.take(self, *args, **kw),
     "compress": lambda self, condition, axis=None, *, out=None, size=None, fill_value=0: index_tricks.compress(
