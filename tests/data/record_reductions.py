@@ -2,7 +2,8 @@
 operands accumulated in float32 (sum, prod, mean, var, std, nanvar, average) and the jaxprs that
 show it, var/std/nanvar's `dtype=` (complex included), `mean=` and `correction=`,
 cumulative_sum/cumulative_prod's `include_initial=` and cumsum's `dtype=bool`, reducers on bool
-operands, and the wording of a bad `initial`.
+operands, the wording of a bad `initial`, and jnp.cov under
+jax_numpy_rank_promotion='raise'.
 
 Run with the reference JAX environment (never by the test suite):
     /work/scratch/jaxref/bin/python tests/data/record_reductions.py
@@ -35,6 +36,9 @@ C = np.array([[1 + 2j, 3 - 1j, 0.5j], [2, -1j, 1 + 1j]], np.complex64)
 B = np.array([[True, False, True], [False, False, True]])
 I8 = np.array([[1, -2, 3], [4, 5, -6]], np.int8)
 N = np.array([[1., np.nan, 3.], [np.nan, np.nan, 2.]], np.float16)
+def strict(f):
+    with jax.numpy_rank_promotion("raise"):
+        return f()
 def prims(f, *args):
     return [str(e.primitive) for e in jax.make_jaxpr(f)(*args).jaxpr.eqns]
 '''
@@ -99,7 +103,12 @@ CASES = [
     "jnp.nanmin(np.ones((2, 3, 4)), axis=-1, initial=np.zeros((1, 2, 3)))",
     "jnp.prod(np.zeros(10), where=np.ones(10, int), initial=0.0)", "jnp.var(np.zeros(10), where=np.ones(10, int))",
     "jnp.nanmean(np.zeros(10), where=np.ones(10, int))", "jnp.max(np.zeros(10), where=np.ones(10, bool))",
-    "jnp.max(np.zeros(0))", "jnp.sum(F, axis=(0, 0))", "jnp.nanstd(F, dtype=np.int32)",
+    "jnp.max(np.zeros(0))", "jnp.sum(F, axis=(0, 0))",
+    # cov's own arithmetic under jax_numpy_rank_promotion='raise'
+    "strict(lambda: jnp.cov(F))", "strict(lambda: jnp.cov(F, fweights=np.array([1, 2, 1, 3])))",
+    "strict(lambda: jnp.cov(F, aweights=np.array([.5, 1, 2, 1.]), ddof=2))",
+    "strict(lambda: jnp.cov(F, rowvar=False, fweights=np.array([1, 2, 1]), aweights=np.array([.5, 1, 2.])))",
+    "strict(lambda: jnp.corrcoef(F, F[:1]))", "jnp.nanstd(F, dtype=np.int32)",
 ]
 
 if __name__ == "__main__":

@@ -524,7 +524,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     else:
         f = ufuncs.subtract(w_sum, ufuncs.true_divide(ufuncs.multiply(ddof, jred.sum(ufuncs.multiply(w, aweights))), w_sum))
     x = ufuncs.subtract(x, jshape.expand_dims(avg, 1))
-    xw = x if w is None else ufuncs.multiply(x, w)
+    # (w made rank 2 first: cov's own arithmetic must not trip jax_numpy_rank_promotion='raise')
+    xw = x if w is None else ufuncs.multiply(x, jshape.expand_dims(w, 0))
     c = ufuncs.true_divide(linalg_ops.dot(x, ufuncs.conjugate(jshape.transpose(xw))), f)
     return jshape.squeeze(c)
 
