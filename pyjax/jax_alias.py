@@ -74,7 +74,7 @@ def _shim_for_pyjax_name(name: str) -> str | None:
 # The submodules that `import jax` makes attributes of `jax` (libraries write `jax.core.Tracer`
 # after a bare `import jax`); with the switch on they are imported when it turns on.
 _JAX_ATTRIBUTE_MODULES = ("api_util", "core", "interpreters", "monitoring", "stages", "typing",
-                          "version", "_src.xla_bridge")
+                          "version", "lib", "_src.xla_bridge")
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -460,15 +460,16 @@ out["n"] = len(jax.devices())
 out["after"] = sorted(xb._backends)
 out["backend"] = xb.get_backend().platform
 out["local"] = len(xb.local_devices(backend="cpu"))
+out["lib"] = jax.lib.__version__  # jax.lib too is an attribute after `import jax` (equinox)
 print(json.dumps(out))
 """
 
 
-def test_xla_bridge_backends_view():
+def test_xla_bridge_backends_view_and_jax_lib():
     env = {k: v for k, v in __import__("os").environ.items() if k != "XLA_FLAGS"}
     proc = subprocess.run([sys.executable, "-c", _XLA_BRIDGE_CHILD], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"before": {}, "init": False, "n": 3, "after": ["cpu"], "backend": "cpu",
-                   "local": 3}
+                   "local": 3, "lib": "0.10.2"}
