@@ -156,3 +156,13 @@ def test_array_and_tracer_copy_method():
     assert str(pyjax.make_jaxpr(lambda x: x.copy())(a)) == \
         "{ lambda ; a:f32[3]. let b:f32[3] = copy a in (b,) }"
     assert jnp.asarray(2.0).copy().weak_type
+
+
+@pytest.mark.parametrize("lo, hi", [(1, 1), (2, 1), (0, 5), (5, 0), (7, 9), (13, 0), (6, 6)])
+def test_pad_wrap_any_widths(lo, hi):
+    # flax's padding="CIRCULAR" pads the spatial axis of (batch, length, features) this way
+    x = np.arange(2 * 6 * 3, dtype=np.float32).reshape(2, 6, 3)
+    pads = ((0, 0), (lo, hi), (0, 0))
+    np.testing.assert_array_equal(jnp.pad(x, pads, mode="wrap"), np.pad(x, pads, mode="wrap"))
+    np.testing.assert_array_equal(pyjax.jit(lambda v: jnp.pad(v, pads, mode="wrap"))(x),
+                                  np.pad(x, pads, mode="wrap"))

@@ -113,9 +113,10 @@ def _pad_edge(x, ax, lo, hi):
 
 def _pad_wrap(x, ax, lo, hi):
     n = _aval(x).shape[ax]
-    tiled = concatenate([x] * ((lo + hi) // n + 2), ax)
-    start = (-lo) % n
-    return lax.slice_in_dim(tiled, start, start + n + lo + hi, 1, ax)
+    start = (-lo) % n  # where the padded axis begins in x tiled over and over
+    stop = start + n + lo + hi
+    tiled = concatenate([x] * -(-stop // n), ax)  # enough copies to reach `stop`
+    return lax.slice_in_dim(tiled, start, stop, 1, ax)
 
 
 def _pad_mirror(x, ax, lo, hi, mode, reflect_type):
