@@ -127,3 +127,18 @@ def test_stages_module_has_jax_names():
     import pathlib
     names = json.loads((pathlib.Path(__file__).parent / "data" / "jax_public_names.json").read_text())
     assert [n for n in names["jax.stages"] if not hasattr(stages, n)] == []
+
+
+def test_shaped_array_arguments_trace_but_do_not_run():
+    # JAX 0.10.2: an abstract value stands for an array of its type where nothing runs (trace,
+    # lower, eval_shape, make_jaxpr: flax's ConvLocal sizes its kernel so); a call refuses it
+    from pyjax._src.core import ShapedArray
+    a = ShapedArray((2, 3), np.float32)
+    f = lambda x: x * 2
+    assert jax.jit(f).lower(a).out_info == jax.ShapeDtypeStruct((2, 3), np.float32)
+    assert jax.eval_shape(f, a) == jax.ShapeDtypeStruct((2, 3), np.float32)
+    assert str(jax.make_jaxpr(f)(a)) == \
+        "{ lambda ; a:f32[2,3]. let b:f32[2,3] = mul a 2.0:f32[] in (b,) }"
+    assert str(jax.jit(f).trace(a).jaxpr) == str(jax.make_jaxpr(f)(a))
+    with pytest.raises(TypeError, match="not a valid JAX type"):
+        jax.jit(f)(a)

@@ -604,7 +604,7 @@ class JitInfo:
         else:
             static_key = ()
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        avals = tuple(_leaf_aval_checked(x) for x in leaves)
+        avals = tuple(_trace_leaf_aval(x) for x in leaves)
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         traced = Traced(self.name, closed, in_tree, out_tree, donated)
@@ -689,6 +689,12 @@ def _hashable_static(value, where):
         raise ValueError(f"Non-hashable static arguments are not supported: static argument "
                          f"{where} of type {type(value).__name__} ({value!r:.80}) cannot be hashed. "
                          f"Use a tuple instead of a list, or make the argument non-static.") from None
+
+
+def _trace_leaf_aval(x):
+    """An argument's aval when tracing without running (trace/lower/eval_shape/make_jaxpr):
+    as in JAX, an abstract value itself (a ShapedArray) stands for an array of its type."""
+    return x if type(x) is core.ShapedArray else _leaf_aval_checked(x)
 
 
 def _leaf_aval_checked(x):
