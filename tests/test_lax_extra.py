@@ -140,3 +140,21 @@ def test_abs_of_complex_gradients_bits_match_jax():
     assert [int(v) for v in np.asarray(g).view(np.uint32)] == [0x3ee4f92e, 0xbf64f92e, 0xbec9afcb,
                                                                 0xbf6b4d16, 0x0, 0x0]
     check_grads(lambda z: jnp.abs(z) ** 2, (z[:2],), order=2, modes=("fwd", "rev"))
+
+
+def test_mul_out_dtype():
+    """lax.mul(x, y, out_dtype=) (issue 23): operands of any dtypes, the product in out_dtype.
+    Recorded from JAX 0.10.2 with a = f16[1.5, -2.25, 3.1], b = f16[0.3, 4.0, -1.7]."""
+    a = np.array([1.5, -2.25, 3.1], np.float16)
+    b = np.array([0.3, 4.0, -1.7], np.float16)
+    out = lax.mul(a, b, out_dtype=np.float32)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.float32([0.45007324, -9.0, -5.2699413]))
+    wide = lax.mul(np.array([100, -3], np.int8), np.array([100, 3], np.int8), out_dtype=np.int32)
+    assert wide.dtype == np.int32 and wide.tolist() == [10000, -9]
+    assert lax.mul(np.int8(3), np.float32(1.5), out_dtype=np.float32) == 4.5
+    ga, gb = pyjax.grad(lambda x, y: lax.mul(x, y, out_dtype=np.float32).sum(), argnums=(0, 1))(a, b)
+    assert ga.dtype == gb.dtype == np.float16
+    np.testing.assert_array_equal(ga, b)
+    np.testing.assert_array_equal(gb, a)
+    np.testing.assert_array_equal(pyjax.vmap(lambda x, y: lax.mul(x, y, out_dtype=np.float32))(a, b), out)

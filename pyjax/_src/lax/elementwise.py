@@ -137,7 +137,19 @@ div_p = binop("div", _np_div, "stablehlo.divide",
 neg = _unary(neg_p)
 add = _binary(add_p)
 sub = _binary(sub_p)
-mul = _binary(mul_p)
+_mul = _binary(mul_p)
+
+
+def mul(x, y, *, out_dtype=None):
+    """Elementwise product of two operands of the same dtype: `lax.mul(x, y)`. With `out_dtype`,
+    the operands (of any dtypes) are converted to it first and the product has that dtype.
+
+    NB: JAX's mul equation carries `out_dtype` (`mul[out_dtype=float32]`); pyjax's jaxpr shows the
+    conversions and a plain mul, which compute the same values."""
+    if out_dtype is None:
+        return _mul(x, y)
+    out_dtype = np.dtype(out_dtype)
+    return _mul(_convert_element_type(x, out_dtype, False), _convert_element_type(y, out_dtype, False))
 div = _binary(div_p)
 
 # -- integer_pow: `x ** y` for a static int y ---------------------------------------------------
