@@ -142,3 +142,16 @@ def test_shaped_array_arguments_trace_but_do_not_run():
     assert str(jax.jit(f).trace(a).jaxpr) == str(jax.make_jaxpr(f)(a))
     with pytest.raises(TypeError, match="not a valid JAX type"):
         jax.jit(f)(a)
+
+
+def test_lowered_compiler_ir_objects():
+    # JAX 0.10.2: "hlo" is an XlaComputation (as_hlo_text()), "stablehlo" (the default) an MLIR
+    # Module whose str() is the module text; any other dialect a ValueError
+    lowered = jax.jit(lambda x: x * 2).lower(jnp.ones(3))
+    hlo = lowered.compiler_ir("hlo")
+    assert hlo.as_hlo_text().startswith("HloModule ") and "multiply" in hlo.as_hlo_text()
+    for ir in (lowered.compiler_ir(), lowered.compiler_ir("stablehlo")):
+        assert type(ir).__name__ == "Module" and type(ir.operation).__name__ == "Operation"
+        assert str(ir).startswith("module @") and "stablehlo.multiply" in str(ir)
+    with pytest.raises(ValueError, match="unknown dialect: foo"):
+        lowered.compiler_ir("foo")

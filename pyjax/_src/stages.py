@@ -137,7 +137,13 @@ class Lowered(_Stage):
         return self._text
 
     def compiler_ir(self, dialect=None):
-        return self._text
+        """The module as JAX gives it: "stablehlo" (the default) an MLIR `ir.Module` (its
+        `str()` is the module text), "hlo" an XLA computation (`as_hlo_text()`)."""
+        if dialect is None or dialect == "stablehlo":
+            return xla.mlir_module(self._text)
+        if dialect == "hlo":
+            return xla.hlo_computation(self._text)
+        raise ValueError(f"unknown dialect: {dialect}")
 
     def cost_analysis(self) -> dict:
         """XLA's cost estimate (flops, bytes accessed, ...) of the module before optimization."""

@@ -849,10 +849,23 @@ def refine_polymorphic_shapes(module_text: str) -> str:
             return str(ir.Module.parse(refined))
 
 
+def hlo_computation(module_text: str):
+    """The module as XLA's HLO computation (`as_hlo_text()`, `as_hlo_module()`...)."""
+    return _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False,
+                                                    return_tuple=False)
+
+
+def mlir_module(module_text: str):
+    """The module parsed into jaxlib's MLIR objects (an `ir.Module`: `str()`, `.operation`)."""
+    from jaxlib.mlir import ir
+    with _mlir_lock:
+        with _ensure_mlir_context():
+            return ir.Module.parse(module_text)
+
+
 def module_cost_analysis(module_text: str, device) -> dict:
     """XLA's cost estimate (flops, bytes accessed, ...) of a StableHLO module, unoptimized."""
-    computation = _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False,
-                                                           return_tuple=False)
+    computation = hlo_computation(module_text)
     return _jax.hlo_module_cost_analysis(device.client, computation.get_hlo_module())
 
 
