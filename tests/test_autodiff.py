@@ -881,3 +881,19 @@ def test_complex_and_holomorphic():
     np.testing.assert_allclose(pyjax.grad(lambda v: jnp.real(v * (2 + 3j)))(z), 2 + 3j, rtol=1e-6)
     with pytest.raises(TypeError, match="holomorphic"):
         pyjax.grad(lambda v: v ** 2)(z)
+
+
+def test_vjp_returns_a_pytree_that_jit_can_return():
+    """Issue 23: as JAX 0.10.2, vjp's backward function is a `VJP` pytree whose leaves are the
+    residuals, so it can be returned from (and passed into) jit. Values recorded from JAX:
+        jax.jit(lambda x: jax.vjp(lambda v: jnp.sin(v) * v, x)[1])(jnp.arange(3.0))(jnp.ones(3))"""
+    g = pyjax.jit(lambda x: pyjax.vjp(lambda v: jnp.sin(v) * v, x)[1])(jnp.arange(3.0))
+    assert type(g).__name__ == "VJP" and len(pyjax.tree_util.tree_leaves(g)) == 2
+    expected = np.float32([0.0, 1.3817732, 0.07700372])
+    np.testing.assert_allclose(g(jnp.ones(3))[0], expected, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(lambda f, c: f(c))(g, jnp.ones(3))[0], expected, rtol=1e-6)
+    doubled = pyjax.tree_util.tree_map(lambda r: 2 * r, g)
+    assert type(doubled).__name__ == "VJP"
+    _, f = pyjax.vjp(jnp.sin, 1.0)
+    with pytest.raises(TypeError, match="must be called with a single argument"):
+        f(1.0, 2.0)

@@ -3,6 +3,7 @@ linear_transpose. All reverse mode goes through `_linearize_flat` (JVP traced to
 into known primal part and linear tangent part) and `ad.backward_pass`."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 
@@ -131,14 +132,17 @@ class _Linearized:
         diff_t = [t for t, d in zip(tangents, self.diff_mask) if d]
         return core.eval_jaxpr(self.linear_jaxpr, [], *self.residuals, *diff_t)
 
-    def vjp(self, cts):
+    def vjp(self, cts, residuals=None):
+        """The cotangents of the inputs; `residuals` (default: this linearization's) are passed
+        in by vjp's backward function, which carries them as pytree leaves."""
         # NB: a cotangent's weak type is what the transposes made of it, not its primal's (as
         # JAX: the transpose of a weak-to-strong conversion converts back to weak, a custom_vjp
         # bwd keeps what it returns, a cotangent passed in keeps its own).
-        nres = len(self.residuals)
+        residuals = self.residuals if residuals is None else list(residuals)
+        nres = len(residuals)
         ndiff = sum(self.diff_mask)
         mask = [False] * nres + [True] * ndiff
-        cts_in = ad.backward_pass(self.linear_jaxpr, self.residuals, mask, cts)[nres:]
+        cts_in = ad.backward_pass(self.linear_jaxpr, residuals, mask, cts)[nres:]
         it = iter(cts_in)
         out = []
         for aval, d in zip(self.in_avals, self.diff_mask):
@@ -216,8 +220,11 @@ def vjp(fun, *primals, has_aux=False):
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
     out_tree, aux_tree = box
 
+    residuals = tuple(lin.residuals)
+    lin.residuals = None  # (the backward function's Partial carries them, as leaves)
+
     @api_boundary
-    def f_vjp(ct):
+    def pullback(residuals, ct):
         ct_flat, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent has structure {ct_tree}, but the function's "
@@ -228,12 +235,45 @@ def vjp(fun, *primals, has_aux=False):
                 raise ValueError(f"vjp: unexpected cotangent {ca.str_short()} for output {i}: it "
                                  f"must have the output's shape and tangent dtype, {a.str_short()}")
         ct_flat = [_cast_ct(c, a) for c, a in zip(ct_flat, lin.out_tangent_avals)]
-        return tuple(tree_util.tree_unflatten(in_tree, lin.vjp(ct_flat)))
+        return tuple(tree_util.tree_unflatten(in_tree, lin.vjp(ct_flat, residuals)))
 
+    f_vjp = VJP(pullback, in_tree, out_tree, [], list(residuals), getattr(fun, "__name__", repr(fun)))
     out = tree_util.tree_unflatten(out_tree, lin.primals_out)
     if has_aux:
         return out, f_vjp, _unflatten_aux(aux_tree, lin.aux)
     return out, f_vjp
+
+
+@dataclasses.dataclass(slots=True, weakref_slot=True)
+class VJP:
+    """The backward function `vjp` returns, as JAX's: a pytree whose leaves are the residuals
+    (`args_res`, `opaque_residuals`) and whose static part is the residual-free pullback and the
+    trees, so it can be returned from `jit`, passed into one, or mapped over."""
+    fun: object
+    in_tree: object
+    out_tree: object
+    args_res: list
+    opaque_residuals: list
+    name: str = "the function"
+
+    def __call__(self, out_ct, *extra_args):
+        if extra_args:
+            raise TypeError(
+                f"The function returned by `jax.vjp` applied to {self.name} was called with "
+                f"{len(extra_args) + 1} arguments, but functions returned by `jax.vjp` must be called "
+                f"with a single argument corresponding to the single value returned by the function "
+                f"being differentiated (even if that returned value is a tuple or other container): "
+                f"call f_vjp((a, b)), not f_vjp(a, b).")
+        return self.fun(self.opaque_residuals, out_ct)
+
+    # (identity, as JAX: residuals may be arrays, which do not compare)
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+
+
+tree_util.register_pytree_node(
+    VJP, lambda v: ((v.args_res, v.opaque_residuals), (v.fun, v.in_tree, v.out_tree, v.name)),
+    lambda meta, children: VJP(meta[0], meta[1], meta[2], *children, meta[3]))
 
 
 def _cast_ct(c, aval):
