@@ -928,3 +928,23 @@ def test_view_scales_the_last_axis_as_numpy():
     np.testing.assert_array_equal(jnp.asarray([1, 0, 2], np.uint8).view(bool), [True, False, True])
     with pytest.raises(ValueError, match="must be a divisor of the total size in bytes of the last axis"):
         jnp.arange(3, dtype=np.uint8).view(np.uint16)
+
+
+def test_repeat_with_total_repeat_length():
+    """Issue 23: total_repeat_length was ignored. As JAX 0.10.2 (values recorded from it): the
+    output has exactly that length, repeats past it are cut off, the positions after the last
+    repeat hold the last element, and `repeats` may be traced."""
+    x = jnp.arange(6.).reshape(2, 3)
+    assert jnp.repeat(jnp.arange(3), jnp.array([1, 2, 0]), total_repeat_length=4).tolist() == [0, 1, 1, 2]
+    f = pyjax.jit(lambda r: jnp.repeat(jnp.arange(3), r, total_repeat_length=5))
+    assert f(jnp.array([1, 2, 3])).tolist() == [0, 1, 1, 2, 2]
+    assert jnp.repeat(jnp.arange(3), 2, total_repeat_length=5).tolist() == [0, 0, 1, 1, 2]
+    assert jnp.repeat(x, jnp.array([2, 0, 1]), axis=1, total_repeat_length=5).tolist() == [
+        [0, 0, 2, 2, 2], [3, 3, 5, 5, 5]]
+    assert jnp.repeat(x, 3, axis=0, total_repeat_length=4).tolist() == [[0, 1, 2]] * 3 + [[3, 4, 5]]
+    assert jnp.repeat(x, 2, total_repeat_length=0).shape == (0,)
+    assert jnp.repeat(jnp.float32(7), 3, total_repeat_length=2).tolist() == [7, 7]
+    g = pyjax.grad(lambda v: jnp.repeat(v, jnp.array([2, 1, 3]), total_repeat_length=5).sum())(jnp.arange(3.))
+    assert g.tolist() == [2, 1, 2]
+    with pytest.raises(ValueError):
+        jnp.repeat(x, jnp.array([2, 1]), total_repeat_length=3)

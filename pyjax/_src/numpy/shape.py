@@ -11,7 +11,10 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.array import Array
+from pyjax._src.lax import elementwise as lax_elt
 from pyjax._src.lax import shape_ops as lax
+from pyjax._src.lax import slicing as lax_slicing
+from pyjax._src.lax.control_flow import cumulative as lax_cum
 from pyjax._src.lax.utils import canonicalize_axis, canonicalize_axes
 from pyjax._src.numpy.util import static_int
 from pyjax._src.numpy.util import (
@@ -342,6 +345,8 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
         axis = 0
     aval = _aval(a)
     axis = canonicalize_axis(axis, aval.ndim, "axis", "repeat")
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, operator.index(total_repeat_length))
     if isinstance(repeats, core.Tracer):
         core.concrete_or_error(repeats, "jnp.repeat 'repeats' (pass total_repeat_length too)")
     reps = np.asarray(repeats)
@@ -364,6 +369,34 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
         shape[axis] = 0
         return lax.slice_in_dim(a, 0, 0, 1, axis) if aval.shape[axis] else a
     return concatenate(pieces, axis)
+
+
+def _repeat_to_length(a, repeats, axis, total):
+    """repeat with a static output length (so `repeats` may be traced), as JAX: repeats past
+    `total` are cut off, and the positions after the last repeat hold the last element. Element
+    i covers the positions from its start (the sum of the repeats before it); the start of each
+    element is marked (marks past `total` are dropped) and the running count of marks, minus 1,
+    is the element at each position."""
+    aval = _aval(a)
+    reps = lax_elt.convert_element_type(_arraylike("repeat", repeats), np.int32)
+    n = aval.shape[axis]
+    reps = lax.broadcast_in_dim(reps, (n,), ()) if _aval(reps).ndim == 0 else lax.reshape(reps, (_aval(reps).size,))
+    if _aval(reps).shape != (n,):
+        raise ValueError(f"repeat: repeats of shape {_aval(reps).shape} do not match axis {axis} of size {n}")
+    if total == 0 or n == 0:
+        shape = list(aval.shape)
+        shape[axis] = 0 if total == 0 else n
+        return lax.slice_in_dim(a, 0, shape[axis], 1, axis)
+    starts = lax_elt.sub(lax_cum.cumsum(reps), reps)
+    marks = lax_slicing.scatter_add(
+        lax.broadcast_in_dim(np.int32(0), (total,), ()), lax.reshape(starts, (n, 1)),
+        lax.broadcast_in_dim(np.int32(1), (n,), ()),
+        lax_slicing.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                            scatter_dims_to_operand_dims=(0,)),
+        mode="drop")
+    which = lax_elt.sub(lax_cum.cumsum(marks), np.int32(1))
+    front = moveaxis(a, axis, 0)
+    return moveaxis(lax_slicing.index_take(front, (which,), (0,)), 0, axis)
 
 
 def flip(m, axis=None):
