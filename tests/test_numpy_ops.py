@@ -948,3 +948,12 @@ def test_repeat_with_total_repeat_length():
     assert g.tolist() == [2, 1, 2]
     with pytest.raises(ValueError):
         jnp.repeat(x, jnp.array([2, 1]), total_repeat_length=3)
+
+
+def test_pad_with_nested_constant_values():
+    """Issue 23: per-axis (before, after) constant_values as nested sequences (tracers allowed),
+    as JAX 0.10.2 takes them; values recorded from JAX."""
+    out = jnp.pad(jnp.arange(4.).reshape(2, 2), ((1, 0), (2, 1)), constant_values=((-1, -2), (-3, -4)))
+    assert out.tolist() == [[-3, -3, -1, -1, -4], [-3, -3, 0, 1, -4], [-3, -3, 2, 3, -4]]
+    assert jnp.pad(jnp.arange(3), 2, constant_values=[(5, 6)]).tolist() == [5, 5, 0, 1, 2, 6, 6]
+    assert pyjax.jit(lambda v: jnp.pad(jnp.ones(2), 1, constant_values=(v, 2 * v)))(3.0).tolist() == [3, 1, 1, 6]

@@ -14,7 +14,7 @@ from pyjax._src import core
 from pyjax._src.lax import shape_ops as lax
 from pyjax._src.lax.elementwise import _convert_element_type
 from pyjax._src.numpy import reductions, ufuncs
-from pyjax._src.numpy.creation import linspace
+from pyjax._src.numpy.creation import asarray, linspace
 from pyjax._src.numpy.shape import concatenate, flip, repeat
 from pyjax._src.numpy.util import asarray_value, broadcast_to, check_arraylike
 
@@ -87,6 +87,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 def _pad_constant(array, pw, cv):
     aval = _aval(array)
+    if isinstance(cv, (list, tuple)):  # nested per-axis (before, after) values, as JAX takes them
+        cv = asarray(cv)
     cv = _convert_element_type(cv, aval.dtype, aval.weak_type)  # (as JAX: a weak array stays weak)
     if not _aval(cv).shape:
         return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in pw])
