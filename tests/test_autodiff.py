@@ -743,6 +743,9 @@ def test_linear_transpose():
     np.testing.assert_allclose(tv, np.full((2, 3), 2.0))
     with pytest.raises(TypeError, match="structure"):
         pyjax.linear_transpose(f, x)(ct[0])
+    # primals given as abstract values (as JAX allows; equinox's noinline transposes so)
+    (got,) = pyjax.linear_transpose(f, core.ShapedArray((3,), np.float32))(ct)
+    np.testing.assert_allclose(got, a.T @ ct[0] + 2 * ct[1])
 
 
 def test_jvp_errors():

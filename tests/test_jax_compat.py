@@ -473,3 +473,29 @@ def test_xla_bridge_backends_view_and_jax_lib():
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"before": {}, "init": False, "n": 3, "after": ["cpu"], "backend": "cpu",
                    "local": 3, "lib": "0.10.2"}
+
+
+def test_emit_python_callback_in_a_library_lowering_rule():
+    # equinox's noinline lowers its primitive to a host callback this way (JAX's signature:
+    # (ctx, callback, token, operands, operand_avals, result_avals, *, has_side_effect, ...)
+    # -> (results, token, keepalive))
+    host_p = ecore.Primitive("compat_host_double")
+    host_p.def_impl(lambda x: x * 2)
+    host_p.def_abstract_eval(lambda aval: aval)
+    seen = []
+
+    def rule(ctx, x):
+        def callback(v):
+            seen.append(v.copy())
+            return [np.asarray(v * 2)]
+        outs, token, keepalive = mlir.emit_python_callback(
+            ctx, callback, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False,
+            sharding=None)
+        ctx.module_context.add_keepalive(keepalive)
+        assert token is None
+        return outs
+
+    mlir.register_lowering(host_p, rule)
+    out = pyjax.jit(lambda v: host_p.bind(v) + 1)(X)
+    np.testing.assert_allclose(out, X * 2 + 1)
+    np.testing.assert_array_equal(seen[0], X)

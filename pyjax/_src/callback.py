@@ -119,8 +119,10 @@ def _checked_results(name, out_vals, result_avals):
     return checked
 
 
-def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, side_effect):
+def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, side_effect,
+                   operand_avals=None):
     """The custom call of a host callback (and the token of an ordered `effect`)."""
+    operand_avals = ctx.avals_in if operand_avals is None else operand_avals
     index = len(ctx.module.host_callbacks)
     # NB: unordered effects are threaded too, on a token of their own: JAX lets XLA reorder
     # them, but prints that come out in program order are what a reader expects.
@@ -133,7 +135,7 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
         def host(*args):
             return tuple(host_fn(*args))
     ctx.module.host_callbacks.append(host)
-    in_layouts = ([_layout(None)] if ordered else []) + [_layout(a.ndim) for a in ctx.avals_in]
+    in_layouts = ([_layout(None)] if ordered else []) + [_layout(a.ndim) for a in operand_avals]
     out_layouts = ([_layout(None)] if ordered else []) + [_layout(a.ndim) for a in result_avals]
     attrs = {"call_target_name": '"xla_ffi_python_cpu_callback"', "backend_config": '""',
              "mhlo.backend_config": f"{{index = {index} : ui64}}",
@@ -147,6 +149,23 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
         ctx.set_token(_token_key(effect), outs[0])
         outs = outs[1:]
     return outs
+
+
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect, partitioned=False, sharding=None,
+                         operand_layouts=None, result_layouts=None):
+    """JAX's helper for lowering rules (`jax.interpreters.mlir.emit_python_callback`): emit a
+    call of `callback` (NumPy arrays in, a sequence of NumPy arrays out, checked against
+    `result_avals`). Returns (results, token, keepalive) as JAX does. NB: only without a token
+    (pyjax threads ordered effects' tokens itself) and with the default layouts."""
+    if token is not None or operand_layouts is not None or result_layouts is not None:
+        raise NotImplementedError("emit_python_callback: pyjax supports token=None and default "
+                                  "layouts only; use jax.io_callback(..., ordered=True)")
+    def host(*xs):
+        return _checked_results("callback", callback(*xs), result_avals)
+    outs = _emit_callback(ctx, "callback", host, operands, list(result_avals),
+                          side_effect=has_side_effect, operand_avals=list(operand_avals))
+    return outs, None, None
 
 
 _unordered_key = core.Effect("UnorderedCallbacks")

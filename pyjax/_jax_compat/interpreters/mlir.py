@@ -9,6 +9,7 @@ operations itself (`mlir.ir`, `hlo.*`, `ir_constant`) cannot run; the names that
 bindings are absent or raise NotImplementedError when used."""
 from __future__ import annotations
 
+from pyjax._src.callback import emit_python_callback as emit_python_callback
 from pyjax._src.lowering.lower import LoweringRuleContext as LoweringRuleContext
 from pyjax._src.lowering.lower import ModuleContext as ModuleContext
 from pyjax._src.lowering.lower import lower_fun as lower_fun
@@ -18,5 +19,3 @@ from pyjax._jax_compat._unsupported import unsupported
 
 ir_constant = unsupported("jax.interpreters.mlir.ir_constant",
                           "pyjax's lowering rules emit StableHLO text: use lower_fun")
-emit_python_callback = unsupported("jax.interpreters.mlir.emit_python_callback",
-                                   "use jax.pure_callback in the primitive's impl")

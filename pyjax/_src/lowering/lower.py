@@ -27,6 +27,10 @@ class ModuleContext:
         self.axis_env = axis_env   # named axes of pmap/shard_map (later issues)
         self.functions = {}        # name -> text of a private function (an exported module's)
         self.dim_values = None     # symbolic dimension variable -> SSA name (export lowering)
+        self.keepalives = []       # objects the executable's callbacks need alive (JAX's name)
+
+    def add_keepalive(self, keepalive):
+        self.keepalives.append(keepalive)
 
 
 class LoweringRuleContext:
@@ -37,6 +41,8 @@ class LoweringRuleContext:
         self.module = module
         self.avals_in = avals_in
         self.avals_out = avals_out
+
+    module_context = property(lambda self: self.module)  # (JAX's name for it)
 
     def op(self, name, *operands, out=None, attrs=None, regions=None) -> str:
         """Emit an op with one result (typed by `out`, default: this equation's only output)."""
