@@ -119,3 +119,74 @@ def test_suite_sampling_is_deterministic_and_about_one_in_k():
     assert kept == [i for i in ids if jax_suite_plugin.sampled(i, 10)]
     assert 200 < len(kept) < 400
     assert all(jax_suite_plugin.sampled(i, 1) for i in ids)
+
+
+# The jax._src (and jax.X) names JAX 0.10.2's test files import at module level: each resolves
+# under the switch (a name without a pyjax meaning imports, and raises when used).
+JAX_TEST_FILE_IMPORTS = [
+    ("jax._src.test_util", ["JaxTestCase", "sample_product", "rand_default", "dtypes",
+                            "check_grads", "with_config", "count_jit_and_pmap_lowerings",
+                            "global_config_context", "JaxTestLoader", "device_under_test"]),
+    ("jax._src.config", ["parse_flags_with_absl", "update", "enable_x64", "config_states",
+                         "use_shardy_partitioner"]),
+    ("jax._src.api_util", ["flatten_fun_nokwargs", "debug_info"]),
+    ("jax._src.lax.parallel", ["pargmax", "pargmin"]),
+    ("jax._src.earray", ["EArray"]),
+    ("jax._src.interpreters.mlir", ["register_lowering"]),
+    ("jax._src.sharding_impls", ["NamedSharding", "make_single_device_sharding"]),
+    ("jax._src.literals", ["TypedNdArray"]),
+    ("jax._src.tree_util", ["prefix_errors", "broadcast_flattened_prefix_with_treedef",
+                            "default_registry", "dispatch_registry"]),
+    ("jax.custom_batching", ["custom_vmap", "sequential_vmap"]),
+    ("jax._src.debugging", ["debug_callback"]),
+    ("jax._src.numpy.fft", ["_fft_norm"]),
+    ("jax._src.lib", ["cuda_versions", "gpu_solver", "jaxlib_extension_version"]),
+    ("jax._src.cudnn.scaled_matmul_stablehlo", ["scaled_matmul_wrapper"]),
+    ("jax._src.deprecations", ["is_accelerated", "warn"]),
+    ("jax._src.random.core", ["_safe_int_to_float"]),
+    ("jax._src.random.threefry2x32", ["threefry_prng_impl"]),
+    ("jax.experimental.sparse.test_util", ["SparseTestCase"]),
+    ("jax._src.lax.lax", ["add", "remaining"]),
+    ("jax._src.linear_util", ["wrap_init"]),
+    ("jax._src.util", ["safe_zip", "safe_map", "unzip2", "split_list", "curry", "tuple_insert",
+                       "partition_list", "merge_lists", "tuple_update"]),
+    ("jax._src.lax_reference", ["reduce_window"]),
+    ("jax._src.internal_test_util.lax_test_util", ["lax_ops"]),
+    ("jax._src.ad_checkpoint", ["saved_residuals", "custom_remat"]),
+    ("jax._src.lax.linalg", ["_lu_python"]),
+]
+
+_RESOLVE = r"""
+import importlib, json, sys
+import pyjax
+pyjax.as_jax()
+missing = []
+for module, names in json.loads(sys.argv[1]):
+    try:
+        mod = importlib.import_module(module)
+    except Exception as e:
+        missing.append(f"{module}: {type(e).__name__}: {e}")
+        continue
+    missing += [f"{module}.{n}" for n in names if not hasattr(mod, n)]
+print(json.dumps(missing))
+"""
+
+
+def test_jax_test_files_module_level_names_resolve_under_the_switch():
+    import subprocess
+    proc = subprocess.run([sys.executable, "-c", _RESOLVE, json.dumps(JAX_TEST_FILE_IMPORTS)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.splitlines()[-1]) == []
+
+
+def test_names_without_a_pyjax_meaning_raise_when_used():
+    from pyjax._jax_compat.internal import earray, util
+    assert util.split_list([1, 2, 3, 4], [1, 2]) == [[1], [2, 3], [4]]
+    assert util.merge_lists([True, False], [1], [2]) == [2, 1]
+    with pytest.raises(NotImplementedError, match="EArray is not implemented by pyjax"):
+        earray.EArray()
+    with pytest.raises(NotImplementedError, match="jax._src.util.no_such_helper"):
+        util.no_such_helper()
+    with pytest.raises(AttributeError):
+        util.__no_such_dunder__

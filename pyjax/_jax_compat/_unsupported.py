@@ -36,3 +36,17 @@ def unsupported_transform(jax_name: str, why: str = ""):
     transform.__name__ = jax_name.rpartition(".")[2]
     transform.__qualname__ = transform.__name__
     return transform
+
+
+def module_getattr(module_name: str, why: str = ""):
+    """A module `__getattr__` for a shim of a JAX-internal module: a name the shim does not
+    define imports as a stub that raises NotImplementedError when called (or instantiated, for
+    names spelled like classes), so a test file importing it collects and fails only where it
+    uses it. Dunder and `_pytest`-style probes stay AttributeErrors."""
+    def __getattr__(name):
+        if name.startswith("__") or name in ("pytest_plugins",):
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        if name[:1].isupper() and not name.isupper():
+            return type(name, (UnsupportedType,), {"__module__": module_name})
+        return unsupported(f"{module_name}.{name}", why)
+    return __getattr__

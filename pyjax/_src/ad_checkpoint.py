@@ -357,3 +357,9 @@ def _describe_residuals(jaxpr, residuals, arg_names, sources):
             else:
                 out.append((v.aval, f"output of {eqn.primitive.name} from {where}"))
     return out
+
+
+def custom_remat(*args, **kwargs):
+    """JAX's experimental `custom_remat` (a rematerialization rule per function); pyjax has
+    none."""
+    raise NotImplementedError("jax._src.ad_checkpoint.custom_remat is not implemented by pyjax")

@@ -431,9 +431,11 @@ def skip_under_pytest(reason: str):
     return unittest.skipIf(is_running_under_pytest(), "Running under pytest: " + reason)
 
 
+@contextlib.contextmanager
 def thread_unsafe_test(condition: bool = True):
-    """Marks a test that must not run beside others (tests here run one at a time)."""
-    return contextlib.nullcontext()
+    """Marks a test that must not run beside others (a context manager and a decorator; tests
+    here run one at a time, so it only marks)."""
+    yield
 
 
 def thread_unsafe_test_class(condition: bool = True):

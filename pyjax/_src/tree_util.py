@@ -876,3 +876,15 @@ class _OpaquePartial:
 
 register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+# JAX's private prefix-error helpers (jax._src.tree_util), which its tests import: pyjax reports
+# prefix mismatches through `flatten_prefix`'s errors instead.
+def prefix_errors(prefix_tree, full_tree, is_leaf=None):
+    raise NotImplementedError("jax._src.tree_util.prefix_errors is not implemented by pyjax "
+                              "(prefix mismatches raise from flatten_prefix)")
+
+
+def broadcast_flattened_prefix_with_treedef(prefix_leaves, treedef, full_treedef):
+    raise NotImplementedError("jax._src.tree_util.broadcast_flattened_prefix_with_treedef is not "
+                              "implemented by pyjax")

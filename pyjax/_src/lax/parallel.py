@@ -235,6 +235,31 @@ def pmin(x, axis_name, *, axis_index_groups=None):
     return _allreduce(pmin_p, reductions.reduce_min, _same, x, axis_name, axis_index_groups)
 
 
+def _axis_index_of_val(x, val, axis_name):
+    """The smallest index along `axis_name` of the examples where `x` equals `val`."""
+    idx = axis_index(axis_name)
+    shape = np.shape(x) if not hasattr(x, "aval") else x.aval.shape
+    mask = elt.eq(val, x)
+    here = shape_ops.broadcast(idx, shape)
+    never = shape_ops.broadcast(np.array(np.iinfo(np.int32).max, np.int32), shape)
+    return pmin(elt.select(mask, here, never), axis_name)
+
+
+def pargmax(x, axis_name):
+    """The index along the (one) named axis of the example holding the maximum of `x`,
+    elementwise (the first such example on ties)."""
+    if isinstance(axis_name, (tuple, list)):
+        raise TypeError(f"pargmax only accepts a single axis, got {axis_name}")
+    return _axis_index_of_val(x, pmax(x, axis_name), axis_name)
+
+
+def pargmin(x, axis_name):
+    """As pargmax, for the minimum."""
+    if isinstance(axis_name, (tuple, list)):
+        raise TypeError(f"pargmin only accepts a single axis, got {axis_name}")
+    return _axis_index_of_val(x, pmin(x, axis_name), axis_name)
+
+
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of `x` over the named axis (or axes); integers give floats, as in JAX.
 

@@ -272,3 +272,17 @@ def fftshift(x, axes=None):
 def ifftshift(x, axes=None):
     """The inverse of `fftshift`."""
     return _shift("ifftshift", x, axes, -1)
+
+
+def _fft_norm(s, func_name, norm):
+    """JAX's private `_fft_norm`: the factor `norm` scales a transform of sizes `s` by, as an
+    array, computed in an inexact dtype (integer sizes would overflow)."""
+    if norm == "backward":
+        return np.array(1)
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
+    s = np.asarray(s)
+    dt = dtypes.default_float_dtype() if s.dtype.kind in "biu" else dtypes.canonicalize_dtype(s.dtype)
+    size = np.prod(s.astype(dt), dtype=dt)
+    scale = np.sqrt(size) if norm == "ortho" else size
+    return scale if func_name.startswith("i") else (1 / scale).astype(dt)

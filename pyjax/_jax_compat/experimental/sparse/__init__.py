@@ -1,0 +1,1 @@
+"""Shims for submodules of `jax.experimental.sparse` that pyjax's package lacks."""

@@ -1,0 +1,1 @@
+"""Shims for JAX's `jax._src.internal_test_util` package."""
