@@ -113,6 +113,17 @@ def test_reduction_methods(x):
     np.testing.assert_allclose(np.asarray(x.mean(axis=0)), [1.5, 2.5, 3.5])
 
 
+def test_trace_diagonal_ptp_tobytes_methods():
+    """Issue 23: Array methods JAX 0.10.2 has (values recorded from it), under jit too."""
+    x = jnp.arange(6.).reshape(2, 3)
+    assert float(x.trace()) == 4.0 and float(x.trace(offset=1)) == 6.0
+    assert x.diagonal(1).tolist() == [1, 5] and x.ptp(axis=1).tolist() == [2, 2]
+    assert x.tobytes()[:8] == b"\x00\x00\x00\x00\x00\x00\x80?"
+    t = jnp.arange(8.).reshape(2, 2, 2).trace(axis1=1, axis2=2, dtype=jnp.int32)
+    assert t.dtype == np.int32 and t.tolist() == [3, 11]
+    assert float(pyjax.jit(lambda v: v.trace() + v.diagonal().sum() + v.ptp())(x)) == 13.0
+
+
 def test_arrays_are_immutable_and_unhashable(x):
     with pytest.raises(TypeError):
         x[0, 0] = 1.0
