@@ -9,6 +9,8 @@ tests/data/jax_config.json; the same probes and sources are replayed here with p
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -201,3 +203,28 @@ class _flag:
 
     def __exit__(self, *exc):
         jax.config.update(self.name, self.prev)
+
+
+def test_num_cpu_devices_takes_precedence_over_xla_flags():
+    # JAX 0.10.2 makes the CPU client with jax_num_cpu_devices when it is set (equinox's test
+    # conftest sets 2 under a CI that exports --xla_force_host_platform_device_count=8), and falls
+    # back to the XLA flag only when it is not.
+    child = ("import pyjax; pyjax.config.update('jax_num_cpu_devices', 2); "
+             "print(len(pyjax.devices('cpu')), pyjax.device_count())")
+    flag_only = "import pyjax; print(len(pyjax.devices('cpu')), pyjax.device_count())"
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+           "PYJAX_CACHE_DIR": ""}
+    env.pop("JAX_NUM_CPU_DEVICES", None)
+    for code, want in ((child, "2 2"), (flag_only, "8 8")):
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split("\n")[0].strip() == want
+
+
+def test_config_x64_enabled_reads_the_flag():
+    """Issue 23: JAX's `jax.config.x64_enabled` (JAX's test files read it)."""
+    assert pyjax.config.x64_enabled is False
+    with pyjax.enable_x64(True):
+        assert pyjax.config.x64_enabled is True
+    assert pyjax.config.x64_enabled is False

@@ -207,12 +207,13 @@ def backends_are_initialized() -> bool:
 
 
 def _cpu_device_count():
-    """N from XLA_FLAGS=--xla_force_host_platform_device_count=N (or jax_num_cpu_devices)."""
+    """N from jax_num_cpu_devices (set from $JAX_NUM_CPU_DEVICES, or before the first use) when it
+    is set, as JAX gives it precedence; else from XLA_FLAGS=--xla_force_host_platform_device_count=N."""
+    n = config.jax_num_cpu_devices
+    if isinstance(n, int) and n >= 0:
+        return n or None
     m = re.search(r"--xla_force_host_platform_device_count=(\d+)", os.environ.get("XLA_FLAGS", ""))
-    if m:
-        return int(m.group(1))
-    n = config.jax_num_cpu_devices  # set from $JAX_NUM_CPU_DEVICES, or before the first use
-    return n if isinstance(n, int) and n > 0 else None
+    return int(m.group(1)) if m else None
 
 
 def devices(backend=None):
