@@ -224,7 +224,7 @@ def test_num_cpu_devices_takes_precedence_over_xla_flags():
 
 def test_config_x64_enabled_reads_the_flag():
     """Issue 23: JAX's `jax.config.x64_enabled` (JAX's test files read it)."""
-    assert pyjax.config.x64_enabled is False
-    with pyjax.enable_x64(True):
-        assert pyjax.config.x64_enabled is True
-    assert pyjax.config.x64_enabled is False
+    assert jax.config.x64_enabled is False
+    with jax.enable_x64(True):
+        assert jax.config.x64_enabled is True
+    assert jax.config.x64_enabled is False

@@ -274,6 +274,8 @@ ACTED_ON = frozenset({
     "jax_explain_cache_misses",       # jit: explain every retrace (pyjax explains repeats anyway)
     "jax_platforms", "jax_platform_name", "jax_num_cpu_devices",  # backend: client selection
     "jax_compilation_cache_dir",      # backend: the persistent cache directory
+    "jax_persistent_cache_min_compile_time_secs",  # backend: cache write thresholds, when set
+    "jax_persistent_cache_min_entry_size_bytes",
     "jax_threefry_partitionable",     # random: the threefry split/bits scheme
     "jax_default_prng_impl",          # random: the implementation of raw keys and new keys
     "jax_enable_custom_prng",         # random: PRNGKey returns typed keys
@@ -333,6 +335,11 @@ class Config:
         return self._values[name]
 
     _read = read  # JAX's spelling
+
+    @property
+    def x64_enabled(self):
+        """Whether 64-bit types are on (JAX's `jax.config.x64_enabled`)."""
+        return self._values["jax_enable_x64"]
 
     def __getattr__(self, name):
         try:
