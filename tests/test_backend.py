@@ -259,6 +259,7 @@ def test_host_callbacks(dev, cache_dir):
     x = np.arange(8, dtype=np.float32)
     np.testing.assert_array_equal(xla.to_numpy(exe([put(x, dev)])[0]), x * 10)
     np.testing.assert_array_equal(seen[0], x)
+    xla.wait_for_cache_writes()
     assert not list(cache_dir.glob("*.pjx"))
     with pytest.raises(ValueError, match="invalid StableHLO"):
         xla.compile("garbage", [dev], out_avals=[F8], host_callbacks=[times10])
@@ -317,6 +318,7 @@ def run_second_process(cache_path, text=TINY, log=False):
 
 def test_disk_cache_second_process_hits(dev, cache_dir):
     xla.compile(TINY, [dev], out_avals=[F8])
+    xla.wait_for_cache_writes()  # entries are written in the background
     entries = list(cache_dir.glob("*.pjx"))
     assert len(entries) == 1 and xla.cache_dir() == str(cache_dir)
     r = run_second_process(cache_dir, log=True)
@@ -327,6 +329,7 @@ def test_disk_cache_second_process_hits(dev, cache_dir):
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "bad_payload", "empty"])
 def test_disk_cache_damaged_entry_is_dropped(dev, cache_dir, damage):
     xla.compile(TINY, [dev], out_avals=[F8])
+    xla.wait_for_cache_writes()
     (entry,) = cache_dir.glob("*.pjx")
     data = entry.read_bytes()
     if damage == "garbage":

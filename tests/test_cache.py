@@ -130,3 +130,60 @@ def test_the_disk_cache_is_on_by_default(tmp_path):
     assert first["dir"] == str(tmp_path / "xdg" / "pyjax")
     assert len(entries(tmp_path / "xdg" / "pyjax")) == first["stats"]["disk_writes"] >= 1
     assert run(env)["stats"]["compiles"] == 0
+
+
+# -- writes off the critical path, and JAX's write thresholds (issue 25) -------------------------
+
+def test_entries_are_written_by_the_background_writer_and_flushed_at_exit(cache):
+    code = PROGRAM.replace("print(json.dumps(", "import threading\nwriters = [t.name for t in "
+                           "threading.enumerate()]\nprint(json.dumps({'writers': writers}))\n"
+                           "print(json.dumps(", 1).replace('"stats": xla.cache_stats(),', "")
+    env = {k: v for k, v in os.environ.items() if k != "PYJAX_CACHE_DIR"}
+    env["PYJAX_CACHE_DIR"] = str(cache)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "pyjax-cache-writer" in json.loads(r.stdout.splitlines()[0])["writers"]
+    # the process printed without waiting for its writes; the exit hook wrote them all
+    assert entries(cache) and run({"PYJAX_CACHE_DIR": str(cache)})["stats"]["compiles"] == 0
+
+
+def test_a_write_interrupted_before_its_rename_leaves_no_entry(tmp_path, monkeypatch):
+    disk = disk_cache.DiskCache(tmp_path)
+    key = disk_cache.make_key("k")
+
+    def killed(src, dst):
+        raise OSError("killed between write and rename")
+    monkeypatch.setattr(disk_cache.os, "replace", killed)
+    assert disk.put(key, b"payload" * 100) is False
+    assert disk.get(key) is None and entries(tmp_path) == []
+
+
+def test_min_entry_size_and_compile_time_thresholds_apply_when_set(cache):
+    big = {"PYJAX_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "1000000000"}
+    out = run(big)
+    assert out["stats"]["compiles"] >= 1 and out["stats"]["disk_writes"] == 0
+    assert not cache.exists() or not entries(cache)
+    slow = {"PYJAX_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "1000"}
+    assert run(slow)["stats"]["disk_writes"] == 0
+    assert not cache.exists() or not entries(cache)
+    # -1 lifts the size restriction, as in JAX; the defaults (unset) write every executable
+    lifted = run({"PYJAX_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"})
+    assert lifted["stats"]["disk_writes"] == lifted["stats"]["compiles"] == len(entries(cache))
+
+
+def test_thresholds_set_through_config_update(tmp_path, monkeypatch):
+    from pyjax._src.backend import xla
+    from pyjax._src.config import config
+
+    monkeypatch.setenv("PYJAX_CACHE_DIR", str(tmp_path))
+    xla._reset_for_tests()
+    old = config.jax_persistent_cache_min_compile_time_secs
+    try:
+        assert xla._threshold(xla._MIN_TIME) == 0  # pyjax's default: write every executable
+        config.update("jax_persistent_cache_min_compile_time_secs", 1000.0)
+        assert xla._threshold(xla._MIN_TIME) == 1000.0
+    finally:
+        config.update("jax_persistent_cache_min_compile_time_secs", old)
+        xla._thresholds_set.discard(xla._MIN_TIME)
+        xla._reset_for_tests()

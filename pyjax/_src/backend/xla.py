@@ -588,12 +588,34 @@ _STAT_NAMES = ("compiles", "memory_hits", "disk_hits", "disk_misses", "disk_writ
 _disk = None  # DiskCache, or None when disabled
 _disk_resolved = False  # _disk is only valid once this is True
 _CACHE_FORMAT = "pyjax-exe-1"
+_writer = _cache.BackgroundWriter()  # entries are written off the compile's critical path
+
+# JAX's write thresholds (an executable compiled in less time, or whose entry is smaller, is not
+# written). NB: by default pyjax writes every executable (JAX: those compiled in >= 1 s), since
+# the write costs the compile nothing and a second process then starts warm; a value set through
+# jax.config.update or the environment applies as in JAX.
+_MIN_TIME, _MIN_SIZE = ("jax_persistent_cache_min_compile_time_secs",
+                        "jax_persistent_cache_min_entry_size_bytes")
+_thresholds_set = {name for name in (_MIN_TIME, _MIN_SIZE) if name.upper() in os.environ}
+config.on_change(_MIN_TIME, lambda _: _thresholds_set.add(_MIN_TIME))
+config.on_change(_MIN_SIZE, lambda _: _thresholds_set.add(_MIN_SIZE))
+
+
+def _threshold(name):
+    return config.read(name) if name in _thresholds_set else 0
 
 
 def cache_stats():
     """Counters: compiles (real XLA compiles), memory_hits, disk_hits, disk_misses,
-    disk_writes, disk_errors (damaged entries dropped)."""
+    disk_writes, disk_errors (damaged entries dropped). Waits for the queued cache writes."""
+    _writer.flush()
     return dict(_stats)
+
+
+def wait_for_cache_writes():
+    """Return once the persistent-cache entries of every compile so far are on disk (they are
+    written in the background; a finishing process waits for them too)."""
+    _writer.flush()
 
 
 def _reset_stats():
@@ -651,6 +673,7 @@ def _reset_for_tests():
     """Forget the in-memory cache, the counters and the cache directory (re-read from the
     environment, e.g. a new $PYJAX_CACHE_DIR, at the next compile)."""
     global _disk, _disk_resolved
+    _writer.flush()
     clear_caches()
     _reset_stats()
     _disk, _disk_resolved = None, False
@@ -754,6 +777,7 @@ def _compile_cached(client, text, device_list, opts, opts_bytes, devices):
                               client.platform_version, jaxlib.__version__,
                               os.environ.get("XLA_FLAGS", ""), devices[0].device_kind,
                               _cache.host_fingerprint() if client.platform == "cpu" else "")
+        _writer.wait(key)  # this very entry still being written: let it land
         blob = disk.get(key)
         if blob is not None:
             try:
@@ -768,19 +792,27 @@ def _compile_cached(client, text, device_list, opts, opts_bytes, devices):
                 return exe, "disk"
         else:
             _stats["disk_misses"] += 1
+    t_xla = time.perf_counter()
     exe = _xla_compile(client, text, device_list, opts)
     how = "persistent cache disabled"
     if disk is not None:
         how = "persistent cache miss"
-        try:
-            payload = exe.serialize()
-        except Exception as e:  # noqa: BLE001 — some executables can't be serialized
-            logger.debug("pyjax: not caching an executable that can't be serialized: %s", e)
-        else:
-            if disk.put(key, payload):
-                _stats["disk_writes"] += 1
+        if time.perf_counter() - t_xla >= _threshold(_MIN_TIME):
+            _writer.submit(key, functools.partial(_write_entry, disk, key, exe,
+                                                  _threshold(_MIN_SIZE)))
     _log_compile(text, devices, time.perf_counter() - t0, how)
     return exe, "compiled"
+
+
+def _write_entry(disk, key, exe, min_bytes):
+    """Serialize `exe` into the disk cache (on the writer thread)."""
+    try:
+        payload = exe.serialize()
+    except Exception as e:  # noqa: BLE001 — some executables can't be serialized
+        logger.debug("pyjax: not caching an executable that can't be serialized: %s", e)
+        return
+    if disk.put(key, payload, min_bytes):
+        _stats["disk_writes"] += 1
 
 
 def _xla_compile(client, text, device_list, opts):
