@@ -753,6 +753,16 @@ def test_isclose_infinities_and_nan():
 
 # -- reductions and functions: special cases -------------------------------------------------------
 
+def test_reduction_axis_any_iterable():
+    # JAX 0.10.2 takes any iterable of ints as a reduction's axis (diffrax passes a range)
+    x = jnp.ones((2, 3, 4))
+    assert jnp.sum(x, axis=range(2, 3)).shape == (2, 3)
+    assert jnp.max(x, axis=range(1, 3)).shape == (2,)
+    assert jnp.mean(x, axis=range(0)).shape == (2, 3, 4)
+    assert jnp.sum(x, axis=(a for a in (0, 2))).shape == (3,)
+    check(jnp.sum(x, axis=range(1, 3)), [12., 12.], np.float32)
+
+
 def test_reduction_special_cases():
     check(jnp.sum(jnp.array([True, True])), 2, np.int32)
     assert np.isnan(float(jnp.mean(jnp.zeros((0,)))))

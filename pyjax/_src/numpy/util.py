@@ -191,7 +191,9 @@ def reduction_axes(axis, ndim, fname):
     axes come back sorted and non-negative; a repeated axis is a ValueError."""
     if axis is None:
         return tuple(range(ndim)), ()
-    items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    # any iterable of axes (a range, a generator) as JAX's _ensure_index_tuple takes it
+    iterable = hasattr(axis, "__iter__") and not isinstance(axis, (str, Array, np.generic))
+    items = tuple(axis) if iterable or isinstance(axis, np.ndarray) else (axis,)
     # NB: a str names one axis; JAX iterates over its characters (`axis="ij"` is "i" and "j")
     named = tuple(a for a in items if isinstance(a, str))
     pos = [canonicalize_axis(a, ndim, "axis", fname) for a in items if not isinstance(a, str)]
