@@ -35,7 +35,8 @@ LAYERS = [
                  "pyjax._src.typing"]),
     ("lax", ["pyjax._src.lax"]),
     ("numpy", ["pyjax._src.numpy",
-               "pyjax._src.state.primitives"]),  # ref[idx] reads/writes index as jnp does
+               "pyjax._src.state.primitives",  # ref[idx] reads/writes index as jnp does
+               "pyjax._src.ops"]),  # jax.ops' segment reductions: scatters, as jnp's .at[]
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
              "pyjax._src.custom_derivatives", "pyjax._src.ad_checkpoint", "pyjax._src.test_util",
              "pyjax._src.public_test_util", "pyjax._src.test_cases",  # jax._src.test_util (jtu)

@@ -1,0 +1,1 @@
+"""`jax.ops`: the segment reductions (scatter.py)."""
