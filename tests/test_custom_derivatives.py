@@ -11,7 +11,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src import ad_api, core
-from pyjax._src.ad_checkpoint import checkpoint_name
+from pyjax._src.ad_checkpoint import checkpoint_name, saved_residuals
 from pyjax._src.interpreters import ad
 from pyjax.test_util import check_grads
 
@@ -450,3 +450,28 @@ def test_custom_vjp_bwd_runs_when_its_output_cotangents_are_zero():
     # an unused output's equation is dead and is not transposed (JAX: s -> [0.0])
     g = pyjax.grad(lambda p: jnp.sum(pyjax.lax.stop_gradient(meta(jnp.ones(3), p["s"])[0])) + p["w"])(p)
     np.testing.assert_array_equal(g["s"], [0.0])
+
+
+def test_every_checkpoint_policy_jax_names():
+    """Issue 23: JAX 0.10.2's checkpoint_policies names, each saving what JAX's saves (residual
+    counts recorded from JAX for this function: 3, 6, 5, 4, 5) with the same gradient."""
+    P = pyjax.checkpoint_policies
+
+    def f(x, w):
+        a = checkpoint_name(jnp.sin(x @ w), "a")
+        b = checkpoint_name(jnp.cos(a @ w), "b")
+        return jnp.sum(jnp.tanh(b @ w))
+    x, w = jnp.ones((2, 3)) * 0.3, jnp.eye(3) * 0.7
+    policies = [P.save_any_names_but_these("a"),
+                P.save_from_both_policies(P.save_only_these_names("a"), P.dots_saveable),
+                P.offload_dot_with_no_batch_dims("device", "pinned_host"),
+                P.save_and_offload_only_these_names(names_which_can_be_saved=["a"], names_which_can_be_offloaded=["b"],
+                                                    offload_src="device", offload_dst="pinned_host"),
+                P.checkpoint_dots_with_no_batch_dims]
+    for policy, count in zip(policies, [3, 6, 5, 4, 5]):
+        g = pyjax.grad(pyjax.checkpoint(f, policy=policy))(x, w)
+        np.testing.assert_allclose(g, np.full((2, 3), -0.0312), atol=1e-4)
+        assert len(saved_residuals(pyjax.checkpoint(f, policy=policy), x, w)) == count
+    with pytest.raises(ValueError):
+        P.save_and_offload_only_these_names(names_which_can_be_saved=["a"], names_which_can_be_offloaded=["a"],
+                                            offload_src="device", offload_dst="pinned_host")

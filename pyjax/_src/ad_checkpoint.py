@@ -93,14 +93,69 @@ def _saves(decision) -> bool:
     return decision is Saveable or decision is True or isinstance(decision, Offloadable)
 
 
+def save_any_names_but_these(*names):
+    """Save the values named by checkpoint_name, except those `names` (nothing unnamed)."""
+    names = frozenset(names)
+
+    def policy(prim, *avals, **params):
+        return prim is name_p and params["name"] not in names
+    return policy
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Offload the results of dots without batch dimensions (src -> dst memory), recompute the
+    rest. NB: pyjax has one memory per device, so an offloaded value is saved where it is."""
+    def policy(prim, *avals, **params):
+        if dots_with_no_batch_dims_saveable(prim, *avals, **params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src, offload_dst):
+    """Save the values of the first names, offload those of the second, recompute the rest."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    if saved & offloaded:
+        raise ValueError(f"The names should be exclusive and should not intersect in "
+                         f"`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+                         f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+                         f"and the intersection={saved & offloaded}")
+
+    def policy(prim, *avals, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves (both must answer True or False)."""
+    def policy(prim, *avals, **params):
+        out1, out2 = policy_1(prim, *avals, **params), policy_2(prim, *avals, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(f"The return value of the policies should be a boolean. Got: {out1} and "
+                             f"{out2}. Write a custom policy function directly instead of combining "
+                             f"these with save_from_both_policies.")
+        return out1 or out2
+    return policy
+
+
 class checkpoint_policies:
     everything_saveable = staticmethod(everything_saveable)
     nothing_saveable = staticmethod(nothing_saveable)
     dots_saveable = staticmethod(dots_saveable)
     checkpoint_dots = staticmethod(dots_saveable)
     dots_with_no_batch_dims_saveable = staticmethod(dots_with_no_batch_dims_saveable)
+    checkpoint_dots_with_no_batch_dims = staticmethod(dots_with_no_batch_dims_saveable)
+    offload_dot_with_no_batch_dims = staticmethod(offload_dot_with_no_batch_dims)
     save_anything_except_these_names = staticmethod(save_anything_except_these_names)
+    save_any_names_but_these = staticmethod(save_any_names_but_these)
     save_only_these_names = staticmethod(save_only_these_names)
+    save_from_both_policies = staticmethod(save_from_both_policies)
+    save_and_offload_only_these_names = staticmethod(save_and_offload_only_these_names)
 
 
 # -- checkpoint_name -------------------------------------------------------------------------------
