@@ -154,6 +154,23 @@ JAX_TEST_FILE_IMPORTS = [
     ("jax._src.internal_test_util.lax_test_util", ["lax_ops"]),
     ("jax._src.ad_checkpoint", ["saved_residuals", "custom_remat"]),
     ("jax._src.lax.linalg", ["_lu_python"]),
+    ("jax._src.hypothesis_test_util", ["setup_hypothesis", "hypothesis_is_thread_safe"]),
+    ("jax._src.effects", ["Effect", "lowerable_effects", "control_flow_allowed_effects"]),
+    ("jax._src.lib.mlir.dialects.hlo", []),
+    ("jax.experimental.custom_partitioning", ["custom_partitioning"]),
+    ("jax.experimental.sparse._lowerings", ["SUPPORTED_DATA_DTYPES"]),
+    ("jax._src.pjit", ["pjit", "_pjit_lower", "make_jit_cpp_cache"]),
+    ("jax._src.dtypes", ["_jax_types", "_weak_types", "_float8_dtypes",
+                         "register_canonicalize_value_handler"]),
+    ("jax._src.core", ["ShardingTypeError", "call_p", "closed_call_p"]),
+    ("jax._src.sharding", ["common_devices_indices_map", "IndivisibleError"]),
+    ("jax._src.mesh", ["empty_concrete_mesh", "use_abstract_mesh"]),
+    ("jax._src.state.types", ["shaped_array_ref"]),
+    ("jax._src.state.primitives", ["pin", "unpin"]),
+    ("jax._src.state.discharge", ["run_state_reference"]),
+    ("jax._src.layout", ["Format", "Layout"]),
+    ("jax._src.lax.eval_jaxpr", ["eval_jaxpr_p"]),
+    ("jax._src.shard_map", ["top_level_all_gather"]),
 ]
 
 _RESOLVE = r"""
@@ -190,3 +207,30 @@ def test_names_without_a_pyjax_meaning_raise_when_used():
         util.no_such_helper()
     with pytest.raises(AttributeError):
         util.__no_such_dunder__
+
+
+def test_lax_test_util_tables_are_jax_tables():
+    from pyjax._jax_compat.internal.internal_test_util import lax_test_util as ltu
+    ops = ltu.lax_ops()
+    assert len(ops) == 69 and ops[0].op == "neg" and ops[-1].op == "lt"  # (JAX 0.10.2's)
+    assert [r.tol for r in ops if r.op == "tan"] == [{np.float32: 3e-5}]
+    assert list(ltu.all_bdims((2,), ())) == [(None, 0), (0, None), (0, 0), (1, None), (1, 0)]
+    assert ltu.add_bdim(5, 1, (2, 3)) == (2, 5, 3)
+
+
+def test_effect_type_sets_and_hypothesis_profiles():
+    from pyjax._jax_compat.internal import effects, hypothesis_test_util as htu
+
+    class E(effects.Effect):
+        pass
+    s = effects.EffectTypeSet()
+    s.add_type(E)
+    e = E("e")
+    assert s.contains(e) and s.filter_not_in([e, 1]) == [1]
+    import hypothesis
+    try:
+        htu.setup_hypothesis(max_examples=7)
+        assert hypothesis.settings.default.max_examples == 7
+        assert hypothesis.settings.default.derandomize
+    finally:
+        hypothesis.settings.load_profile("default")  # the other tests' profile

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import enum
 
+import ml_dtypes
+import numpy as np
+
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
+from pyjax._src.pjit import jit as _jit
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
 
@@ -64,6 +68,50 @@ def get_abstract_mesh() -> AbstractMesh:
     return _EMPTY_MESH
 
 
+# JAX 0.10.2's lists of its dtypes (those the installed ml_dtypes has).
+_FLOAT8_TYPES = ("float8_e3m4 float8_e4m3 float8_e8m0fnu float8_e4m3b11fnuz float8_e4m3fn "
+                 "float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz").split()
+_JAX_TYPES = ("bool uint1 uint2 uint4 uint8 uint16 uint32 uint64 int1 int2 int4 int8 int16 "
+              "int32 int64 float4_e2m1fn float6_e2m3fn float6_e3m2fn".split() + _FLOAT8_TYPES
+              + "bfloat16 float16 float32 float64 complex64 complex128".split())
+
+
+def _dtype_list(names):
+    found = [getattr(ml_dtypes, n, None) or getattr(np, n, None) for n in names]
+    return [np.dtype(t) for t in found if t is not None]
+
+
+class _IndivisibleError(Exception):
+    """JAX's error for shardings that do not divide a shape (pyjax raises ValueError)."""
+
+
+_IndivisibleError.__name__ = _IndivisibleError.__qualname__ = "IndivisibleError"
+
+
+class _ShardingTypeError(TypeError):
+    """JAX's error for sharding-in-types mismatches (pyjax raises other errors for them)."""
+
+
+_ShardingTypeError.__name__ = _ShardingTypeError.__qualname__ = "ShardingTypeError"
+_canonicalize_value_handlers: dict = {}
+_UNSPECIFIED = object()
+
+
+def _pjit(fun, in_shardings=_UNSPECIFIED, out_shardings=_UNSPECIFIED, **kwargs):
+    """JAX's deprecated `pjit`: `jit` with the shardings as positional arguments."""
+    if in_shardings is not _UNSPECIFIED:
+        kwargs["in_shardings"] = in_shardings
+    if out_shardings is not _UNSPECIFIED:
+        kwargs["out_shardings"] = out_shardings
+    return _jit(fun, **kwargs)
+
+
+def _register_canonicalize_value_handler(cls, handler) -> None:
+    """JAX lets a type say how its values canonicalize; pyjax records the registration and
+    does not consult it (values of such types are refused where they are used)."""
+    _canonicalize_value_handlers[cls] = handler
+
+
 STUBS = {
     "": {"pmap": unsupported_transform("jax.pmap", "use jax.vmap, or jax.jit with shardings"),
          "Ref": Ref, "new_ref": unsupported("jax.new_ref", "pyjax has no mutable arrays")},
@@ -73,5 +121,25 @@ STUBS = {
         "get_abstract_mesh": get_abstract_mesh,
         "reshard": unsupported("jax.sharding.reshard", _NO_MESHES),
         "auto_axes": unsupported("jax.sharding.auto_axes", _NO_MESHES),
+        "explicit_axes": unsupported("jax.sharding.explicit_axes", _NO_MESHES),
     },
+    # Private names of pyjax's own modules that JAX's test files import at module level.
+    "_src.mesh": {"empty_concrete_mesh": unsupported("jax._src.mesh.empty_concrete_mesh"),
+                  "use_abstract_mesh": unsupported("jax._src.mesh.use_abstract_mesh")},
+    "_src.core": {"call_p": unsupported("jax._src.core.call_p"),
+                  "ShardingTypeError": _ShardingTypeError,
+                  "closed_call_p": unsupported("jax._src.core.closed_call_p")},
+    "_src.pjit": {"pjit": _pjit,"_pjit_lower": unsupported("jax._src.pjit._pjit_lower"),
+                  "make_jit_cpp_cache": unsupported("jax._src.pjit.make_jit_cpp_cache")},
+    "_src.shard_map": {"top_level_all_gather": unsupported("jax._src.shard_map.top_level_all_gather")},
+    "_src.sharding": {"common_devices_indices_map": unsupported(
+        "jax._src.sharding.common_devices_indices_map"), "IndivisibleError": _IndivisibleError},
+    "_src.state.types": {"shaped_array_ref": unsupported("jax._src.state.types.shaped_array_ref")},
+    "experimental": {"primal_tangent_dtype": unsupported("jax.experimental.primal_tangent_dtype")},
+    "_src.state.primitives": {"pin": unsupported("jax._src.state.primitives.pin"),
+                              "unpin": unsupported("jax._src.state.primitives.unpin")},
+    "_src.state.discharge": {
+        "run_state_reference": unsupported("jax._src.state.discharge.run_state_reference")},
+    "_src.dtypes": {"register_canonicalize_value_handler": _register_canonicalize_value_handler,"_jax_types": _dtype_list(_JAX_TYPES), "_weak_types": [int, float, complex],
+                    "_float8_dtypes": _dtype_list(_FLOAT8_TYPES)},
 }

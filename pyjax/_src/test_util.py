@@ -827,7 +827,9 @@ class BufferDonationTestCase(JaxTestCase):
 
 
 _PJIT_IMPLEMENTATION = _jit
+_PJIT_IMPLEMENTATION._name = "jit"  # (as JAX's: tests name their cases after it)
 _NOOP_JIT_IMPLEMENTATION = lambda x, *args, **kwargs: x
+_NOOP_JIT_IMPLEMENTATION._name = "noop"
 JIT_IMPLEMENTATION = (_PJIT_IMPLEMENTATION, _NOOP_JIT_IMPLEMENTATION)
 
 

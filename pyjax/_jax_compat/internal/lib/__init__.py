@@ -5,7 +5,7 @@ from pyjax._jax_compat._unsupported import module_getattr
 from pyjax._jax_compat.lib import __version__ as version_str  # noqa: F401
 
 version = tuple(int(p) for p in version_str.split(".")[:3])
-jaxlib_extension_version = version
+jaxlib_extension_version = 467  # jaxlib 0.10.2's C++ extension API version
 cuda_versions = None
 gpu_solver = None
 gpu_sparse = None

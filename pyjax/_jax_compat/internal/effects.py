@@ -1,0 +1,35 @@
+"""`jax._src.effects`: the effect base class and JAX's effect-type sets (pyjax records which
+effect types a test registers; its own rules decide what lowers)."""
+from pyjax._jax_compat._unsupported import module_getattr
+from pyjax._src.core import Effect as Effect
+
+
+class EffectTypeSet:
+    """A set of effect classes (JAX's registries of what may lower, appear in control flow,
+    be remat'ed, ...)."""
+
+    def __init__(self):
+        self._types: set = set()
+
+    def add_type(self, effect_type) -> None:
+        self._types.add(effect_type)
+
+    def contains(self, eff) -> bool:
+        return any(isinstance(eff, t) for t in self._types)
+
+    def filter_in(self, effects):
+        return [e for e in effects if self.contains(e)]
+
+    def filter_not_in(self, effects):
+        return [e for e in effects if not self.contains(e)]
+
+
+lowerable_effects = EffectTypeSet()
+control_flow_allowed_effects = EffectTypeSet()
+custom_derivatives_allowed_effects = EffectTypeSet()
+remat_allowed_effects = EffectTypeSet()
+partial_eval_jaxpr_custom_rule_allowed_effects = EffectTypeSet()
+ordered_effects = EffectTypeSet()
+shardable_ordered_effects = EffectTypeSet()
+
+__getattr__ = module_getattr("jax._src.effects")

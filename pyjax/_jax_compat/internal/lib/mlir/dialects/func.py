@@ -1,0 +1,4 @@
+"""`jax._src.lib.mlir.dialects.func` (no MLIR Python bindings in pyjax; the names raise when used)."""
+from pyjax._jax_compat._unsupported import module_getattr
+
+__getattr__ = module_getattr("jax._src.lib.mlir.dialects.func", "pyjax has no MLIR Python bindings")
