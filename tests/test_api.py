@@ -124,6 +124,17 @@ def test_trace_diagonal_ptp_tobytes_methods():
     assert float(pyjax.jit(lambda v: v.trace() + v.diagonal().sum() + v.ptp())(x)) == 13.0
 
 
+def test_shape_dtype_struct_like_and_update():
+    """Issue 23: ShapeDtypeStruct.like/.update as JAX 0.10.2 (recorded: a committed array keeps
+    its sharding, an uncommitted one and a NumPy array have none, a Python float is weak)."""
+    S = pyjax.ShapeDtypeStruct
+    assert S.like(jnp.ones((2, 3))) == S((2, 3), np.float32) and S.like(jnp.ones(2)).sharding is None
+    assert S.like(np.ones(2, np.int8)) == S((2,), np.int8) and S.like(3.0).weak_type
+    assert S.like(pyjax.device_put(jnp.ones(2), pyjax.devices()[0])).sharding is not None
+    assert S.like(S((4,), np.int32)) == S((4,), np.int32)
+    assert S((2,), np.float32).update(shape=(3,), weak_type=True) == S((3,), np.float32, weak_type=True)
+
+
 def test_arrays_are_immutable_and_unhashable(x):
     with pytest.raises(TypeError):
         x[0, 0] = 1.0

@@ -409,6 +409,20 @@ class ShapeDtypeStruct:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+    @classmethod
+    def like(cls, x):
+        """The shape, dtype and weak type of `x` (an array, a value or a ShapeDtypeStruct), with
+        its sharding if it is committed to one (as JAX)."""
+        aval = core.get_aval(x)
+        sharding = getattr(x, "sharding", None) if getattr(x, "_committed", True) else None
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, sharding=sharding)
+
+    def update(self, **changes):
+        """A copy with some of `shape`, `dtype`, `weak_type`, `sharding` replaced."""
+        fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
+                  "sharding": self.sharding, **changes}
+        return type(self)(fields.pop("shape"), fields.pop("dtype"), **fields)
+
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
