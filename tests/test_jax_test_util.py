@@ -234,3 +234,25 @@ def test_effect_type_sets_and_hypothesis_profiles():
         assert hypothesis.settings.default.derandomize
     finally:
         hypothesis.settings.load_profile("default")  # the other tests' profile
+
+
+def test_suite_plugin_records_each_outcome_with_its_first_error_line(tmp_path):
+    import subprocess
+    (tmp_path / "x_test.py").write_text(
+        "import pytest\n"
+        "def test_ok(): pass\n"
+        "def test_fails(): assert 1 == 2, 'one is not two'\n"
+        "def test_raises(): raise ValueError('bad value\\nsecond line')\n"
+        "def test_skips(): pytest.skip('not here')\n")
+    out = tmp_path / "out.jsonl"
+    env = {**__import__("os").environ, "PYTHONPATH": str(TOOLS), "JAX_SUITE_OUT": str(out),
+           "JAX_SUITE_SAMPLE": "1"}
+    subprocess.run([sys.executable, "-m", "pytest", "-p", "jax_suite_plugin", "-q",
+                    "-p", "no:cacheprovider", str(tmp_path / "x_test.py")], env=env,
+                   cwd=tmp_path, capture_output=True, timeout=300)
+    recs = {r["id"].rpartition("::")[2]: (r["outcome"], r["message"])
+            for r in map(json.loads, out.read_text().splitlines())}
+    assert recs["test_ok"] == ("passed", "")
+    assert recs["test_fails"][0] == "failed" and "one is not two" in recs["test_fails"][1]
+    assert recs["test_raises"] == ("failed", "ValueError: bad value")
+    assert recs["test_skips"] == ("skipped", "not here")

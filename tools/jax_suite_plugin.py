@@ -65,14 +65,13 @@ class _Recorder:
     def pytest_runtest_logreport(self, report):
         # One record per test: the first failing phase wins, else the call's outcome.
         nodeid = report.nodeid
-        if nodeid in self.outcomes and self.outcomes[nodeid][0] != "passed":
-            return
-        if report.when == "call" or report.failed or report.skipped:
+        first_failure = nodeid in self.outcomes and self.outcomes[nodeid][0] != "passed"
+        if not first_failure and (report.when == "call" or report.failed or report.skipped):
             outcome = ("error" if report.failed and report.when != "call"
                        else report.outcome)
             self.outcomes[nodeid] = (outcome, _message(report))
         if report.when == "teardown" and nodeid in self.outcomes:
-            self._write(nodeid, *self.outcomes[nodeid])
+            self._write(nodeid, *self.outcomes.pop(nodeid))
 
 
 def pytest_configure(config):
