@@ -182,3 +182,18 @@ def test_callback_exception_is_the_runtime_error(kind, jit, caplog):
     # debug.callback's exception reaches an eager caller as itself (as JAX)
     with pytest.raises(ValueError, match="boom"):
         pyjax.debug.callback(bad, 1.0)
+
+
+def test_debug_callbacks_receive_arrays_and_print_them_as_jax(capsys):
+    """Issue 23: as JAX 0.10.2, debug callbacks receive Arrays (NumPy values and Python numbers
+    converted), eager and under jit, so arrays inside pytrees print as `Array(...)` (recorded)."""
+    seen = []
+    pyjax.debug.callback(lambda *a, **k: seen.append([type(v).__name__ for v in (*a, *k.values())]),
+                         jnp.ones(2), 3.0, k=np.ones(1))
+    pyjax.jit(lambda x: pyjax.debug.callback(lambda a: seen.append([type(a).__name__]), x))(jnp.ones(2))
+    assert seen == [["ArrayImpl", "ArrayImpl", "ArrayImpl"], ["ArrayImpl"]]
+    pyjax.debug.print("{} {x:.2f} {y}", jnp.arange(2.), x=jnp.float32(1.5), y=(jnp.int32(3), np.ones(1)))
+    pyjax.jit(lambda v: pyjax.debug.print("{v} {w}", v=v, w={"a": v}))(jnp.arange(2.))
+    assert capsys.readouterr().out.splitlines() == [
+        "[0. 1.] 1.50 (Array(3, dtype=int32), Array([1.], dtype=float32))",
+        "[0. 1.] {'a': Array([0., 1.], dtype=float32)}"]

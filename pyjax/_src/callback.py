@@ -28,7 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pyjax._src import core, dtypes, errors, tree_util
-from pyjax._src.array import Array, from_host
+from pyjax._src.array import Array, from_host, put_value
 from pyjax._src.core import ShapedArray
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow.scan import scan
@@ -216,9 +216,9 @@ debug_callback_p = core.Primitive("debug_callback", multiple_results=True)
 def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
     """Call `callback(*args, **kwargs)` for its side effect, from eager and from compiled code.
 
-    Under jit the arguments arrive as NumPy arrays; under `grad` the callback sees primal
-    values; under `vmap` it runs once per example. `ordered=True` keeps program order among
-    ordered callbacks. Returns None.
+    The array arguments arrive as Arrays (NumPy values and Python numbers converted, as JAX);
+    under `grad` the callback sees primal values; under `vmap` it runs once per example.
+    `ordered=True` keeps program order among ordered callbacks. Returns None.
     """
     if not callable(callback):
         raise TypeError(f"debug.callback: expected a callable, got {callback!r}")
@@ -229,8 +229,12 @@ def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
 
 @debug_callback_p.def_impl
 def _debug_callback_impl(*args, callback, effect):
-    _logged("debug.callback", callback)(*args)  # (raises the exception itself, as JAX)
+    _logged("debug.callback", callback)(*_as_arrays(args))  # (raises the exception itself, as JAX)
     return []
+
+
+def _as_arrays(xs):
+    return [x if isinstance(x, Array) else put_value(x) for x in xs]
 
 
 debug_callback_p.def_abstract_eval(lambda *avals, callback, effect: [])
@@ -244,7 +248,7 @@ debug_callback_p.def_batch(lambda axis_size, args, dims, **params:
 @debug_callback_p.def_lowering
 def _debug_callback_lowering(ctx, *args, callback, effect):
     def host(*xs):
-        _logged("debug.callback", callback)(*xs)
+        _logged("debug.callback", callback)(*_as_arrays(xs))
         return ()
     return _emit_callback(ctx, "debug.callback", host, args, [], effect=effect, side_effect=True)
 
