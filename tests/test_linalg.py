@@ -207,6 +207,24 @@ def test_qr_pivoting_and_permutations():
     np.testing.assert_array_equal(got, want)
 
 
+def test_empty_matrices_solve_and_permute():
+    # an empty system has no pivots: the identity permutation, and solves of the right empty
+    # shapes, eager and under jit (lineax's LU solve of a 0x0 operator, through diffrax; JAX 0.10.2
+    # gives the same shapes and permutations)
+    import pyjax.scipy.linalg as jsl
+    lu_piv = jsl.lu_factor(jnp.zeros((0, 0)))
+    for trans in (0, 1, 2):
+        assert jsl.lu_solve(lu_piv, jnp.zeros((0,)), trans=trans).shape == (0,)
+        assert jsl.lu_solve(lu_piv, jnp.zeros((0, 3)), trans=trans).shape == (0, 3)
+    solve = pyjax.jit(lambda lu_, piv, b: jsl.lu_solve((lu_, piv), b))
+    assert solve(*lu_piv, jnp.zeros((0,))).shape == (0,)
+    assert jnp.linalg.solve(jnp.zeros((2, 0, 0)), jnp.zeros((2, 0, 1))).shape == (2, 0, 1)
+    perm = lax.linalg.lu_pivots_to_permutation(jnp.zeros((3, 0), jnp.int32), 2)
+    np.testing.assert_array_equal(perm, [[0, 1]] * 3)
+    jitted = pyjax.jit(lax.linalg.lu_pivots_to_permutation, static_argnums=1)
+    np.testing.assert_array_equal(jitted(jnp.zeros((0,), jnp.int32), 3), [0, 1, 2])
+
+
 def test_reductions_and_structured_solves_against_scipy(dtype):
     import scipy.linalg
     a = _rand((2, 4, 4), dtype, wellcond=False)

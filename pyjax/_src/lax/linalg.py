@@ -265,6 +265,8 @@ def _pivots_to_permutation_loop(pivots, *, permutation_size):
     nb = pa.ndim - 1
     shape = pa.shape[:-1] + (permutation_size,)
     iota = lax_s.broadcasted_iota(_INT32, shape, nb)
+    if pa.shape[-1] == 0:
+        return iota  # no pivots (an empty matrix): no swaps, and no loop body to trace
 
     def swap(i, perm):
         p_i = lax_s.broadcast_in_dim(dynamic_index_in_dim(pivots, i, nb, keepdims=False),
