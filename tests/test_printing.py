@@ -138,3 +138,29 @@ def test_print_saved_residuals_as_jax(name, capsys):
     fn, args = RESIDUAL_PROGRAMS[name]
     pyjax.ad_checkpoint.print_saved_residuals(fn, *args)
     assert _strip_dirs(capsys.readouterr().out) == _strip_dirs(RECORD["residuals"][name])
+
+
+def test_tracer_reprs_read_as_jax_s():
+    """Issue 23: tracers print as JAX 0.10.2's (strings recorded from it)."""
+    seen = {}
+
+    def show(tag):
+        def f(x):
+            seen[tag] = repr(x)
+            assert str(x) == repr(x)
+            return x
+        return f
+    pyjax.jit(show("jit"))(jnp.arange(2.))
+    pyjax.make_jaxpr(show("make_jaxpr"))(1.0)
+    pyjax.grad(show("grad"))(1.0)
+    pyjax.jvp(show("jvp"), (jnp.ones(2),), (jnp.ones(2),))
+    pyjax.vmap(show("vmap"))(jnp.arange(2.))
+    pyjax.jit(pyjax.grad(show("jit_grad")))(1.0)
+    pyjax.jit(show("jit_int"))(3)
+    assert seen == {
+        "jit": "JitTracer(float32[2])", "make_jaxpr": "JitTracer(~float32[])",
+        "grad": "GradTracer(primal=1.0, typeof(tangent)=f32[])",
+        "jvp": "JVPTracer(primal=[1. 1.], tangent=[1. 1.])",
+        "vmap": "VmapTracer(aval=float32[], batched=float32[2])",
+        "jit_grad": "GradTracer(primal=JitTracer(~float32[]), typeof(tangent)=f32[])",
+        "jit_int": "JitTracer(~int32[])"}

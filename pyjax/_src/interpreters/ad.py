@@ -174,6 +174,11 @@ class JVPTracer(Tracer):
     def _provenance(self):
         return self.primal._provenance() if isinstance(self.primal, Tracer) else []
 
+    def __repr__(self):  # as JAX: grad/vjp/linearize's tracers are GradTracers, jvp's JVPTracers
+        if isinstance(self.tangent, pe.DynamicJaxprTracer) and isinstance(self.tangent._trace, pe.PartialEvalTrace):
+            return f"GradTracer(primal={self.primal}, typeof(tangent)={self.tangent.aval.str_short()})"
+        return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"
+
 
 class JVPTrace(core.Trace):
     __slots__ = ()

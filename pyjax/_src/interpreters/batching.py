@@ -67,6 +67,9 @@ class BatchTracer(Tracer):
     def _provenance(self):
         return self.val._provenance() if isinstance(self.val, Tracer) else []
 
+    def __repr__(self):  # as JAX: the per-example aval and the batched value's
+        return f"VmapTracer(aval={self.aval}, batched={core.get_aval(self.val)})"
+
 
 class BatchTrace(core.Trace):
     __slots__ = ("axis_data",)

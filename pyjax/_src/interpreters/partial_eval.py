@@ -34,6 +34,9 @@ class DynamicJaxprTracer(Tracer):
     def _provenance(self):
         return trace_provenance(self._trace, self._var)
 
+    def __repr__(self):  # as JAX: `JitTracer(float32[2])`, `JitTracer(~float32[])` when weak
+        return f"JitTracer({self._aval})"
+
 
 class TraceDebug:
     """What error messages say about a trace: the traced function, the transformation that
