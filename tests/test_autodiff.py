@@ -900,3 +900,21 @@ def test_vjp_returns_a_pytree_that_jit_can_return():
     _, f = pyjax.vjp(jnp.sin, 1.0)
     with pytest.raises(TypeError, match="must be called with a single argument"):
         f(1.0, 2.0)
+
+
+def test_jvp_values_with_zero_tangents_stay_primals():
+    # JAX 0.10.2: an input or output whose tangent is a symbolic zero or float0 is the primal
+    # itself, not a JVP tracer, also across jit (equinox's filter_jvp sorts outputs so)
+    seen = []
+
+    def f(x, n):
+        a, b = pyjax.jit(lambda a, b: (a * 2, b + 1))(x, n)
+        c = n * 3
+        seen.append([isinstance(v, core.Tracer) for v in (x, n, a, b, c)])
+        return a, b, c
+
+    p, t = pyjax.jvp(f, (1.0, 2), (1.0, np.zeros((), dtypes.float0)))
+    assert seen == [[True, False, True, False, False]]
+    assert (float(p[0]), int(p[1]), p[2]) == (2.0, 3, 6) and type(p[2]) is int
+    assert float(t[0]) == 2.0
+    assert all(isinstance(v, np.ndarray) and v.dtype == dtypes.float0 for v in t[1:])

@@ -555,3 +555,16 @@ def test_shardings_that_are_all_none_are_unspecified():
     # (flax.nnx.jit passes in_shardings full of None): as JAX, an ordinary one-device jit
     f = jax.jit(lambda x, y: x + y, in_shardings=(None, None), out_shardings=None)
     np.testing.assert_array_equal(f(np.ones(2, np.float32), np.ones(2, np.float32)), [2.0, 2.0])
+
+
+def test_float0_arguments_and_outputs():
+    # JAX 0.10.2: float0 values (integers' tangents) pass through jit, lowered as booleans; a
+    # float0 output comes back as NumPy zeros of float0 (equinox's jitted filter_jvp)
+    from pyjax._src import dtypes
+    t = np.zeros((2,), dtypes.float0)
+    f = jax.jit(lambda x, t: (x + 1, t))
+    for _ in range(2):  # the second call: C++ dispatch must not take the float0 argument
+        y, t_out = f(jnp.ones(2), t)
+        np.testing.assert_array_equal(y, [2.0, 2.0])
+        assert type(t_out) is np.ndarray and t_out.dtype == dtypes.float0 and t_out.shape == (2,)
+    np.testing.assert_array_equal(jax.jit(lambda x, t: x + 1)(jnp.ones(2), t), [2.0, 2.0])

@@ -106,7 +106,7 @@ def _dtype_name(dt):
 
 def jvp_flat_with_aux(flat, primals, tangents):
     with core.new_trace(ad.JVPTrace) as trace, source_info.transform_name_stack("jvp"):
-        ins = [ad.JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
+        ins = [ad.maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
         outs, aux = flat(*ins)
         pairs = [trace.to_pair(o) for o in outs]
         aux = [trace.to_pair(a)[0] for a in aux]

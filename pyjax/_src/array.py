@@ -82,6 +82,9 @@ def put_value(x, device=None) -> ArrayImpl:
     if type(x) is ArrayImpl:  # on another device
         return xla.put(np.asarray(x._value), device, x.aval)
     aval = core.get_aval(x)
+    if dtypes.is_float0(aval.dtype):  # (as JAX: float0 values, all zeros, travel as booleans)
+        aval = aval.update(dtype=np.dtype(np.bool_))
+        return xla.put(np.zeros(aval.shape, np.bool_), device or xla.devices()[0], aval)
     return xla.put(np.asarray(x, aval.dtype), device or xla.devices()[0], aval)
 
 

@@ -171,7 +171,7 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
     if config._values["jax_enable_checks"]:
         core.check_jaxpr(closed.jaxpr)
     t1 = time.perf_counter()
-    exe = xla.compile(text, request.devices, out_avals=closed.out_avals,
+    exe = xla.compile(text, request.devices, out_avals=[_physical_aval(a) for a in closed.out_avals],
                       num_replicas=request.num_replicas, num_partitions=request.num_partitions,
                       host_callbacks=module.host_callbacks,
                       compile_options=request.compile_options,
@@ -186,6 +186,19 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
         return _spmd_compiled(exe, closed, text, request)
     const_bufs = [_const_buffer(c, request.devices[0]) for c in closed.consts]
     return Compiled(exe, closed, const_bufs, text, request.name, request.donated)
+
+
+def _physical_aval(aval):
+    """What an output is on the device: float0 (the tangent type of integers) as booleans."""
+    return aval.update(dtype=np.dtype(np.bool_)) if dtypes.is_float0(aval.dtype) else aval
+
+
+def _float0_outputs(outs, positions, avals):
+    """Outputs of type float0 made on the host, as JAX returns them (NumPy zeros of float0)."""
+    outs = list(outs)
+    for i in positions:
+        outs[i] = np.zeros(avals[i].shape, dtypes.float0)
+    return outs
 
 
 def _spmd_compiled(exe, closed, text, request):
@@ -229,11 +242,12 @@ class Compiled:
     """
 
     __slots__ = ("exe", "out_avals", "const_bufs", "text", "name", "donated", "_jaxpr",
-                 "_one_primitive", "device", "in_shardings", "out_shardings")
+                 "_one_primitive", "device", "in_shardings", "out_shardings", "float0_outs")
 
     def __init__(self, exe, closed, const_bufs, text, name, donated=()):
         self.exe = exe
         self.out_avals = closed.out_avals
+        self.float0_outs = tuple(i for i, a in enumerate(self.out_avals) if dtypes.is_float0(a.dtype))
         self.const_bufs = const_bufs
         self.text = text
         self.name = name
@@ -265,6 +279,8 @@ class Compiled:
         outs = self._run(bufs, args)
         if any_committed(args):
             outs = [xla.committed(o) for o in outs]
+        if self.float0_outs:
+            outs = _float0_outputs(outs, self.float0_outs, self.out_avals)
         return outs
 
     def _call_spmd(self, args):
@@ -277,6 +293,8 @@ class Compiled:
         for o, s in zip(outs, self.out_shardings, strict=True):
             if s is not None:
                 o._named_sharding = s
+        if self.float0_outs:
+            outs = _float0_outputs(outs, self.float0_outs, self.out_avals)
         return outs
 
     def _check_donation(self, args):
@@ -646,7 +664,7 @@ def fastpath_data(compiled: Compiled, dyn_args, leaves, out):
         return None  # (with host callbacks: each run leaves a token for effects_barrier)
     device = exe.devices[0]
     for x in leaves:
-        if not is_cpp_leaf(x):
+        if not is_cpp_leaf(x) or (type(x) is np.ndarray and dtypes.is_float0(x.dtype)):
             return None
         if type(x) is ArrayImpl and xla.buffer_devices(x) != [device]:
             return None

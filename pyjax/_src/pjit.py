@@ -97,13 +97,13 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars=None):
     cache = _jvp_jaxprs.setdefault(jaxpr, {})
     jvp_closed = cache.get(key)
     if jvp_closed is None:
-        closed = ad.jvp_jaxpr(jaxpr, nonzero)
-        jvp_closed = cache[key] = (closed, _as_const_free(closed))
-    closed, free = jvp_closed
+        closed, kept = ad.jvp_jaxpr_nonzero(jaxpr, nonzero)
+        jvp_closed = cache[key] = (closed, _as_const_free(closed), kept)
+    closed, free, kept = jvp_closed
     outs = pjit_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
                        jaxpr=free, name=name)  # as in JAX, the user's name stays
     nout = len(jaxpr.out_avals)
-    return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
+    return outs[:nout], ad.merge_tangents(jaxpr.out_avals, kept, outs[nout:])
 
 
 _jvp_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

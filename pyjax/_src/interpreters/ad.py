@@ -199,8 +199,8 @@ class JVPTrace(core.Trace):
                 return prim.bind(*primals, **params)
             out, out_t = prim.rule("jvp")(primals, tangents, **params)
         if prim.multiple_results:
-            return [JVPTracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
-        return JVPTracer(self, out, out_t)
+            return [maybe_jvp_tracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
+        return maybe_jvp_tracer(self, out, out_t)
 
     def process_custom_call(self, prim, fun, rules, args, params):
         primals, tangents = zip(*[self.to_pair(x) for x in args]) if args else ((), ())
@@ -208,14 +208,22 @@ class JVPTrace(core.Trace):
             if all(type(t) is Zero for t in tangents):
                 return prim.bind_call(fun, rules, *primals, **params)
             out, out_t = prim.call_jvp(rules, list(primals), list(tangents), **params)
-        return [JVPTracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
+        return [maybe_jvp_tracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
+
+
+def maybe_jvp_tracer(trace, primal, tangent):
+    """As JAX: a value whose tangent is a symbolic zero (or of type float0) is the primal itself,
+    not a tracer of this trace (equinox's filter_jvp tells differentiated outputs apart so)."""
+    if type(tangent) is Zero or dtypes.is_float0(getattr(tangent, "dtype", None)):
+        return primal
+    return JVPTracer(trace, primal, tangent)
 
 
 def jvp_flat(fun, primals, tangents):
     """JVP of a flat function (list in, list out): returns (primals_out, tangents_out) with
     symbolic zeros left as `Zero`."""
     with core.new_trace(JVPTrace) as trace, source_info.transform_name_stack("jvp"):
-        ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
+        ins = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents, strict=True)]
         outs = fun(*ins)
         pairs = [trace.to_pair(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
@@ -229,14 +237,38 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros) -> core.ClosedJaxpr:
     with this."""
     n = len(closed.in_avals)
     t_avals = [tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz]
+    out, _ = pe.trace_to_jaxpr(_jvp_fun(closed, nonzeros, True, []), list(closed.in_avals) + t_avals)
+    return out
+
+
+def jvp_jaxpr_nonzero(closed: core.ClosedJaxpr, nonzeros):
+    """As `jvp_jaxpr`, but the output tangents that are symbolic zeros are left out too (as
+    JAX's pjit JVP: those outputs stay plain primals); returns (jaxpr, which output tangents
+    it returns), for `merge_tangents`."""
+    t_avals = [tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz]
+    box = []
+    out, _ = pe.trace_to_jaxpr(_jvp_fun(closed, nonzeros, False, box), list(closed.in_avals) + t_avals)
+    return out, box[0]
+
+
+def _jvp_fun(closed, nonzeros, instantiate_zeros, box):
+    n = len(closed.in_avals)
 
     def jvp_fun(*args):
         ps, ts = args[:n], iter(args[n:])
         tans = [next(ts) if nz else Zero(tangent_aval(a)) for a, nz in zip(closed.in_avals, nonzeros)]
         out_p, out_t = jvp_flat(core.jaxpr_as_fun(closed), ps, tans)
-        return out_p + [instantiate(t) for t in out_t if not dtypes.is_float0(t.aval.dtype if type(t) is Zero else core.get_aval(t).dtype)]
-    out, _ = pe.trace_to_jaxpr(jvp_fun, list(closed.in_avals) + t_avals)
-    return out
+        kept = [not dtypes.is_float0(t.aval.dtype if type(t) is Zero else core.get_aval(t).dtype)
+                and (instantiate_zeros or type(t) is not Zero) for t in out_t]
+        box.append(kept)
+        return out_p + [instantiate(t) for t, k in zip(out_t, kept) if k]
+    return jvp_fun
+
+
+def merge_tangents(out_avals, kept, tangents):
+    """The full list of output tangents from those a `jvp_jaxpr_nonzero` jaxpr returned."""
+    it = iter(tangents)
+    return [next(it) if k else Zero(tangent_aval(a)) for a, k in zip(out_avals, kept, strict=True)]
 
 
 def merge_float0_tangents(out_avals, tangents):

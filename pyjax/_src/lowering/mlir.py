@@ -11,6 +11,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from pyjax._src import dtypes
+
 _IR_DTYPES = {
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
@@ -24,7 +26,9 @@ _IR_DTYPES = {
 }
 
 
-_IR_DTYPE_CACHE: dict = {}
+# float0 (the tangent type of integers) is i1 in a module, as JAX lowers it; its values (always
+# zeros) are passed as booleans and outputs of it made back on the host (dispatch.py)
+_IR_DTYPE_CACHE: dict = {dtypes.float0: "i1"}
 
 
 def ir_dtype(dtype) -> str:
@@ -78,6 +82,8 @@ def enum(dialect_kind: str, value: str) -> str:
 def dense(value, dtype, shape=None) -> str:
     """A dense elements attribute. Raw little-endian hex keeps every bit exact (NaN payloads,
     infinities, bf16, complex); when all elements are bitwise equal it is a splat."""
+    if dtypes.is_float0(dtype):
+        value, dtype = np.zeros(np.shape(value), np.bool_), np.bool_
     arr = np.asarray(value, dtype=dtype)
     shape = arr.shape if shape is None else tuple(shape)
     flat = np.ascontiguousarray(arr).reshape(-1)
