@@ -130,7 +130,8 @@ from pyjax.jax_alias import as_jax as as_jax  # noqa: E402
 from pyjax._src.state.types import ds as ds  # noqa: E402
 
 # Public submodules imported on first use (`pyjax.nn`, or `import pyjax.nn`).
-_LAZY_SUBMODULES = ("ad_checkpoint", "debug", "distributed", "experimental", "export", "ffi", "ops",
+_LAZY_SUBMODULES = ("ad_checkpoint", "custom_batching", "debug", "distributed", "experimental", "export",
+                    "ffi", "ops",
                     "image", "nn", "profiler", "random", "ref", "scipy", "sharding", "test_util",
                     "typing")
 

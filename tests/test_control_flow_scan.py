@@ -88,7 +88,7 @@ def test_fori_loop_static_and_dynamic():
     check_grads(lambda x: lax.fori_loop(0, 4, lambda i, c: jnp.sin(c) * x, x), (np.float32(0.7),), order=1)
 
 
-@pytest.mark.parametrize("batch_size", [None, 2, 5, 7])
+@pytest.mark.parametrize("batch_size", [None, 0, 2, 5, 7])  # (0: one batch of all, as JAX)
 def test_map(batch_size):
     xs = _f32(5, 3)
     f = lambda x: {"s": jnp.sum(x * x), "t": x[::-1]}

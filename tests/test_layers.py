@@ -38,7 +38,8 @@ LAYERS = [
                "pyjax._src.state.primitives",  # ref[idx] reads/writes index as jnp does
                "pyjax._src.ops"]),  # jax.ops' segment reductions: scatters, as jnp's .at[]
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
-             "pyjax._src.custom_derivatives", "pyjax._src.ad_checkpoint", "pyjax._src.test_util",
+             "pyjax._src.custom_derivatives", "pyjax._src.custom_batching", "pyjax._src.ad_checkpoint",
+             "pyjax._src.test_util",
              "pyjax._src.public_test_util", "pyjax._src.test_cases",  # jax._src.test_util (jtu)
              "pyjax._src.jitted_numpy", "pyjax._src.flatten_util", "pyjax._src.random",
              "pyjax._src.numpy.linalg", "pyjax._src.callback",  # jnp.linalg: custom_jvp (det, slogdet, pinv) and jit

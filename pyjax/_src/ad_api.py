@@ -167,7 +167,10 @@ def linearize_flat(flat, primals) -> _Linearized:
         out_p, out_t, aux = jvp_flat_with_aux(flat, primals, tangents)
         out_t = [ad.instantiate(t) for t in out_t]
         linear = pe_trace.to_jaxpr(out_t)
-    assert all(pe_trace.is_known(p) for p in out_p + aux), "primal outputs depend on tangents"
+    if not all(pe_trace.is_known(p) for p in out_p + aux):  # (JAX's error and wording)
+        raise ValueError("Linearization failed to produce known values for all output primals. This "
+                         "is typically caused by attempting to differentiate a function uses an "
+                         "operation that does not support reverse-mode autodiff.")
     jaxpr, residuals = _prune_residuals(pe.dce_jaxpr(linear.jaxpr), linear.consts)
     out_t_avals = [core.get_aval(t) for t in out_t]
     return _Linearized(out_p, aux, residuals, jaxpr, diff_mask, in_avals, out_t_avals)

@@ -176,6 +176,14 @@ class _CustomFunction:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def __getattr__(self, name):
+        # as JAX: the def* methods of a wrapped custom function reach through (custom_vjp of a
+        # custom_vmap function still has def_vmap)
+        fun = self.__dict__.get("fun")
+        if name.startswith("def") and fun is not None:
+            return getattr(fun, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def _flatten_call(self, args, kwargs) -> _FlatCall:
         args = _resolve_args(self._sig, getattr(self, "__name__", "custom_jvp"), args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)

@@ -586,8 +586,12 @@ def map(f, xs, *, batch_size=None):
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     n = _scan_length([core.get_aval(x) for x in xs_flat], None)
     batch_size = core.concrete_dim(batch_size, "the batch_size of lax.map")
-    if batch_size <= 0:
-        raise ValueError(f"lax.map: batch_size must be positive, got {batch_size}")
+    if batch_size == 0:  # as JAX: one batch of everything (a vmap)
+        if n == 0:
+            return scan(lambda _, x: ((), f(x)), (), xs)[1]
+        batch_size = n
+    if batch_size < 0:
+        raise ValueError(f"lax.map: batch_size must be non-negative, got {batch_size}")
     num, rem = divmod(n, batch_size)
     vf, out_tree = _vmap_leading(f, xs_tree)
     parts = []
