@@ -52,6 +52,18 @@ def test_launcher_runs_a_module_and_keeps_the_users_traceback(program):
     assert f'File "{program}", line' in proc.stderr
 
 
+def test_bfloat16_arrays_convert_to_numpy_under_the_switch(tmp_path):
+    """Issue 23: with `jax` standing for pyjax, jaxlib's C++ converts a bfloat16 array to NumPy
+    through jax's make_single_device_sharding(device, memory_kind=...); it raised a TypeError, so
+    every bfloat16 comparison in JAX's test files failed."""
+    path = tmp_path / "bf16.py"
+    path.write_text("import numpy as np\nimport jax.numpy as jnp\n"
+                    "print(np.asarray(jnp.arange(3, dtype=jnp.bfloat16)).tolist())\n")
+    proc = _run("-m", "pyjax", "run", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[0.0, 1.0, 2.0]"
+
+
 def test_launcher_usage():
     proc = _run("-m", "pyjax")
     assert proc.returncode == 2 and "usage" in proc.stdout

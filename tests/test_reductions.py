@@ -36,3 +36,15 @@ def test_bad_initial_message_is_jax_s(ns):
     for name in ("sum", "prod", "max", "min", "nansum", "nanprod", "nanmax", "nanmin"):
         with pytest.raises(ValueError, match=re.escape("initial value must be a scalar. Got array of shape (1, 2, 3)")):
             getattr(jnp, name)(jnp.ones((2, 3, 4)), axis=-1, initial=jnp.zeros((1, 2, 3)))
+
+
+def test_where_and_axis_errors_use_jax_s_words():
+    """JAX's reducer tests match `jnp.<name>: where must be None or a boolean array` (for the
+    function called, not the sum it delegates to) and `duplicate value in 'axis': (0, 0)`."""
+    x, where = jnp.zeros(10), jnp.ones(10, dtype=int)
+    for name in ("sum", "mean", "var", "std", "nanmean", "nanvar", "nanstd", "nansum", "nanmax"):
+        kw = {"initial": 0.0} if name == "nanmax" else {}
+        with pytest.raises(ValueError, match=f"jnp.{name}: where must be None or a boolean array"):
+            getattr(jnp, name)(x, where=where, **kw)
+    with pytest.raises(ValueError, match=re.escape("duplicate value in 'axis': (0, 0)")):
+        jnp.sum(jnp.ones((2, 2)), axis=(0, 0))

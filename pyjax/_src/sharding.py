@@ -82,8 +82,9 @@ class SingleDeviceSharding(Sharding):
         return xla.single_device_sharding(self._device)
 
 
-def make_single_device_sharding(device):
-    return SingleDeviceSharding(device)
+def make_single_device_sharding(device, *, memory_kind=None):
+    # (jaxlib's C++ calls this with memory_kind when it converts a bfloat16/float8 array to NumPy)
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 # -- PartitionSpec -------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def _check_where(name, where):
     check_arraylike(name, where)
     where = asarray_value(where)
     if _aval(where).dtype != np.bool_:
-        raise ValueError(f"{name}: where must be None or a boolean array, got {_aval(where).str_short()}")
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got {_aval(where).str_short()}")
     return where
 
 
@@ -187,6 +187,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     float32 unless a `dtype` is asked for, as JAX)."""
     _no_out(out, "mean")
     check_arraylike("mean", a)
+    _check_where("mean", where)
     a = asarray_value(a)
     aval = _aval(a)
     axes, named = reduction_axes(axis, aval.ndim, "mean")
@@ -250,6 +251,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     _no_out(out, "var")
     ddof = _ddof("var", ddof, correction)
     check_arraylike("var", a)
+    _check_where("var", where)
     a = asarray_value(a)
     aval = _aval(a)
     axes, named = reduction_axes(axis, aval.ndim, "var")
@@ -284,6 +286,7 @@ def _nan_like(x):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation: the square root of `var` (same arguments)."""
+    _check_where("std", where)
     if dtype is not None and kind(dtypes.check_and_canonicalize_user_dtype(dtype, "std")) not in "fc":
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}")
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction))

@@ -280,6 +280,7 @@ def _inverted_cdf(a, q, weights, isnan, counts, squash_nans):
 def _nan_reduction(fname, reduction, init, nan_if_all_nan, a, axis, keepdims, where, **kw):
     """`reduction` with NaN replaced by `init` (integers and bools have no NaN to skip)."""
     a, = _array(fname, a)
+    jred._check_where(fname, where)
     if kind(_aval(a).dtype) not in "fc":
         return reduction(a, axis=axis, keepdims=keepdims, where=where, **kw)
     isnan = ufuncs.isnan(a)
@@ -338,6 +339,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """
     jred._no_out(out, "nanmean")
     a, = _array("nanmean", a)
+    jred._check_where("nanmean", where)
     if kind(_aval(a).dtype) in "biu":
         return jred.mean(a, axis, dtype, keepdims=keepdims, where=where)
     dt = dtypes.to_inexact_dtype(_aval(a).dtype) if dtype is None else \
@@ -356,6 +358,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     jred._no_out(out, "nanvar")
     a, = _array("nanvar", a)
+    jred._check_where("nanvar", where)
     compute_dt, out_dt = jred.var_promote_types("nanvar", _aval(a).dtype, dtype)
     a = lax._convert_element_type(a, compute_dt, False)
     if mean is None:
@@ -379,6 +382,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """The standard deviation of the non-NaN entries."""
+    jred._check_where("nanstd", where)
     return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 

@@ -198,7 +198,7 @@ def reduction_axes(axis, ndim, fname):
     named = tuple(a for a in items if isinstance(a, str))
     pos = [canonicalize_axis(a, ndim, "axis", fname) for a in items if not isinstance(a, str)]
     if len(set(pos)) != len(pos) or len(set(named)) != len(named):
-        raise ValueError(f"{fname}: repeated axis (duplicate value in 'axis'): {axis}")
+        raise ValueError(f"{fname}: duplicate value in 'axis': {axis}")  # (JAX's words)
     return tuple(sorted(pos)), named
 
 
