@@ -22,20 +22,44 @@ structure-mismatch errors, `Partial`.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import ctypes
 import dataclasses
 import functools
 import gc
 import operator
+import threading
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-import optree
-from optree import PyTreeKind
+try:  # optree's exit hooks empty its type registry: they wait for the real exit (see below)
+    _optree_exit_hooks = []
+    _atexit_register = atexit.register
+    atexit.register = lambda fn, *args, **kwargs: _optree_exit_hooks.append((fn, args, kwargs)) or fn
+    import optree
+    from optree import PyTreeKind
+finally:
+    atexit.register = _atexit_register
 
 from pyjax._src.backend import xla
+
+
+def _run_optree_exit_hooks():
+    """optree's exit hooks empty its registry, after which no tuple or dict flattens. chex's
+    tests run the exit functions themselves (`atexit._run_exitfuncs()`) and go on, as JAX,
+    whose pytrees have no such hook, does: run them only at the real exit (threading has
+    stopped the main thread by then), as the backend's exit hook does (backend/xla.py)."""
+    if threading.main_thread().is_alive():
+        atexit.register(_run_optree_exit_hooks)
+        return
+    for fn, args, kwargs in reversed(_optree_exit_hooks):
+        fn(*args, **kwargs)
+
+
+if _optree_exit_hooks:  # (none when optree was imported before pyjax: nothing to defer)
+    atexit.register(_run_optree_exit_hooks)
 
 NAMESPACE = "pyjax"
 PyTreeDef = optree.PyTreeSpec
