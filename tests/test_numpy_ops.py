@@ -967,3 +967,15 @@ def test_pad_with_nested_constant_values():
     assert out.tolist() == [[-3, -3, -1, -1, -4], [-3, -3, 0, 1, -4], [-3, -3, 2, 3, -4]]
     assert jnp.pad(jnp.arange(3), 2, constant_values=[(5, 6)]).tolist() == [5, 5, 0, 1, 2, 6, 6]
     assert pyjax.jit(lambda v: jnp.pad(jnp.ones(2), 1, constant_values=(v, 2 * v)))(3.0).tolist() == [3, 1, 1, 6]
+
+
+def test_gcd_lcm_compile_once_per_signature():
+    """Issue 23 (JAX's op-by-op check): gcd/lcm are jitted as in JAX, so a second eager call of
+    the same signature compiles nothing (each call compiled a fresh while loop before)."""
+    from pyjax._src import test_util as jtu
+    a, b = jnp.array([12, 18, -7]), jnp.array([8, 27, 21])
+    for fn, want in ((jnp.gcd, [4, 9, 7]), (jnp.lcm, [24, 54, 21])):
+        assert fn(a, b).tolist() == want
+        with jtu.count_jit_and_pmap_lowerings() as count:
+            assert fn(a, b).tolist() == want
+        assert count() == 0

@@ -35,6 +35,7 @@ _ELEMENTWISE = [
     "invert", "true_divide", "divide", "floor_divide", "remainder", "square", "reciprocal",
     "positive", "absolute", "abs", "sign", "floor", "ceil", "trunc", "isfinite", "isinf", "isnan",
     "log2", "log10", "logaddexp", "hypot",
+    "gcd", "lcm",  # (a while loop each: compiled once per signature, not per call, as JAX)
 ]
 
 _REDUCTIONS = ["sum", "prod", "max", "min", "all", "any", "mean"]
