@@ -171,6 +171,8 @@ JAX_TEST_FILE_IMPORTS = [
     ("jax._src.layout", ["Format", "Layout"]),
     ("jax._src.lax.eval_jaxpr", ["eval_jaxpr_p"]),
     ("jax._src.shard_map", ["top_level_all_gather"]),
+    ("jax._src.api", ["grad", "vmap", "jvp", "vjp", "jacfwd", "hessian", "linear_transpose"]),
+    ("jax._src.lax.control_flow.common", ["_dedup_consts"]),
 ]
 
 _RESOLVE = r"""
@@ -256,3 +258,18 @@ def test_suite_plugin_records_each_outcome_with_its_first_error_line(tmp_path):
     assert recs["test_fails"][0] == "failed" and "one is not two" in recs["test_fails"][1]
     assert recs["test_raises"] == ("failed", "ValueError: bad value")
     assert recs["test_skips"] == ("skipped", "not here")
+
+
+def test_lax_reference_agrees_with_jax_reference():
+    # values from JAX 0.10.2's jax._src.lax_reference (recorded by hand with the snippet below)
+    #   R.round([.5, 1.5, -2.5, 2.4]); R.pad(arange(6.).reshape(2, 3), -1., [(1, -1, 1), (0, 2, 0)])
+    from pyjax._jax_compat.internal import lax_reference as R
+    assert R.round(np.array([0.5, 1.5, -2.5, 2.4], np.float32)).tolist() == [1.0, 2.0, -3.0, 2.0]
+    assert R.pad(np.arange(6.).reshape(2, 3), -1., [(1, -1, 1), (0, 2, 0)]).tolist() == [
+        [-1.0, -1.0, -1.0, -1.0, -1.0], [0.0, 1.0, 2.0, -1.0, -1.0],
+        [-1.0, -1.0, -1.0, -1.0, -1.0]]
+    vals, idx = R.top_k(np.array([3, 1, 3, 2], np.uint8), 2)
+    assert vals.tolist() == [3, 3] and idx.tolist() == [0, 2]
+    assert R.conj(np.float32(2.0)).dtype == np.complex64
+    x, y = np.ones((2, 3)), np.ones((3, 4))
+    assert R.dot_general(x, y, (([1], [0]), ([], []))).shape == (2, 4)

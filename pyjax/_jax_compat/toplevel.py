@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
+from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
 from pyjax._src.pjit import jit as _jit
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
@@ -97,6 +98,16 @@ _canonicalize_value_handlers: dict = {}
 _UNSPECIFIED = object()
 
 
+class _NoCache:
+    """Stands for a JAX cache pyjax does not keep: clearing it does nothing."""
+
+    def cache_clear(self) -> None:
+        pass
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError("a JAX-internal cached helper pyjax does not have")
+
+
 def _pjit(fun, in_shardings=_UNSPECIFIED, out_shardings=_UNSPECIFIED, **kwargs):
     """JAX's deprecated `pjit`: `jit` with the shardings as positional arguments."""
     if in_shardings is not _UNSPECIFIED:
@@ -126,6 +137,12 @@ STUBS = {
     # Private names of pyjax's own modules that JAX's test files import at module level.
     "_src.mesh": {"empty_concrete_mesh": unsupported("jax._src.mesh.empty_concrete_mesh"),
                   "use_abstract_mesh": unsupported("jax._src.mesh.use_abstract_mesh")},
+    # jax._src.api holds all the transformations; pyjax's are in ad_api, api_vmap and pjit.
+    "_src.api": {"jit": _jit, "disable_jit": _config.disable_jit, "vmap": _api_vmap.vmap,
+                 **{n: getattr(_ad_api, n) for n in (
+                     "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "jvp",
+                     "linearize", "vjp", "linear_transpose") if hasattr(_ad_api, n)}},
+    "_src.lax.control_flow.common": {"_dedup_consts": _NoCache()},
     "_src.core": {"call_p": unsupported("jax._src.core.call_p"),
                   "ShardingTypeError": _ShardingTypeError,
                   "closed_call_p": unsupported("jax._src.core.closed_call_p")},
