@@ -499,3 +499,25 @@ def test_emit_python_callback_in_a_library_lowering_rule():
     out = pyjax.jit(lambda v: host_p.bind(v) + 1)(X)
     np.testing.assert_allclose(out, X * 2 + 1)
     np.testing.assert_array_equal(seen[0], X)
+
+
+def test_primitive_get_bind_params_rebinds_equations():
+    # JAX 0.10.2: Primitive.get_bind_params(params) gives the keyword arguments to bind with (a
+    # dict, not JAX < 0.9.2's (subfuns, params)); equinox's finalise_jaxpr re-binds every
+    # equation, jit and custom_vjp ones included, through it
+    closed = pyjax.make_jaxpr(lambda x: pyjax.jit(lambda y: jnp.sin(y) * 2.0)(x) + 1.0)(0.5)
+
+    def rebind(jaxpr, consts, *args):
+        env = dict(zip(jaxpr.constvars, consts))
+        env.update(zip(jaxpr.invars, args))
+        read = lambda v: v.val if isinstance(v, ecore.Literal) else env[v]
+        for eqn in jaxpr.eqns:
+            params = eqn.primitive.get_bind_params(eqn.params)
+            assert isinstance(params, dict)
+            out = eqn.primitive.bind(*map(read, eqn.invars), **params)
+            env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
+        return [read(v) for v in jaxpr.outvars]
+
+    got = rebind(closed.jaxpr, closed.consts, 0.5)
+    np.testing.assert_allclose(got[0], np.sin(0.5) * 2.0 + 1.0, rtol=1e-6)
+    assert ecore.Primitive("p").get_bind_params({"a": 1}) == {"a": 1}

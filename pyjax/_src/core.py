@@ -217,6 +217,12 @@ class Primitive:
     def __repr__(self):
         return self.name
 
+    def get_bind_params(self, params):
+        """The keyword arguments that re-bind an equation of this primitive from its params (JAX
+        0.10.2's spelling: equinox's jaxpr interpreters call it). pyjax's equations bind with
+        their params as they are, subjaxprs included."""
+        return params
+
     def bind(self, *args, **params):
         return _trace_state.trace.process_primitive(self, args, params)
 
