@@ -142,7 +142,7 @@ STUBS = {
                  **{n: getattr(_ad_api, n) for n in (
                      "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "jvp",
                      "linearize", "vjp", "linear_transpose") if hasattr(_ad_api, n)}},
-    "_src.lax.control_flow.common": {"_dedup_consts": _NoCache()},
+    "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
     "_src.core": {"call_p": unsupported("jax._src.core.call_p"),
                   "ShardingTypeError": _ShardingTypeError,
                   "closed_call_p": unsupported("jax._src.core.closed_call_p")},
