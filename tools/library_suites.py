@@ -95,8 +95,15 @@ def first_error_line(text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     marked = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
     line = marked[0] if marked else (lines[-1].strip() if lines else "")
+    return normalize(line)
+
+
+def normalize(line: str) -> str:
+    """Addresses and values' reprs blanked (chex's "argument leaf of type tuple (((1, 2), {}))
+    is not ..."), so that one cause groups as one."""
     line = _ADDRESS.sub("0x?", line)
-    return line[:200]
+    line = re.sub(r"\(\(\(.*?(?:\)\)(?= is not)|$)", "(...)", line)
+    return line[:140]
 
 
 # ---- the pytest plugin half (loaded in the test process with -p library_suites) ----
@@ -213,7 +220,7 @@ def compare(jax: dict, pyjax: dict) -> dict:
         elif rec["outcome"] == "passed":
             passed += 1
         elif rec["outcome"] == "failed":
-            causes[rec.get("error") or "(no message)"] += 1
+            causes[normalize(rec.get("error") or "(no message)")] += 1
         else:
             causes[f"({rec['outcome']} on pyjax)"] += 1
     return {"run": len(jax["tests"]), "jax_passes": len(jax_passes), "pyjax_passes": passed,
@@ -238,8 +245,12 @@ def write_table(results: Path, output: Path) -> str:
                     f"{pyjax['seconds']:.0f} s |")
         lost = sum(c["causes"].values())
         lines = [f"### {name} {suite.version}", "",
-                 f"Tests from the {suite.source}; sample {sample}; {suite.devices} CPU device(s). "
-                 f"pyjax fails {lost} of JAX's {c['jax_passes']} passes"
+                 f"Tests from the {suite.source}; sample {sample}; {suite.devices} CPU device(s); "
+                 f"run {pyjax.get('date', '?')}. "
+                 + "".join(f"The {side} side stopped at its time limit (its unfinished tests "
+                           "count as not run). " for side, d in (("JAX", jax), ("pyjax", pyjax))
+                           if d.get("returncode") == "timeout")
+                 + f"pyjax fails {lost} of JAX's {c['jax_passes']} passes"
                  + (":" if lost else "."), ""]
         for cause, count in c["causes"].most_common():
             cause = cause.replace("|", "\\|").replace("`", "'")
