@@ -162,7 +162,7 @@ JAX_TEST_FILE_IMPORTS = [
     ("jax._src.pjit", ["pjit", "_pjit_lower", "make_jit_cpp_cache"]),
     ("jax._src.dtypes", ["_jax_types", "_weak_types", "_float8_dtypes",
                          "register_canonicalize_value_handler"]),
-    ("jax._src.core", ["ShardingTypeError", "call_p", "closed_call_p"]),
+    ("jax._src.core", ["ShardingTypeError", "call_p", "closed_call_p", "ConcretizationTypeError"]),
     ("jax._src.sharding", ["common_devices_indices_map", "IndivisibleError"]),
     ("jax._src.mesh", ["empty_concrete_mesh", "use_abstract_mesh"]),
     ("jax._src.state.types", ["shaped_array_ref"]),
@@ -273,3 +273,14 @@ def test_lax_reference_agrees_with_jax_reference():
     assert R.conj(np.float32(2.0)).dtype == np.complex64
     x, y = np.ones((2, 3)), np.ones((3, 4))
     assert R.dot_general(x, y, (([1], [0]), ([], []))).shape == (2, 4)
+
+
+def test_skip_on_flag_reads_test_flags():
+    class T(jtu.JaxTestCase):
+        @jtu.skip_on_flag("jax_skip_slow_tests", jtu.SKIP_SLOW_TESTS.value)
+        def test_x(self):
+            pass
+
+    result = unittest.TestResult()
+    T("test_x").run(result)
+    assert len(result.skipped) == 1 and not result.errors

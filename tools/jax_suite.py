@@ -150,6 +150,14 @@ def _pct(a, b):
     return f"{100 * a / b:.1f}%" if b else "–"
 
 
+def _head() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                              capture_output=True, text=True, timeout=30).stdout.strip()
+    except OSError:
+        return "?"
+
+
 def write_table(rows: list[dict], out: Path, jax_src: Path) -> None:
     lines = [
         "# JAX 0.10.2's own tests on pyjax",
@@ -160,6 +168,11 @@ def write_table(rows: list[dict], out: Path, jax_src: Path) -> None:
         "CPU devices and JAX's default number of generated cases. Big files are sampled (1/k of",
         "the collected ids: crc32 of the node id mod k; the same ids on both sides). Produced by",
         "`tools/jax_suite.py` (see its docstring to rerun).",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d', time.gmtime())}, pyjax at {_head()}. Columns: the",
+        "sampled tests real JAX ran, those it passed, and those of them pyjax passes. A cause",
+        "`collection: ...` means the file does not import on pyjax; `jax._src.X.name is not",
+        "implemented by pyjax` names a JAX internal the file uses that pyjax has no meaning for.",
         "",
         "| test file | k | tests | real JAX passes | pyjax passes of those | first cause on pyjax |",
         "|---|---|---|---|---|---|",

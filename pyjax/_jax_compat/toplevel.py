@@ -14,6 +14,7 @@ import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
+from pyjax._src import errors as _errors
 from pyjax._src.pjit import jit as _jit
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
@@ -145,6 +146,10 @@ STUBS = {
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
     "_src.core": {"call_p": unsupported("jax._src.core.call_p"),
                   "ShardingTypeError": _ShardingTypeError,
+                  "ConcretizationTypeError": _errors.ConcretizationTypeError,
+                  "TracerArrayConversionError": _errors.TracerArrayConversionError,
+                  "TracerIntegerConversionError": _errors.TracerIntegerConversionError,
+                  "TracerBoolConversionError": _errors.TracerBoolConversionError,
                   "closed_call_p": unsupported("jax._src.core.closed_call_p")},
     "_src.pjit": {"pjit": _pjit,"_pjit_lower": unsupported("jax._src.pjit._pjit_lower"),
                   "make_jit_cpp_cache": unsupported("jax._src.pjit.make_jit_cpp_cache")},

@@ -66,6 +66,9 @@ from pyjax._src.test_cases import dtypes_lists as dtypes
 TEST_NUM_THREADS = _Flag("jax_test_num_threads", int(os.getenv("JAX_TEST_NUM_THREADS", "0")))
 TEST_WITH_PERSISTENT_COMPILATION_CACHE = _Flag("jax_test_with_persistent_compilation_cache",
                                                False)
+# The test flags (absl flags in JAX, not config options): skip_on_flag reads these by name.
+_TEST_FLAGS = {f.name: f for f in (NUM_GENERATED_CASES, SKIP_SLOW_TESTS, TEST_NUM_THREADS,
+                                   TEST_WITH_PERSISTENT_COMPILATION_CACHE)}
 
 
 # -- small helpers --------------------------------------------------------------------------------
@@ -407,7 +410,8 @@ def skip_on_flag(flag_name, skip_value):
     def skip(test_method):
         @functools.wraps(test_method)
         def test_method_wrapper(self, *args, **kwargs):
-            value = config._read(flag_name)
+            value = (_TEST_FLAGS[flag_name].value if flag_name in _TEST_FLAGS
+                     else config._read(flag_name))
             if value == skip_value:
                 name = getattr(test_method, "__name__", "[unknown test]")
                 raise unittest.SkipTest(f"{name} not supported when FLAGS.{flag_name} is {value}")
