@@ -173,6 +173,7 @@ JAX_TEST_FILE_IMPORTS = [
     ("jax._src.shard_map", ["top_level_all_gather"]),
     ("jax._src.api", ["grad", "vmap", "jvp", "vjp", "jacfwd", "hessian", "linear_transpose"]),
     ("jax._src.lax.control_flow.common", ["_dedup_consts", "_pad_constvars"]),
+    ("jax._src.dispatch", ["runtime_tokens"]),
 ]
 
 _RESOLVE = r"""

@@ -99,6 +99,14 @@ _canonicalize_value_handlers: dict = {}
 _UNSPECIFIED = object()
 
 
+class _NoTokens:
+    """Stands for JAX's runtime tokens of ordered effects, kept between calls (pyjax keeps
+    none): `clear()` does nothing."""
+
+    def clear(self) -> None:
+        pass
+
+
 class _NoCache:
     """Stands for a JAX cache pyjax does not keep: clearing it does nothing."""
 
@@ -143,6 +151,8 @@ STUBS = {
                  **{n: getattr(_ad_api, n) for n in (
                      "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "jvp",
                      "linearize", "vjp", "linear_transpose") if hasattr(_ad_api, n)}},
+    # NB: pyjax keeps no ordered-effect tokens between calls, so there is nothing to clear.
+    "_src.dispatch": {"runtime_tokens": _NoTokens()},
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
     "_src.core": {"call_p": unsupported("jax._src.core.call_p"),
                   "ShardingTypeError": _ShardingTypeError,
