@@ -46,8 +46,11 @@ float8_e4m3fnuz = ml_dtypes.float8_e4m3fnuz
 float8_e5m2 = ml_dtypes.float8_e5m2
 float8_e5m2fnuz = ml_dtypes.float8_e5m2fnuz
 float8_e8m0fnu = ml_dtypes.float8_e8m0fnu
-int1, int2, int4 = ml_dtypes.int1, ml_dtypes.int2, ml_dtypes.int4
-uint1, uint2, uint4 = ml_dtypes.uint1, ml_dtypes.uint2, ml_dtypes.uint4
+int2, int4 = ml_dtypes.int2, ml_dtypes.int4
+uint2, uint4 = ml_dtypes.uint2, ml_dtypes.uint4
+# 1-bit integers came with ml_dtypes 0.6; with an older ml_dtypes they are None, as in JAX.
+int1 = getattr(ml_dtypes, "int1", None)
+uint1 = getattr(ml_dtypes, "uint1", None)
 
 # The tangent dtype of integer and boolean values: a zero-size type that carries no data.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -60,8 +63,8 @@ _bf16, _f16, _f32, _f64 = _d(bfloat16), _d(np.float16), _d(np.float32), _d(np.fl
 _c64, _c128 = _d(np.complex64), _d(np.complex128)
 
 # Types too narrow to promote implicitly: each only combines with bool, weak scalars and itself.
-_small_int_types = (_d(int1), _d(int2), _d(int4))
-_small_uint_types = (_d(uint1), _d(uint2), _d(uint4))
+_small_int_types = tuple(_d(t) for t in (int1, int2, int4) if t is not None)
+_small_uint_types = tuple(_d(t) for t in (uint1, uint2, uint4) if t is not None)
 _small_float_types = tuple(_d(t) for t in (
     float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu))
