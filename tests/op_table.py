@@ -1002,7 +1002,8 @@ MISSING_RULES: dict[str, dict[str, str]] = {
         **{name: _COLLECTIVE for name in ("psum", "pmax", "pmin", "all_gather", "reduce_scatter",
                                           "all_to_all", "ppermute", "axis_index")},
         **{name: _HIGHER_ORDER for name in ("cond", "while", "scan", "jit", "remat2", "custom_linear_solve",
-                                            "custom_jvp_call", "custom_vjp_call", "custom_lin")},
+                                            "custom_jvp_call", "custom_vjp_call", "custom_lin",
+                                            "custom_vmap_call")},
         "random_gamma": "a rejection sampler driven by threefry bits: its oracle is JAX's recorded "
                         "samples (tests/test_random.py)",
         "rng_bit_generator": "XLA's platform-dependent generator: its oracle is JAX's recorded bits "
