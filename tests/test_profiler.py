@@ -13,6 +13,7 @@ import threading
 import pytest
 
 import pyjax
+from pyjax._src.backend import xla
 import pyjax.numpy as jnp
 from pyjax import profiler
 
@@ -124,6 +125,7 @@ def test_log_compiles_reports_each_stage_and_the_cache(tmp_path, caplog):
             first = caplog.text
             caplog.clear()
             pyjax.clear_caches()
+            xla.wait_for_cache_writes()  # entries are written in the background since issue 25
             pyjax.jit(lambda x: jnp.cos(x) + scale)(1.0)
             second = caplog.text
     finally:
