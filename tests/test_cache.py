@@ -173,17 +173,17 @@ def test_min_entry_size_and_compile_time_thresholds_apply_when_set(cache):
 
 
 def test_thresholds_set_through_config_update(tmp_path, monkeypatch):
-    from pyjax._src.backend import xla
+    from pyjax._src.backend import executable_cache as exe_cache
     from pyjax._src.config import config
 
     monkeypatch.setenv("PYJAX_CACHE_DIR", str(tmp_path))
-    xla._reset_for_tests()
+    exe_cache.reset_for_tests()
     old = config.jax_persistent_cache_min_compile_time_secs
     try:
-        assert xla._threshold(xla._MIN_TIME) == 0  # pyjax's default: write every executable
+        assert exe_cache._threshold(exe_cache._MIN_TIME) == 0  # pyjax's default: write every executable
         config.update("jax_persistent_cache_min_compile_time_secs", 1000.0)
-        assert xla._threshold(xla._MIN_TIME) == 1000.0
+        assert exe_cache._threshold(exe_cache._MIN_TIME) == 1000.0
     finally:
         config.update("jax_persistent_cache_min_compile_time_secs", old)
-        xla._thresholds_set.discard(xla._MIN_TIME)
-        xla._reset_for_tests()
+        exe_cache._thresholds_set.discard(exe_cache._MIN_TIME)
+        exe_cache.reset_for_tests()

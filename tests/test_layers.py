@@ -313,7 +313,8 @@ EAGER_MODULES = {
     "pyjax": """custom_derivatives dtypes errors jax_alias lax lax.linalg numpy numpy.fft
         numpy.linalg tree tree_util _src""",
     "pyjax._src": """ad_api ad_checkpoint api api_vmap array backend backend.cache backend.cuda
-        backend.distributed_runtime backend.guard backend.xla config core custom_derivatives
+        backend.distributed_runtime backend.executable_cache backend.guard backend.xla config
+        core custom_derivatives
         dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
         interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy lax
         lowering lowering.lower lowering.mlir mesh numpy pjit pretty_print profiler random

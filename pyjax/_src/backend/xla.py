@@ -32,9 +32,9 @@ import time
 
 import numpy as np
 
-from pyjax._src.backend import cache as _cache
 from pyjax._src.backend import cuda, guard
 from pyjax._src.backend import distributed_runtime as _runtime
+from pyjax._src.backend import executable_cache as _exe_cache
 from pyjax._src.config import config
 
 # C++ (absl/tsl) logging reads this once, when jaxlib is first imported. By default, hide the two
@@ -580,103 +580,15 @@ def block_until_ready(bufs):
 
 
 # ---------------------------------------------------------------------------------------------
-# Compilation, with in-memory and on-disk executable caches.
+# Compilation, with in-memory and on-disk executable caches (backend/executable_cache.py).
 
-_executables = {}  # (platform, module text, serialized CompileOptions) -> LoadedExecutable
-_stats = {}
-_STAT_NAMES = ("compiles", "memory_hits", "disk_hits", "disk_misses", "disk_writes", "disk_errors")
-_disk = None  # DiskCache, or None when disabled
-_disk_resolved = False  # _disk is only valid once this is True
-_CACHE_FORMAT = "pyjax-exe-1"
-_writer = _cache.BackgroundWriter()  # entries are written off the compile's critical path
-
-# JAX's write thresholds (an executable compiled in less time, or whose entry is smaller, is not
-# written). NB: by default pyjax writes every executable (JAX: those compiled in >= 1 s), since
-# the write costs the compile nothing and a second process then starts warm; a value set through
-# jax.config.update or the environment applies as in JAX.
-_MIN_TIME, _MIN_SIZE = ("jax_persistent_cache_min_compile_time_secs",
-                        "jax_persistent_cache_min_entry_size_bytes")
-_thresholds_set = {name for name in (_MIN_TIME, _MIN_SIZE) if name.upper() in os.environ}
-config.on_change(_MIN_TIME, lambda _: _thresholds_set.add(_MIN_TIME))
-config.on_change(_MIN_SIZE, lambda _: _thresholds_set.add(_MIN_SIZE))
-
-
-def _threshold(name):
-    return config.read(name) if name in _thresholds_set else 0
-
-
-def cache_stats():
-    """Counters: compiles (real XLA compiles), memory_hits, disk_hits, disk_misses,
-    disk_writes, disk_errors (damaged entries dropped). Waits for the queued cache writes."""
-    _writer.flush()
-    return dict(_stats)
-
-
-def wait_for_cache_writes():
-    """Return once the persistent-cache entries of every compile so far are on disk (they are
-    written in the background; a finishing process waits for them too)."""
-    _writer.flush()
-
-
-def _reset_stats():
-    for name in _STAT_NAMES:
-        _stats[name] = 0
-
-
-_reset_stats()
-
-
-def _disk_cache():
-    global _disk, _disk_resolved
-    if not _disk_resolved:
-        path = _cache.default_dir()
-        _disk = _cache.DiskCache(path, _cache.default_max_bytes()) if path else None
-        _disk_resolved = True
-    return _disk
-
-
-def set_cache_dir(path, max_bytes=None):
-    """Use `path` for the persistent compilation cache (None or "" disables it)."""
-    global _disk, _disk_resolved
-    max_bytes = _cache.default_max_bytes() if max_bytes is None else max_bytes
-    _disk = _cache.DiskCache(path, max_bytes) if path else None
-    _disk_resolved = True
-
-
-def _cache_dir_from_config(path):
-    """jax_compilation_cache_dir: a path moves the persistent cache there; None goes back to
-    pyjax's default ($PYJAX_CACHE_DIR or the user cache directory).
-
-    NB: in JAX, None means no persistent cache; pyjax keeps one by default."""
-    global _disk_resolved
-    if path:
-        set_cache_dir(str(path))
-    else:
-        _disk_resolved = False
-
-
-config.on_change("jax_compilation_cache_dir", _cache_dir_from_config)
-
-
-def cache_dir():
-    """The persistent compilation cache directory, or None if the disk cache is disabled."""
-    disk = _disk_cache()
-    return disk.path if disk is not None else None
-
-
-def clear_caches():
-    """Drop the in-memory executable cache (the disk cache stays)."""
-    _executables.clear()
-
-
-def _reset_for_tests():
-    """Forget the in-memory cache, the counters and the cache directory (re-read from the
-    environment, e.g. a new $PYJAX_CACHE_DIR, at the next compile)."""
-    global _disk, _disk_resolved
-    _writer.flush()
-    clear_caches()
-    _reset_stats()
-    _disk, _disk_resolved = None, False
+cache_stats = _exe_cache.cache_stats
+wait_for_cache_writes = _exe_cache.wait_for_cache_writes
+set_cache_dir = _exe_cache.set_cache_dir
+cache_dir = _exe_cache.cache_dir
+clear_caches = _exe_cache.clear_caches
+_reset_for_tests = _exe_cache.reset_for_tests
+_executables = _exe_cache._executables
 
 
 def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1,
@@ -713,41 +625,21 @@ def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1
     if host_callbacks:
         exe = _compile_with_callbacks(client, module_text, device_list, opts, list(host_callbacks))
         source = "uncached"
-        _log_compile(module_text, devices, time.perf_counter() - t0, "host callbacks, not cached")
+        _exe_cache.log_compile(module_text, devices, time.perf_counter() - t0,
+                               "host callbacks, not cached")
     else:
         mkey = (platform, module_text, opts.SerializeAsString())
         exe = _executables.get(mkey)
         if exe is None:
-            exe, source = _compile_once(mkey, client, module_text, device_list, opts, devices)
+            exe, source = _exe_cache.compile_once(mkey, functools.partial(
+                _exe_cache.load_or_compile, client, module_text, device_list, opts, mkey[2],
+                devices, _xla_compile, jaxlib_version))
         else:
             source = "memory"
-            _stats["memory_hits"] += 1
+            _exe_cache.count("memory_hits")
     out = Executable(exe, out_avals, devices, out_shardings, with_tokens=bool(host_callbacks))
     out.cache_source, out.compile_time = source, time.perf_counter() - t0
     return out
-
-
-_inflight_lock = threading.Lock()
-_inflight = {}  # memory key -> Lock held while that module compiles
-
-
-def _compile_once(mkey, client, text, device_list, opts, devices):
-    """Compile (or load from disk) and remember; threads asking for the same module while it
-    compiles (XLA releases the GIL) wait for that compile instead of repeating it."""
-    with _inflight_lock:
-        lock = _inflight.setdefault(mkey, threading.Lock())
-    try:
-        with lock:
-            exe = _executables.get(mkey)
-            if exe is not None:
-                _stats["memory_hits"] += 1
-                return exe, "memory"
-            exe, source = _compile_cached(client, text, device_list, opts, mkey[2], devices)
-            _executables[mkey] = exe
-            return exe, source
-    finally:
-        with _inflight_lock:
-            _inflight.pop(mkey, None)
 
 
 def _compile_options(platform, device_ids, num_replicas, num_partitions, use_shardy,
@@ -768,59 +660,12 @@ def _compile_options(platform, device_ids, num_replicas, num_partitions, use_sha
     return opts
 
 
-def _compile_cached(client, text, device_list, opts, opts_bytes, devices):
-    disk = _disk_cache()
-    key = None
-    t0 = time.perf_counter()
-    if disk is not None:
-        key = _cache.make_key(_CACHE_FORMAT, text, opts_bytes, client.platform,
-                              client.platform_version, jaxlib.__version__,
-                              os.environ.get("XLA_FLAGS", ""), devices[0].device_kind,
-                              _cache.host_fingerprint() if client.platform == "cpu" else "")
-        _writer.wait(key)  # this very entry still being written: let it land
-        blob = disk.get(key)
-        if blob is not None:
-            try:
-                exe = client.deserialize_executable(blob, device_list, opts)
-            except Exception as e:  # noqa: BLE001 — a bad entry costs a recompile, never a crash
-                logger.warning("pyjax: dropping unloadable cache entry %s (%s)", key, e)
-                disk.delete(key)
-                _stats["disk_errors"] += 1
-            else:
-                _stats["disk_hits"] += 1
-                _log_compile(text, devices, time.perf_counter() - t0, "persistent cache hit")
-                return exe, "disk"
-        else:
-            _stats["disk_misses"] += 1
-    t_xla = time.perf_counter()
-    exe = _xla_compile(client, text, device_list, opts)
-    how = "persistent cache disabled"
-    if disk is not None:
-        how = "persistent cache miss"
-        if time.perf_counter() - t_xla >= _threshold(_MIN_TIME):
-            _writer.submit(key, functools.partial(_write_entry, disk, key, exe,
-                                                  _threshold(_MIN_SIZE)))
-    _log_compile(text, devices, time.perf_counter() - t0, how)
-    return exe, "compiled"
-
-
-def _write_entry(disk, key, exe, min_bytes):
-    """Serialize `exe` into the disk cache (on the writer thread)."""
-    try:
-        payload = exe.serialize()
-    except Exception as e:  # noqa: BLE001 — some executables can't be serialized
-        logger.debug("pyjax: not caching an executable that can't be serialized: %s", e)
-        return
-    if disk.put(key, payload, min_bytes):
-        _stats["disk_writes"] += 1
-
-
 def _xla_compile(client, text, device_list, opts):
-    _stats["compiles"] += 1
+    _exe_cache.count("compiles")
     try:
         return client.compile_and_load(text, device_list, opts)
     except JaxRuntimeError as e:
-        e.add_note(f"while compiling module {_module_name(text)} for {client.platform}")
+        e.add_note(f"while compiling module {_exe_cache.module_name(text)} for {client.platform}")
         raise
 
 
@@ -838,12 +683,12 @@ def _compile_with_callbacks(client, text, device_list, opts, callbacks):
             with _mlir_context:
                 module = ir.Module.parse(text)
         except ir.MLIRError as e:
-            raise ValueError(f"invalid StableHLO module {_module_name(text)}: {e}") from None
-    _stats["compiles"] += 1
+            raise ValueError(f"invalid StableHLO module {_exe_cache.module_name(text)}: {e}") from None
+    _exe_cache.count("compiles")
     try:
         return client.compile_and_load(module, device_list, opts, host_callbacks=callbacks)
     except JaxRuntimeError as e:
-        e.add_note(f"while compiling module {_module_name(text)} for {client.platform}")
+        e.add_note(f"while compiling module {_exe_cache.module_name(text)} for {client.platform}")
         raise
 
 
@@ -876,7 +721,7 @@ def refine_polymorphic_shapes(module_text: str) -> str:
                                                       enable_shape_assertions=True,
                                                       validate_static_shapes=True)
     except JaxRuntimeError as e:
-        raise ValueError(f"shape refinement of module {_module_name(module_text)} failed: {e}") from None
+        raise ValueError(f"shape refinement of module {_exe_cache.module_name(module_text)} failed: {e}") from None
     with _mlir_lock:
         with _ensure_mlir_context():
             return str(ir.Module.parse(refined))
@@ -900,24 +745,6 @@ def module_cost_analysis(module_text: str, device) -> dict:
     """XLA's cost estimate (flops, bytes accessed, ...) of a StableHLO module, unoptimized."""
     computation = hlo_computation(module_text)
     return _jax.hlo_module_cost_analysis(device.client, computation.get_hlo_module())
-
-
-_MODULE_NAME_RE = re.compile(r"^\s*module\s+@([\w$.\-]+)", re.MULTILINE)
-
-
-def _module_name(text):
-    m = _MODULE_NAME_RE.search(text, 0, 4096)
-    return "@" + m.group(1) if m else "<unnamed>"
-
-
-def _log_compile(text, devices, seconds, how):
-    if config.read("jax_log_compiles"):
-        logger.warning("pyjax: compiled %s for %s in %.1f ms (%s)", _module_name(text),
-                       _device_summary(devices), seconds * 1e3, how)
-
-
-def _device_summary(devices):
-    return str(devices[0]) if len(devices) == 1 else f"{len(devices)} {devices[0].platform} devices"
 
 
 class Executable:
@@ -991,7 +818,7 @@ class Executable:
         return "\n\n".join(m.to_string() for m in self.xla_executable.hlo_modules())
 
     def __repr__(self):
-        return f"Executable({_device_summary(self.devices)}, {len(self.out_avals)} outputs)"
+        return f"Executable({_exe_cache.device_summary(self.devices)}, {len(self.out_avals)} outputs)"
 
 
 _runtime_tokens = {}  # device -> token of the last run with host callbacks launched there
