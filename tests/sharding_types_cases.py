@@ -1,0 +1,172 @@
+"""Sharding in types (explicit mesh axes): expressions evaluated on JAX 0.10.2
+(tests/data/record_sharding_types.py, 8 CPU devices) and on pyjax (tests/test_sharding_types.py).
+The prelude builds an explicit 4x2 mesh `mesh`, arrays laid out on it, and small functions that
+report the types they see while traced. Results are mostly printed types, specs and jaxprs."""
+
+PRELUDE = '''
+import numpy as np
+from jax.sharding import PartitionSpec as P, NamedSharding, AxisType, reshard
+from jax.sharding import auto_axes, explicit_axes, use_abstract_mesh, get_abstract_mesh
+
+mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+amesh = mesh.abstract_mesh
+auto_mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+X = np.arange(32, dtype=np.float32).reshape(8, 4)
+Y = np.arange(24, dtype=np.float32).reshape(4, 6) / 10
+x = jax.device_put(X, NamedSharding(mesh, P("x", None)))
+y = jax.device_put(Y, NamedSharding(mesh, P(None, "y")))
+xc = jax.device_put(X, NamedSharding(mesh, P(None, "x")))
+yr = jax.device_put(Y, NamedSharding(mesh, P("x", None)))
+xa = jax.device_put(X, NamedSharding(auto_mesh, P("x", None)))
+
+def seen(f, *args):
+    """The types `f` gives while traced under jit inside set_mesh(mesh), as strings."""
+    out = []
+    def g(*a):
+        r = f(*a)
+        out.append(str(jax.typeof(r)) if not isinstance(r, (tuple, list))
+                   else [str(jax.typeof(v)) for v in r])
+        return r
+    with jax.set_mesh(mesh):
+        jax.jit(g)(*args)
+    return out[0]
+
+def spec_at_trace(v):
+    out = []
+    def g(a):
+        out.append(repr(jax.typeof(a).sharding.spec))
+        return a
+    with jax.set_mesh(mesh):
+        jax.jit(g)(v)
+    return out[0]
+
+def jaxpr(f, *args):
+    with jax.set_mesh(mesh):
+        return str(jax.make_jaxpr(f)(*args))
+
+def out_spec(f, *args):
+    with jax.set_mesh(mesh):
+        r = jax.jit(f)(*args)
+    return [repr(v.sharding.spec) for v in jax.tree.leaves(r)]
+
+def value(f, *args):
+    with jax.set_mesh(mesh):
+        return jax.jit(f)(*args)
+
+def in_mesh(f):
+    with jax.set_mesh(mesh):
+        return f()
+'''
+
+CASES = [
+    # the types of arrays and their printing
+    "str(jax.typeof(x))", "str(jax.typeof(y))", "str(jax.typeof(xc))", "repr(jax.typeof(x))",
+    "str(jax.typeof(xa))",
+    "str(jax.typeof(jax.device_put(X, NamedSharding(mesh, P(('x', 'y'), None)))))",
+    "str(jax.typeof(jax.device_put(X, NamedSharding(mesh, P()))))",
+    "repr(jax.typeof(x).sharding.spec)", "repr(jax.typeof(x).sharding.mesh.axis_types)",
+    "type(jax.typeof(x).sharding.mesh).__name__",
+    "str(jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P('x'))))",
+    "jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P('x'))) == "
+    "jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P('x')))",
+    "jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P('x'))) == "
+    "jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P(None, 'y')))",
+    "str(jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P('x'))).update(sharding=NamedSharding(amesh, P(None, 'y'))))",
+    "spec_at_trace(x)", "spec_at_trace(y)", "spec_at_trace(X)",
+    # the mesh in context
+    "repr(get_abstract_mesh().axis_names)", "in_mesh(lambda: get_abstract_mesh().axis_names)",
+    "in_mesh(lambda: [t.name for t in get_abstract_mesh().axis_types])",
+    "in_mesh(lambda: get_abstract_mesh().are_all_axes_explicit)",
+    "get_abstract_mesh().empty", "in_mesh(lambda: get_abstract_mesh().empty)",
+    "auto_mesh.abstract_mesh.are_all_axes_auto", "amesh.are_all_axes_explicit",
+    "amesh.explicit_axes", "auto_mesh.abstract_mesh.auto_axes", "amesh.auto_axes",
+    "amesh.update_axis_types({'x': AxisType.Auto}).auto_axes",
+    "in_mesh(lambda: get_abstract_mesh() == amesh)",
+    "[use_abstract_mesh(amesh).__enter__() is not None, get_abstract_mesh().axis_names][1]",
+    # elementwise and broadcasting
+    "seen(lambda a: a + 1, x)", "seen(lambda a: jnp.sin(a) * a, x)",
+    "seen(lambda a, b: a + b, x, x)", "seen(lambda a, b: a + b, x, X)",
+    "seen(lambda a, b: a * b, x, xc)",
+    "seen(lambda a: a[:, :1] + a, x)", "seen(lambda a: a.astype(jnp.int32), x)",
+    "seen(lambda a: jnp.where(a > 3, a, 0.), x)",
+    "seen(lambda a: jnp.broadcast_to(a[None], (2, 8, 4)), x)",
+    "seen(lambda a: jnp.zeros((3, 5)), x)",
+    # reductions
+    "seen(lambda a: a.sum(0), x)", "seen(lambda a: a.sum(1), x)", "seen(lambda a: a.sum(), x)",
+    "seen(lambda a: a.max(1), xc)", "seen(lambda a: jnp.argmax(a, 1), x)",
+    "seen(lambda a: jnp.mean(a, 0, keepdims=True), xc)",
+    # dot_general and friends
+    "seen(lambda a, b: a @ b, x, y)", "seen(lambda a, b: a @ b, xc, yr)",
+    "seen(lambda a, b: jnp.dot(a, b, out_sharding=P('x', 'y')), xc, yr)",
+    "seen(lambda a, b: jnp.matmul(a, b, out_sharding=P(None, 'y')), x, y)",
+    "seen(lambda a, b: jnp.einsum('ij,jk->ik', a, b, out_sharding=P('x', None)), xc, yr)",
+    "seen(lambda a, b: jnp.einsum('ij,jk->ik', a, b), x, y)",
+    "seen(lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), ()))), x, y)",
+    "seen(lambda a, b: a @ b, xc, jax.device_put(Y, NamedSharding(mesh, P('x', 'y'))))",
+    "seen(lambda a, b: a @ b.T, x, x)",
+    "seen(lambda a, b: a @ b, x, jax.device_put(Y, NamedSharding(mesh, P(None, 'x'))))",
+    "value(lambda a, b: a @ b, x, y)", "out_spec(lambda a, b: a @ b, x, y)",
+    "value(lambda a, b: jnp.dot(a, b, out_sharding=P('x', 'y')), xc, yr)",
+    "out_spec(lambda a, b: jnp.dot(a, b, out_sharding=P('x', 'y')), xc, yr)",
+    # shapes
+    "seen(lambda a: a.T, x)", "seen(lambda a: a.reshape(8, 2, 2), x)",
+    "seen(lambda a: a.reshape(2, 4, 4), x)", "seen(lambda a: a.reshape(32), x)",
+    "seen(lambda a: a.reshape(4, 8), x)", "seen(lambda a: a[None], x)",
+    "seen(lambda a: jnp.expand_dims(a, 2), x)", "seen(lambda a: a[:, None, :].squeeze(1), x)",
+    "seen(lambda a: jnp.concatenate([a, a], 1), x)", "seen(lambda a: jnp.concatenate([a, a], 0), x)",
+    "seen(lambda a: a[:, 1:3], x)", "seen(lambda a: a[2:6], x)",
+    "seen(lambda a: jnp.stack([a, a]), x)", "seen(lambda a: jnp.pad(a, ((0, 0), (1, 1))), x)",
+    "seen(lambda a: jnp.cumsum(a, 1), x)", "seen(lambda a: jnp.sort(a, 1), x)",
+    "seen(lambda a: jnp.flip(a, 1), x)",
+    # gather and scatter
+    "seen(lambda a: a[:, jnp.array([0, 2])], x)", "seen(lambda a: a.at[:, 1].set(0.), x)",
+    "seen(lambda a: a.at[:, jnp.array([0, 2])].add(1.), x)",
+    "seen(lambda a: jnp.take(a, jnp.array([0, 1]), axis=1), x)",
+    # reshard
+    "seen(lambda a: reshard(a, P(None, 'x')), x)", "seen(lambda a: reshard(a, P()), x)",
+    "str(jax.typeof(reshard(x, NamedSharding(mesh, P(None, 'y')))))",
+    "repr(reshard(x, NamedSharding(mesh, P(None, 'y'))).sharding.spec)",
+    "np.asarray(reshard(x, NamedSharding(mesh, P(None, 'y'))))",
+    "in_mesh(lambda: str(jax.typeof(reshard(x, P('y', None)))))",
+    "out_spec(lambda a: reshard(a * 2, P(None, 'x')), x)",
+    "value(lambda a: reshard(a * 2, P(None, 'x')), x)",
+    "jaxpr(lambda a: reshard(a, P(None, 'x')), x)",
+    # jaxprs print the types
+    "jaxpr(lambda a, b: a @ b, x, y)", "jaxpr(lambda a: jnp.sin(a).sum(0), x)",
+    "jaxpr(lambda a: a.T * 2., x)",
+    # grads keep the primal shardings
+    "seen(lambda a: jax.grad(lambda v: (jnp.sin(v) ** 2).sum())(a), x)",
+    "seen(lambda a, b: jax.grad(lambda u, v: (u @ v).sum(), argnums=(0, 1))(a, b), x, y)",
+    "out_spec(lambda a, b: jax.grad(lambda u, v: (u @ v).sum(), argnums=(0, 1))(a, b), x, y)",
+    "value(lambda a, b: jax.grad(lambda u, v: (u @ v).sum(), argnums=(0, 1))(a, b), x, y)",
+    "seen(lambda a: jax.jvp(jnp.sin, (a,), (a,))[1], x)",
+    # control flow
+    "seen(lambda a: jax.lax.scan(lambda c, r: (c + r, r * 2), a[0], a)[0], xc)",
+    "seen(lambda a: jax.lax.scan(lambda c, r: (c + r, r * 2), a[0], a)[1], xc)",
+    "seen(lambda a: jax.lax.cond(True, lambda v: v * 2, lambda v: v + 1, a), x)",
+    "seen(lambda a: jax.lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] * 2, c[1] + 1), (a, 0))[0], x)",
+    "seen(lambda a: jax.lax.fori_loop(0, 3, lambda i, v: v + 1, a), x)",
+    "seen(lambda a: jax.vmap(lambda r: r * 2)(a), x)",
+    "seen(lambda a: jax.vmap(lambda r: r.sum())(a), x)",
+    "seen(lambda a: jax.vmap(lambda r: r * 2, in_axes=1)(a), xc)",
+    "value(lambda a: jax.lax.scan(lambda c, r: (c + r, r * 2), a[0], a)[0], xc)",
+    # auto_axes / explicit_axes
+    "seen(lambda a: auto_axes(lambda v: v * 2, out_sharding=P('x', None))(a), x)",
+    "seen(lambda a: auto_axes(lambda v: str(jax.typeof(v)) and v, out_sharding=P(None, 'x'))(a), x)",
+    "in_mesh(lambda: repr(jax.jit(lambda a: auto_axes(lambda v: v @ v.T, out_sharding=P('x', None))(a))(xc).sharding.spec))",
+    "in_mesh(lambda: np.asarray(jax.jit(lambda a: auto_axes(lambda v: v @ v.T, out_sharding=P('x', None))(a))(xc)))",
+    "seen(lambda a: explicit_axes(lambda v: v * 2, in_sharding=P('x', None))(a), x)",
+    # errors
+    "seen(lambda a, b: a @ b, xc, jax.device_put(Y, NamedSharding(mesh, P('x', None))))",
+    "seen(lambda a, b: a + b, x, xc)",
+    "seen(lambda a, b: a @ b, jax.device_put(X, NamedSharding(mesh, P('y', 'x'))), jax.device_put(Y, NamedSharding(mesh, P('x', 'y'))))",
+    "seen(lambda a: jnp.dot(a, a.T, out_sharding=P('x', 'x')), x)",
+    "reshard(X, P('x'))",
+    "explicit_axes(lambda v: v, in_sharding=P('x'))(X)",
+    "auto_axes(lambda v: v)(X)",
+    # ManualAxisType
+    "repr(jax.sharding.ManualAxisType(varying=frozenset({'x'})))",
+    "jax.sharding.ManualAxisType(varying=frozenset({'x'})) is jax.sharding.ManualAxisType(varying=frozenset({'x'}))",
+    "jax.sharding.ManualAxisType(varying=frozenset({'x'}), unreduced=frozenset({'x'}))",
+    "jax.sharding.ManualAxisType().update(reduced=frozenset({'y'})).reduced == {'y'}",
+]
