@@ -727,6 +727,32 @@ def refine_polymorphic_shapes(module_text: str) -> str:
             return str(ir.Module.parse(refined))
 
 
+def serialize_portable_artifact(module_text: str) -> bytes:
+    """The module as a StableHLO portable artifact (versioned bytecode), targeting the StableHLO
+    version JAX 0.10.2's export targets: the newest one at least four weeks old
+    (`WEEK_4`), so that consumers updated monthly can read it."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo
+    target = stablehlo.get_version_from_compatibility_requirement(
+        stablehlo.StablehloCompatibilityRequirement.WEEK_4)
+    with _mlir_lock:
+        with _ensure_mlir_context():
+            module = ir.Module.parse(module_text)
+            return _jax.mlir.serialize_portable_artifact(module, target)
+
+
+def deserialize_portable_artifact(blob: bytes) -> str:
+    """The text of a StableHLO portable artifact (without locations: each function's text is
+    self-contained). Raises ValueError when `blob` is not one."""
+    with _mlir_lock:
+        with _ensure_mlir_context() as ctx:
+            try:
+                module = _jax.mlir.deserialize_portable_artifact(bytes(blob), ctx)
+            except Exception as e:  # (jaxlib raises a bare Exception/RuntimeError)
+                raise ValueError(f"not a StableHLO portable artifact ({e})") from None
+            return module.operation.get_asm(enable_debug_info=False)
+
+
 def hlo_computation(module_text: str):
     """The module as XLA's HLO computation (`as_hlo_text()`, `as_hlo_module()`...)."""
     return _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False,
