@@ -12,7 +12,9 @@ def run():
 
     class MLP(nnx.Module):
         def __init__(self, rngs):
-            self.l1 = nnx.Linear(3, 8, rngs=rngs)
+            # No bias before BatchNorm (see prog_flax.py: its gradient is rounding noise,
+            # which adam amplifies into the running statistics).
+            self.l1 = nnx.Linear(3, 8, use_bias=False, rngs=rngs)
             self.bn = nnx.BatchNorm(8, rngs=rngs)
             self.drop = nnx.Dropout(0.2, rngs=rngs)
             self.l2 = nnx.Linear(8, 1, rngs=rngs)

@@ -22,7 +22,6 @@ def test_init(results):
     np.testing.assert_allclose(got["init_dense_sum"], want["init_dense_sum"], rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=False, reason="BatchNorm running statistics differ from JAX's recording in this environment (2026-12-05: fails at 4c124fe too, which passed CI before; losses still match). Under investigation: see the session note.")
 def test_train_state_steps(results):
     got, want = results
     assert got["step"] == want["step"] == 4
@@ -51,7 +50,6 @@ def test_nnx_imports():
     assert proc.stdout.split() == ["Linear"]
 
 
-@pytest.mark.xfail(strict=False, reason="BatchNorm running statistics differ from JAX's recording in this environment (2026-12-05: fails at 4c124fe too, which passed CI before; losses still match). Under investigation: see the session note.")
 def test_nnx_program():
     got, want = run_program("prog_nnx"), recorded("nnx")["result"]
     np.testing.assert_allclose(got["init_l1"], want["init_l1"], rtol=1e-6)
