@@ -189,15 +189,18 @@ class JVPTrace(core.Trace):
         return x, Zero(tangent_aval(core.get_aval(x)))
 
     def process_primitive(self, prim, args, params):
+        if not any(isinstance(x, JVPTracer) and x._trace is self for x in args):
+            with core.set_current_trace(self.parent):  # every tangent is a symbolic zero
+                return prim.bind(*args, **params)
         primals, tangents = [], []
         for x in args:
             p, t = self.to_pair(x)
             primals.append(p)
             tangents.append(t)
         with core.set_current_trace(self.parent):
-            if all(type(t) is Zero for t in tangents):
+            if all(type(t) is Zero for t in tangents):  # (tracers of Refs may carry a Zero)
                 return prim.bind(*primals, **params)
-            out, out_t = prim.rule("jvp")(primals, tangents, **params)
+            out, out_t = (prim.jvp or prim.rule("jvp"))(primals, tangents, **params)
         if prim.multiple_results:
             return [maybe_jvp_tracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
         return maybe_jvp_tracer(self, out, out_t)
@@ -387,7 +390,7 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out, line
         cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
         invals = [(undefined.get(v) or UndefinedPrimal(v.aval)) if type(v) is Var and v in linear
                   else read(v) for v in eqn.invars]
-        rule = eqn.primitive.rule("transpose")
+        rule = eqn.primitive.transpose or eqn.primitive.rule("transpose")
         with _staged_as(eqn, "transpose"):
             cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *invals, **eqn.params)
         for v, ct in zip(eqn.invars, cts_in, strict=True):

@@ -181,7 +181,7 @@ class DynamicJaxprTrace(core.Trace):
             with core.set_current_trace(core.EvalTrace()):
                 return prim.bind(*args, **params)
         invars = [self.to_var(x) for x in args]
-        out = prim.rule("abstract_eval")(*[v.aval for v in invars], **params)
+        out = (prim.abstract_eval or prim.rule("abstract_eval"))(*[v.aval for v in invars], **params)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
             self.eqns.append(JaxprEqn(invars, outvars, prim, params, _source_info()))
@@ -281,6 +281,19 @@ def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr
     for rewrite in traced_jaxpr_rewrites:
         closed = rewrite(closed)
     return closed, outs
+
+
+def trace_to_jaxpr_dynamic(fun, in_avals, *, keep_inputs=None, lower=False, auto_dce=False):
+    """JAX's `pe.trace_to_jaxpr_dynamic`: trace `fun` (a callable or an `lu.WrappedFun`, flat
+    list in and out) on `in_avals` to `(jaxpr, out_avals, consts)`, the jaxpr as traced: refs
+    and their effects stay in it (no `traced_jaxpr_rewrites`), its constvars bound to `consts`."""
+    del keep_inputs, lower
+    call = getattr(fun, "call_wrapped", fun)
+    with core.new_trace(DynamicJaxprTrace) as trace, source_info.reset_name_stack():
+        args = [trace.new_arg(a) for a in in_avals]
+        closed = trace.to_jaxpr(list(call(*args)))
+    jaxpr = dce_jaxpr(closed.jaxpr) if auto_dce else closed.jaxpr
+    return jaxpr, [v.aval for v in jaxpr.outvars], list(closed.consts)
 
 
 # Rewrites applied to every traced jaxpr (same inputs and outputs), filled by upper layers:
