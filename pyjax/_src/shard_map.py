@@ -261,13 +261,15 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
     def body(*bs):
         out = f(*tree_util.tree_unflatten(in_tree, bs))
         flat, tree = tree_util.tree_flatten(out)
-        box.append((out, tree))
+        # the box keeps the output's structure and specs, never its tracers (which would
+        # outlive the trace: jax.checking_leaks reports them)
+        box.append((tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs"),
+                    tree))
         return flat
     with batching.extend_axis_env(mesh.shape):
         closed, _ = pe.trace_to_jaxpr(body, local)
-    out, out_tree = box[0]
-    flat_out = [o if o is not None else PartitionSpec() for o in
-                tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")]
+    out_flat_specs, out_tree = box[0]
+    flat_out = [o if o is not None else PartitionSpec() for o in out_flat_specs]
     for i, (s, a) in enumerate(zip(flat_out, closed.out_avals, strict=True)):
         _check_spec(s, a, mesh, f"out_specs[{i}]", f)
     jaxpr, consts = pe.as_const_free(closed)
