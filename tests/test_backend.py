@@ -9,7 +9,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import pyjax
 from pyjax._src.backend import cache as disk_cache
+from pyjax._src.backend import cuda
 from pyjax._src.backend import xla
 
 
@@ -85,6 +87,15 @@ def test_devices():
     assert xla.get_client() is xla.get_client("cpu") is xla.get_client("host")
     with pytest.raises(RuntimeError, match="Unknown backend"):
         xla.get_client("tpu7")
+
+
+@pytest.mark.skipif(cuda.plugin_installed(), reason="the CUDA plugin is installed")
+@pytest.mark.parametrize("platform", ["gpu", "cuda"])
+def test_absent_gpu_is_an_unknown_backend(platform):
+    # JAX says "Unknown backend" for a GPU it does not have; chex's tests match those words
+    with pytest.raises(RuntimeError, match="Unknown backend") as info:
+        pyjax.devices(platform)
+    assert "jax-cuda13-plugin" in str(info.value)
 
 
 def test_never_imports_jax():

@@ -49,8 +49,9 @@ def make_client(xc, register_gpu_targets):
     only module that imports jaxlib."""
     global _c_api
     if not plugin_installed():
-        raise RuntimeError("the CUDA backend needs the jax-cuda13-plugin and jax-cuda13-pjrt "
-                           "packages")
+        # "Unknown backend" as JAX words it (programs match on it), then what would provide it
+        raise RuntimeError("Unknown backend cuda: the CUDA backend needs the jax-cuda13-plugin "
+                           "and jax-cuda13-pjrt packages")
     if _c_api is None:
         _preload_nvidia_libs()
         ext = importlib.import_module("jax_cuda13_plugin.cuda_plugin_extension")
