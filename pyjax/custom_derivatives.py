@@ -10,4 +10,4 @@ from pyjax._src.custom_derivatives import (
     custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
     zero_from_primal as zero_from_primal,
 )
-from pyjax._src.interpreters.ad import Zero as SymbolicZero  # noqa: F401
+from pyjax._src.interpreters.ad import SymbolicZero as SymbolicZero  # noqa: F401

@@ -475,3 +475,22 @@ def test_every_checkpoint_policy_jax_names():
     with pytest.raises(ValueError):
         P.save_and_offload_only_these_names(names_which_can_be_saved=["a"], names_which_can_be_offloaded=["a"],
                                             offload_src="device", offload_dst="pinned_host")
+
+
+def test_symbolic_zeros_are_pytree_leaves():
+    # as JAX 0.10.2: a symbolic-zeros rule sees SymbolicZero leaves (jax.tree functions visit
+    # them), where AD's own Zero is a pytree node without children
+    from pyjax.custom_derivatives import SymbolicZero
+    seen = []
+
+    @pyjax.custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        seen.append((type(tangents[0]).__name__, pyjax.tree.structure(tangents).num_leaves))
+        tx = 0.0 if isinstance(tangents[0], SymbolicZero) else tangents[0]
+        return f(*primals), primals[1] * tx + primals[0] * tangents[1]
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    assert pyjax.jvp(lambda y: f(2.0, y), (3.0,), (1.0,)) == (6.0, 2.0)
+    assert seen == [("SymbolicZero", 2)]

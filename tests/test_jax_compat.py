@@ -521,3 +521,30 @@ def test_primitive_get_bind_params_rebinds_equations():
     got = rebind(closed.jaxpr, closed.consts, 0.5)
     np.testing.assert_allclose(got[0], np.sin(0.5) * 2.0 + 1.0, rtol=1e-6)
     assert ecore.Primitive("p").get_bind_params({"a": 1}) == {"a": 1}
+
+
+def test_ad_zero_is_a_childless_pytree_node_and_rules_get_tuples():
+    # as JAX 0.10.2: ad.Zero flattens to no leaves (equinox's vprim returns Zeros from a
+    # function it vmaps), and rules assigned into JAX's tables get tuples of primals/tangents
+    # and of values/batch dims (equinox passes them on to vmap as in_axes/out_axes)
+    z = ad.Zero(core.ShapedArray((2,), np.float32))
+    assert pyjax.tree.leaves(z) == [] and pyjax.tree.structure(z).num_nodes == 1
+    out = pyjax.vmap(lambda x, zz: (x * 2, zz), in_axes=(0, None))(jnp.ones(3), z)
+    assert out[0].tolist() == [2.0] * 3 and type(out[1]) is ad.Zero
+    seen = []
+    p = ecore.Primitive("compat_tuple_args")
+    p.def_impl(lambda x: x)
+    p.def_abstract_eval(lambda x: x)
+
+    def jvp(primals, tangents):
+        seen.append(("jvp", type(primals), type(tangents)))
+        return p.bind(*primals), tangents[0]
+
+    def batch(axis_size, axis_name, trace_type, vals, dims, **params):
+        seen.append(("batch", type(vals), type(dims)))
+        return p.bind(*vals), dims[0]
+    ad.primitive_jvps[p] = jvp
+    batching.axis_primitive_batchers[p] = batch
+    pyjax.jvp(p.bind, (1.0,), (1.0,))
+    pyjax.vmap(p.bind)(jnp.ones(2))
+    assert seen == [("jvp", tuple, tuple), ("batch", tuple, tuple)]

@@ -203,7 +203,8 @@ class _CustomFunction:
 class _CustomJVPCall(_CustomCall):
     def call_jvp(self, rules, primals, tangents, *, symbolic_zeros):
         (jvp,) = rules
-        ts = list(tangents) if symbolic_zeros else [ad.instantiate(t) for t in tangents]
+        ts = ([ad.to_symbolic(t) for t in tangents] if symbolic_zeros
+              else [ad.instantiate(t) for t in tangents])
         return jvp(list(primals), ts)
 
 
@@ -306,6 +307,7 @@ def _flat_jvp(name, user_jvp, call: _FlatCall):
 
 
 def _check_tangent(t, aval, name):
+    t = ad.from_symbolic(t)
     if type(t) is ad.Zero:
         return t
     expected = ad.tangent_aval(aval)
@@ -340,7 +342,7 @@ def zero_from_primal(val, symbolic_zeros=False):
     """Zero cotangents shaped like `val` (a pytree): `SymbolicZero`s, or arrays of zeros."""
     def zero(x):
         aval = ad.tangent_aval(core.get_aval(x))
-        return ad.Zero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+        return ad.SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
     return tree_util.tree_map(zero, val)
 
 
@@ -446,11 +448,12 @@ def _flat_bwd(name, user_bwd, call: _FlatCall, res_tree_box, symbolic_zeros=Fals
 
     def flat_bwd(res_flat, cts_flat):
         res = tree_util.tree_unflatten(res_tree_box[0], res_flat)
-        cts_flat = cts_flat if symbolic_zeros else [_ct_value(c) for c in cts_flat]
+        cts_flat = ([ad.to_symbolic(c) for c in cts_flat] if symbolic_zeros
+                    else [_ct_value(c) for c in cts_flat])
         ct = tree_util.tree_unflatten(call.out_tree_box[0], cts_flat)
         out = user_bwd(*call.nondiff, res, ct) if call.nondiff else user_bwd(res, ct)
         cts_in = _bwd_leaves(name, call.dyn, out)
-        return [None if c is None or type(c) is ad.Zero else _cast_ct(c, a)
+        return [None if c is None or isinstance(c, ad.Zero) else _cast_ct(c, a)
                 for c, a in zip(cts_in, in_avals)]
     flat_bwd.symbolic_zeros = symbolic_zeros
     return flat_bwd

@@ -25,7 +25,8 @@ class _JaxAxisRule:
         self.jax_rule = jax_rule
 
     def __call__(self, axis_data, args, dims, **params):
-        return self.jax_rule(axis_data.size, axis_data.name, None, list(args), list(dims),
+        # tuples, as JAX's BatchTrace hands them (equinox passes them on as vmap's in/out_axes)
+        return self.jax_rule(axis_data.size, axis_data.name, None, tuple(args), tuple(dims),
                              **params)
 
 

@@ -13,7 +13,7 @@ import contextlib
 
 import numpy as np
 
-from pyjax._src import core, dtypes, source_info
+from pyjax._src import core, dtypes, source_info, tree_util
 from pyjax._src.core import Literal, Primitive, ShapedArray, Tracer, Var
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters import partial_eval as pe
@@ -35,8 +35,36 @@ class Zero:
     def __repr__(self):
         return f"Zero({self.aval.str_short()})"
 
-    shape = property(lambda self: self.aval.shape)   # (as JAX's SymbolicZero, which it stands for)
+    shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
+
+
+# As JAX's: a pytree node without children, so a Zero that reaches user code (equinox's
+# primitives return them from the functions they vmap) flattens to nothing.
+tree_util.register_pytree_node(Zero, lambda z: ((), z.aval), lambda aval, _: Zero(aval))
+
+
+class SymbolicZero(Zero):
+    """A zero tangent or cotangent as custom_jvp/custom_vjp rules with `symbolic_zeros=True`
+    see it: a pytree leaf (JAX's `jax.custom_derivatives.SymbolicZero`), unlike `Zero`."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+    @staticmethod
+    def from_primal_value(val):
+        return SymbolicZero(tangent_aval(core.get_aval(val)))
+
+
+def to_symbolic(t):
+    """A tangent as a symbolic-zeros rule receives it: `Zero`s become `SymbolicZero`s."""
+    return SymbolicZero(t.aval) if type(t) is Zero else t
+
+
+def from_symbolic(t):
+    """What a symbolic-zeros rule returned, back in the interpreters' terms."""
+    return Zero(t.aval) if type(t) is SymbolicZero else t
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -200,7 +228,9 @@ class JVPTrace(core.Trace):
         with core.set_current_trace(self.parent):
             if all(type(t) is Zero for t in tangents):  # (tracers of Refs may carry a Zero)
                 return prim.bind(*primals, **params)
-            out, out_t = (prim.jvp or prim.rule("jvp"))(primals, tangents, **params)
+            # tuples, as JAX's JVPTrace hands them (equinox passes them on as vmap's in_axes)
+            out, out_t = (prim.jvp or prim.rule("jvp"))(tuple(primals), tuple(tangents),
+                                                        **params)
         if prim.multiple_results:
             return [maybe_jvp_tracer(self, p, t) for p, t in zip(out, out_t, strict=True)]
         return maybe_jvp_tracer(self, out, out_t)

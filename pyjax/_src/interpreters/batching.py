@@ -176,7 +176,7 @@ class JaxBatcher:
         self.rule = rule
 
     def __call__(self, axis_size, args, dims, **params):
-        out, out_dims = self.rule(list(args), tuple(_jax_dim(d) for d in dims), **params)
+        out, out_dims = self.rule(tuple(args), tuple(_jax_dim(d) for d in dims), **params)
         return out, _convert_dims(_pyjax_dim, self.prim, out_dims)
 
 
