@@ -23,6 +23,7 @@ import pytest
 
 from pyjax._src import dtypes
 from pyjax._src.config import config
+from pyjax import numpy_dtype_promotion
 
 PROMOTE_X64 = """
 x      b      i4     i8     i16    i32    i64    u4     u8     u16    u32    u64    e4m3fn e5m2   bf16   f16    f32    f64    c64    c128
@@ -746,3 +747,38 @@ def test_default_width_aliases_are_the_64_bit_types():
         assert jnp.zeros(2, jnp.complex_).dtype == np.complex64
         assert jnp.arange(3, dtype=jnp.uint).dtype == np.uint32
     assert pyjax.dtypes.canonicalize_dtype(jnp.float_) == np.float32
+
+
+# safe_to_cast under 'standard' and 'strict' promotion, recorded from JAX 0.10.2
+# (jax._src.dtypes.safe_to_cast; "error" is a TypePromotionError)
+_SAFE_TO_CAST = [
+    (("int16", "float32"), (True, "error")), (("float32", "int16"), (False, "error")),
+    (("float32", "complex64"), (True, "error")), (("complex64", "float32"), (False, "error")),
+    (("int8", int), (True, "error")), ((int, "int8"), (True, True)),
+    (("float32", float), (True, True)), ((bool, int), (True, "error")),
+    (("uint8", "int16"), (True, "error")), (("int32", "bfloat16"), (True, "error")),
+]
+
+
+@pytest.mark.parametrize("pair,expected", _SAFE_TO_CAST)
+def test_safe_to_cast_matches_jax(pair, expected):
+    for mode, want in zip(("standard", "strict"), expected):
+        with numpy_dtype_promotion(mode):
+            if want == "error":
+                with pytest.raises(dtypes.TypePromotionError):
+                    dtypes.safe_to_cast(*pair)
+            else:
+                assert dtypes.safe_to_cast(*pair) is want
+
+
+def test_jax_type_of_dtype_and_weak_type():
+    """JAX's type vocabulary (recorded from JAX 0.10.2): a weak dtype's JAX type is the Python
+    scalar type of its kind, a weak bool stays bool; int/float/complex are weak."""
+    weak = [dtypes._jax_type(np.dtype(d), True)
+            for d in ("bool", "int8", "uint32", "float16", "bfloat16", "complex64")]
+    assert weak == [np.dtype(bool), int, int, float, float, complex]
+    back = [dtypes._jax_type(*dtypes._dtype_and_weaktype(v))
+            for v in (int, float, complex, np.dtype("int8"), 1.0, True)]
+    assert back == [int, float, complex, np.dtype("int8"), float, np.dtype(bool)]
+    assert dtypes.python_scalar_types_to_dtypes[int] == np.dtype("int64")
+    assert dtypes.default_types["i"]() == np.dtype("int32")   # x64 off

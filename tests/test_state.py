@@ -10,6 +10,8 @@ from pyjax._src import core
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.state.discharge import discharge_state, run_state
 from pyjax._src.state.types import AbstractRef, ReadEffect, WriteEffect, AccumEffect
+from pyjax._src.state.types import shaped_array_ref
+from pyjax._src.state.primitives import get_p, swap_p
 
 
 def cumsum_state(refs):
@@ -126,14 +128,18 @@ def test_jaxpr_over_refs_prints_ref_types_and_has_effects():
     # as JAX prints state: reads `x <- ref[idx]`, writes `old, ref[idx] <- ref[idx], new`
     assert "d:f32[3,3] <- b[a,:]" in text and "f:f32[2] <- b[:2,1]" in text
     assert "c[1:3,0] <- g" in text   # the old value is dropped: a plain write
-    assert {ReadEffect(0), WriteEffect(0)} <= closed.jaxpr.effects
+    # as JAX: an equation's effect names its operand, a jaxpr's the input Var it acts on
+    src, dst = closed.jaxpr.invars
+    assert {ReadEffect(0), WriteEffect(0)} <= set().union(*(e.effects for e in closed.jaxpr.eqns))
+    assert closed.jaxpr.effects == {ReadEffect(src), ReadEffect(dst), WriteEffect(dst)}
     closed2 = _ref_jaxpr(lambda refs: jax.ref.addupdate(refs[0], 0, 1.0), core.ShapedArray((2,), np.float32))
-    assert AccumEffect(0) in closed2.jaxpr.effects
+    assert closed2.jaxpr.effects == {AccumEffect(closed2.jaxpr.invars[0])}
 
 
 def test_discharge_state_gives_a_functional_jaxpr():
     closed = _ref_jaxpr(cumsum_state, core.ShapedArray((5,), np.float32), core.ShapedArray((5,), np.float32))
-    jaxpr, consts = discharge_state(closed.jaxpr, closed.consts)
+    discharged = discharge_state(closed)
+    jaxpr, consts = discharged.jaxpr, discharged.consts
     core.check_jaxpr(jaxpr)
     assert not any(isinstance(v.aval, AbstractRef) for v in jaxpr.invars + jaxpr.outvars)
     assert [a.shape for a in jaxpr.out_avals] == [(5,), (5,)]
@@ -445,3 +451,31 @@ def test_vmap_writes_an_unbatched_value_into_an_outer_ref():
     np.testing.assert_allclose(jax.freeze(r), [1.0, 0.0, 0.0])
     with pytest.raises(Exception, match="vmapped value on an unbatched"):
         jax.vmap(jax.jit(lambda x: (r.__setitem__(0, x), x)[1]))(jnp.arange(2.0))
+
+
+def test_trace_to_jaxpr_dynamic_keeps_refs_and_partial_discharge():
+    """JAX 0.10.2's internals as its state tests use them: `pe.trace_to_jaxpr_dynamic` over
+    `shaped_array_ref` avals gives the jaxpr as traced (refs kept, effects on the input Vars),
+    `discharge_state(closed, should_discharge=...)` discharges only the chosen refs."""
+
+    def f(a_ref, b_ref):
+        a_ref[...] = jnp.ones(4, jnp.float32)
+        b_ref[...] = jnp.ones(4, jnp.float32)
+        return [a_ref[...]]
+    avals = [shaped_array_ref((4,), np.float32), shaped_array_ref((4,), np.float32)]
+    jaxpr, out_avals, consts = pe.trace_to_jaxpr_dynamic(f, avals)
+    a, b = jaxpr.invars
+    assert [type(v.aval) for v in (a, b)] == [AbstractRef, AbstractRef]
+    assert out_avals == [core.ShapedArray((4,), np.dtype(np.float32))]
+    assert jaxpr.effects == {WriteEffect(a), WriteEffect(b), ReadEffect(a)}
+    assert "b[...] <- " in jaxpr.pretty_print(use_color=False)
+    out = discharge_state(core.ClosedJaxpr(jaxpr, consts), should_discharge=[False, True])
+    assert isinstance(out.invars[0].aval, AbstractRef)
+    assert isinstance(out.invars[1].aval, core.ShapedArray) and len(out.outvars) == 2
+    assert out.effects == {WriteEffect(out.invars[0]), ReadEffect(out.invars[0])}
+    assert [e.primitive for e in out.eqns].count(swap_p) == 1
+    assert [e.primitive for e in out.eqns].count(get_p) == 1
+    # as JAX: get/swap of a value that is not a ref is a ValueError naming the operation
+    with pytest.raises(ValueError, match="`get` must be called on `Ref` types"):
+        pe.trace_to_jaxpr_dynamic(lambda x: [jax.ref.get(x, ())],
+                                  [core.ShapedArray((), np.dtype(np.float32))])

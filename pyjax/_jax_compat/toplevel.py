@@ -14,7 +14,7 @@ import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
-from pyjax._src import errors as _errors
+from pyjax._src import api as _api, errors as _errors
 from pyjax._src.pjit import jit as _jit
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
@@ -154,7 +154,7 @@ STUBS = {
     # NB: pyjax keeps no ordered-effect tokens between calls, so there is nothing to clear.
     "_src.dispatch": {"runtime_tokens": _NoTokens()},
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
-    "_src.core": {"call_p": unsupported("jax._src.core.call_p"),
+    "_src.core": {"call_p": unsupported("jax._src.core.call_p"), "typeof": _api.typeof,
                   "ShardingTypeError": _ShardingTypeError,
                   "ConcretizationTypeError": _errors.ConcretizationTypeError,
                   "TracerArrayConversionError": _errors.TracerArrayConversionError,
@@ -166,7 +166,6 @@ STUBS = {
     "_src.shard_map": {"top_level_all_gather": unsupported("jax._src.shard_map.top_level_all_gather")},
     "_src.sharding": {"common_devices_indices_map": unsupported(
         "jax._src.sharding.common_devices_indices_map"), "IndivisibleError": _IndivisibleError},
-    "_src.state.types": {"shaped_array_ref": unsupported("jax._src.state.types.shaped_array_ref")},
     "experimental": {"primal_tangent_dtype": unsupported("jax.experimental.primal_tangent_dtype")},
     "_src.state.primitives": {"pin": unsupported("jax._src.state.primitives.pin"),
                               "unpin": unsupported("jax._src.state.primitives.unpin")},

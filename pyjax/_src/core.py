@@ -164,6 +164,20 @@ class Effect:
         return self.name
 
 
+class JaxprInputEffect(Effect):
+    """An effect on one input: on an equation, `input` is the operand's index; on a jaxpr, the
+    input Var (a constvar or invar) it acts on, as in JAX (`Jaxpr.effects` maps them)."""
+
+    __slots__ = ("input",)
+
+    def __init__(self, name: str, input, ordered: bool = False):
+        super().__init__(name, ordered)
+        self.input = input
+
+    def replace(self, *, input):
+        return type(self)(input)
+
+
 no_effects: frozenset = frozenset()
 
 
@@ -387,14 +401,22 @@ class Jaxpr:
 
     @property
     def effects(self) -> frozenset:
-        """The union of the equations' effects."""
+        """The union of the equations' effects. An effect on an equation's operand (a
+        JaxprInputEffect: a ref read or written) becomes one on the jaxpr's input Var it
+        reaches; one on a ref the jaxpr allocates itself is not an effect of the jaxpr."""
         if self._effects is None:
-            effects = no_effects
+            effects = set()
+            inputs = None
             for eqn in self.eqns:
-                e = eqn.effects
-                if e:
-                    effects = effects | e
-            self._effects = effects
+                for e in eqn.effects or ():
+                    if isinstance(e, JaxprInputEffect):
+                        inputs = inputs or {*self.constvars, *self.invars}
+                        v = eqn.invars[e.input] if type(e.input) is int else e.input
+                        if v not in inputs:
+                            continue
+                        e = e.replace(input=v)
+                    effects.add(e)
+            self._effects = frozenset(effects)
         return self._effects
 
     @property
@@ -410,6 +432,14 @@ class Jaxpr:
 
     __repr__ = __str__
 
+    def pretty_print(self, *, source_info=False, print_shapes=True, custom_pp_eqn_rules=True,
+                     name_stack=False, print_effects=False, use_color=False, **kwargs) -> str:
+        """The printed jaxpr, as `str` (JAX's method). NB: pyjax's printer has one style: the
+        options are accepted and the text is JAX's default (shapes, custom rules, no color)."""
+        del source_info, print_shapes, custom_pp_eqn_rules, name_stack, print_effects
+        del use_color, kwargs
+        return str(self)
+
 
 class ClosedJaxpr:
     """A jaxpr with values bound to its constvars."""
@@ -422,6 +452,10 @@ class ClosedJaxpr:
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
+    constvars = property(lambda self: self.jaxpr.constvars)
+    invars = property(lambda self: self.jaxpr.invars)
+    outvars = property(lambda self: self.jaxpr.outvars)
+    debug_info = property(lambda self: self.jaxpr.debug_info)
     eqns = property(lambda self: self.jaxpr.eqns)
     effects = property(lambda self: self.jaxpr.effects)
 
@@ -429,6 +463,9 @@ class ClosedJaxpr:
         return str(self.jaxpr)
 
     __repr__ = __str__
+
+    def pretty_print(self, **kwargs) -> str:
+        return self.jaxpr.pretty_print(**kwargs)
 
 
 def check_jaxpr(jaxpr: Jaxpr):

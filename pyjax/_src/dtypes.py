@@ -715,6 +715,45 @@ def scalar_type_of(x) -> type:
     raise TypeError(f"scalar_type_of: no Python scalar type for dtype {d}")
 
 
+# -- JAX's type vocabulary: a "JAX type" is a dtype, or int/float/complex for a weak one --------
+
+python_scalar_types_to_dtypes = python_scalar_dtypes   # JAX's name for the same table
+# the default dtype of each kind (NumPy's kind letter) under the current x64 setting
+default_types = {"b": lambda: _bool, "i": default_int_dtype, "u": default_uint_dtype,
+                 "f": default_float_dtype, "c": default_complex_dtype}
+
+
+def _jax_type(dtype, weak_type: bool):
+    """The JAX type of `(dtype, weak_type)`: `dtype` itself when strong; when weak, the Python
+    scalar type of its kind (a weak bool stays the bool dtype)."""
+    if weak_type and dtype != _bool:
+        return float if dtype in _custom_float_types else type(dtype.type(0).item())
+    return dtype
+
+
+def _dtype_and_weaktype(value) -> tuple:
+    """`(dtype(value), weak)`: weak for the types int/float/complex and weakly typed values."""
+    return dtype(value), any(value is t for t in (int, float, complex)) or is_weakly_typed(value)
+
+
+def safe_to_cast(input_dtype_or_value, output_dtype_or_value) -> bool:
+    """Whether a value of the first dtype (or like the first value) converts to the second dtype
+    under the promotion rules in force: promoting it with the (strongly typed) output dtype
+    gives that dtype. Raises TypePromotionError where the rules have no promotion path.
+
+    Example:
+        >>> safe_to_cast('int16', 'float32'), safe_to_cast('float32', 'int16')
+        (True, False)
+    """
+    # NB: JAX's internal `dtype()` canonicalizes (int is int32 without x64); pyjax's does not
+    # by default, so this asks for it
+    input_dtype = dtype(input_dtype_or_value, canonicalize=True)
+    output_dtype = dtype(output_dtype_or_value, canonicalize=True)
+    if input_dtype == output_dtype:
+        return True
+    return result_type(input_dtype_or_value, output_dtype) == output_dtype
+
+
 _sub_byte_bits = {**{d: int(d.name[-1]) for d in (*_small_int_types, *_small_uint_types)},
                   _d(float4_e2m1fn): 4, _d(float6_e2m3fn): 6, _d(float6_e3m2fn): 6}
 

@@ -10,6 +10,7 @@ from pyjax._src.interpreters.partial_eval import DynamicJaxprTracer as DynamicJa
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
 from pyjax._src.interpreters.partial_eval import dce_jaxpr as _dce_jaxpr
 from pyjax._src.interpreters.partial_eval import trace_to_jaxpr
+from pyjax._src.interpreters.partial_eval import trace_to_jaxpr_dynamic as trace_to_jaxpr_dynamic
 
 
 class PartialVal(NamedTuple):
@@ -59,14 +60,6 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
     out_pvals = [PartialVal.unknown(core.get_aval(x)) if u else PartialVal.known(x)
                  for x, u in zip(outs, unknown, strict=True)]
     return closed.jaxpr, out_pvals, list(closed.consts)
-
-
-def trace_to_jaxpr_dynamic(fun, in_avals, *, keep_inputs=None, lower=False, auto_dce=False):
-    """Trace `fun` on `in_avals` to `(jaxpr, out_avals, consts)`."""
-    del keep_inputs, lower
-    closed, _ = trace_to_jaxpr(lambda *xs: list(_call(fun, *xs)), list(in_avals))
-    jaxpr = _dce_jaxpr(closed.jaxpr) if auto_dce else closed.jaxpr
-    return jaxpr, [v.aval for v in jaxpr.outvars], list(closed.consts)
 
 
 def dce_jaxpr(jaxpr, used_outputs, instantiate=False):

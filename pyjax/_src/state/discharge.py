@@ -1,6 +1,6 @@
 """State discharge: turning a jaxpr over refs into a functional jaxpr, and `run_state`.
 
-`discharge_state(jaxpr, consts)` gives a jaxpr taking the same inputs, with each ref input now
+`discharge_state(closed_jaxpr)` gives a jaxpr taking the same inputs, with each ref input now
 an array input, and returning the original outputs followed by the final value of each ref
 input. It is built by tracing `eval_discharged`, an interpreter that keeps the current value of
 every ref in its environment: `get`/`swap`/`addupdate` become slices and updates of that value,
@@ -46,12 +46,18 @@ def has_refs(jaxpr: core.Jaxpr) -> bool:
         any(_is_ref(v) for e in jaxpr.eqns for v in e.invars)
 
 
-def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
+def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None, kept=()):
     """Evaluate `jaxpr` under the current trace with its refs as values: returns `(outs,
-    final_ref_values)`, the latter one per ref invar, in order. `slots` (one per invar, None for
-    a non-ref) marks ref invars that are the same ref outside (equal slots): they share a value."""
+    final_ref_values)`, the latter one per discharged ref invar, in order. `slots` (one per
+    invar, None for a non-ref) marks ref invars that are the same ref outside (equal slots):
+    they share a value. The ref invars in `kept` are not discharged: their args are refs (ref
+    tracers) and their reads and writes are bound as such."""
     env = {}
     alias = {}
+    kept = set(kept)
+
+    def discharged(v):
+        return _is_ref(v) and key(v) not in kept
     if slots is not None:
         first = {}
         for v, s in zip(jaxpr.invars, slots, strict=True):
@@ -70,7 +76,10 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
         env[v] = x
     for eqn in jaxpr.eqns:
         prim, ins = eqn.primitive, eqn.invars
-        if prim is get_p:
+        if prim in (get_p, swap_p, addupdate_p) and not discharged(ins[0]):
+            out = prim.bind(*[read(v) for v in ins], **eqn.params)
+            env.update(zip(eqn.outvars, out if prim.multiple_results else [out], strict=True))
+        elif prim is get_p:
             env[eqn.outvars[0]] = get_value(read(ins[0]), eqn.params["spec"],
                                             [read(v) for v in ins[1:]])
         elif prim is swap_p:
@@ -82,8 +91,8 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
                                                [read(v) for v in ins[2:]])
         elif prim is new_ref_p:
             env[eqn.outvars[0]] = read(ins[0])
-        elif any(_is_ref(v) for v in ins):
-            is_ref = [_is_ref(v) for v in ins]
+        elif any(discharged(v) for v in ins):
+            is_ref = [discharged(v) for v in ins]
             rule = _rule(prim, eqn.params)
             new_refs, outs = rule(ins, is_ref, [read(v) for v in ins], **eqn.params)
             for v, new in zip(ins, new_refs, strict=True):
@@ -94,9 +103,11 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None):
             out = prim.bind(*[read(v) for v in ins], **eqn.params)
             env.update(zip(eqn.outvars, out if prim.multiple_results else [out], strict=True))
     for v in eqn_outvars_refs(jaxpr):
-        raise NotImplementedError(f"discharge_state: a ref output ({v.aval.str_short()}) cannot be "
-                                  "discharged (return jax.freeze(ref) or ref[...] instead)")
-    return [read(v) for v in jaxpr.outvars], [read(v) for v in jaxpr.invars if _is_ref(v)]
+        if discharged(v):
+            raise NotImplementedError(
+                f"discharge_state: a ref output ({v.aval.str_short()}) cannot be discharged "
+                "(return jax.freeze(ref) or ref[...] instead)")
+    return [read(v) for v in jaxpr.outvars], [read(v) for v in jaxpr.invars if discharged(v)]
 
 
 def eqn_outvars_refs(jaxpr):
@@ -112,23 +123,30 @@ def _rule(prim, params):
     raise NotImplementedError(f"discharge_state: no discharge rule for '{prim}', which takes refs")
 
 
-def discharge_state(jaxpr: core.Jaxpr, consts, *, should_discharge=None):
-    """The functional form of `jaxpr`: `(new_jaxpr, new_consts)` where `new_jaxpr` takes arrays
-    for the ref inputs and returns `(*outs, *final values of the ref inputs)`.
+def discharge_state(closed_jaxpr: core.ClosedJaxpr, *, should_discharge=True,
+                    lower=True) -> core.ClosedJaxpr:
+    """The functional form of `closed_jaxpr` (JAX 0.10.2's signature): each ref input to
+    discharge (`should_discharge`, a bool or one per input) becomes an array input, and its
+    final value is appended to the outputs; the other ref inputs stay refs.
 
     Example:
         >>> closed = make_jaxpr(lambda r: r.__setitem__(..., r[...] + 1))(ref_aval)   # refs in
-        >>> discharge_state(closed.jaxpr, closed.consts)                          # values out
+        >>> discharge_state(closed)                                               # values out
     """
-    if should_discharge is not None and not all(should_discharge):
-        raise NotImplementedError("discharge_state: discharging only some refs is not supported")
-    in_avals = [v.aval.inner_aval if _is_ref(v) else v.aval for v in jaxpr.invars]
+    del lower  # NB: pyjax has no hijax types to lower
+    jaxpr = closed_jaxpr.jaxpr
+    if isinstance(should_discharge, bool):
+        should_discharge = [should_discharge] * len(jaxpr.invars)
+    kept = [v for v, d in zip(jaxpr.invars, should_discharge, strict=True)
+            if _is_ref(v) and not d]
+    in_avals = [v.aval.inner_aval if _is_ref(v) and d else v.aval
+                for v, d in zip(jaxpr.invars, should_discharge, strict=True)]
 
     def fun(*args):
-        outs, finals = eval_discharged(jaxpr, consts, args)
+        outs, finals = eval_discharged(jaxpr, closed_jaxpr.consts, args, kept=kept)
         return list(outs) + list(finals)
     closed, _ = pe.trace_to_jaxpr(fun, in_avals)
-    return closed.jaxpr, closed.consts
+    return closed
 
 
 def run_state(f):
@@ -284,8 +302,7 @@ def _discharge_local_refs(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
         return closed
     if any(_is_ref(v) for v in jaxpr.constvars + jaxpr.invars):
         return closed
-    new_jaxpr, consts = discharge_state(jaxpr, closed.consts)
-    return core.ClosedJaxpr(new_jaxpr, consts)
+    return discharge_state(closed)
 
 
 pe.traced_jaxpr_rewrites.append(_discharge_local_refs)
@@ -350,7 +367,8 @@ def discharged_call_jaxpr(closed: core.ClosedJaxpr):
     under grad or vmap is no write of a differentiated or batched value)."""
     hit = _discharged_calls.get(closed)
     if hit is None:
-        jaxpr, consts = discharge_state(closed.jaxpr, closed.consts)
+        discharged_closed = discharge_state(closed)
+        jaxpr, consts = discharged_closed.jaxpr, discharged_closed.consts
         ref_ins = [v for v, o in zip(jaxpr.invars, closed.jaxpr.invars, strict=True)
                    if _is_ref(o)]
         nout = len(closed.jaxpr.outvars)

@@ -60,7 +60,8 @@ def _view_update(view, idx, value, accumulate):
 def _ref_aval(ref, what):
     aval = core.get_aval(ref)
     if not isinstance(aval, AbstractRef):
-        raise TypeError(f"{what}: expected a Ref, got a value of type {aval.str_short()}")
+        # JAX's class and words (its abstract eval of get/swap/addupdate)
+        raise ValueError(f"`{what}` must be called on `Ref` types: {aval.str_short()}.")
     return aval
 
 

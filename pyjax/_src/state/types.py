@@ -53,20 +53,22 @@ def unbatched_write_error(what, ref):
                      "Move the array reference to be an argument to the vmapped function?")
 
 
-class RefEffect(core.Effect):
-    """An effect on the ref operand at `input_index` of an equation (read, write or accumulate)."""
+class RefEffect(core.JaxprInputEffect):
+    """A read, write or accumulation of a ref: on an equation, `input` is the ref operand's
+    index; on a jaxpr, the input Var holding the ref (JAX's `ReadEffect(jaxpr.invars[0])`)."""
 
-    __slots__ = ("input_index",)
+    __slots__ = ()
 
-    def __init__(self, input_index: int):
-        super().__init__(f"{self.kind}<{input_index}>", ordered=False)
-        self.input_index = input_index
+    def __init__(self, input):
+        super().__init__(f"{self.kind}<{input}>", input, ordered=False)
+
+    input_index = property(lambda self: self.input)
 
     def __eq__(self, other):
-        return type(other) is type(self) and other.input_index == self.input_index
+        return type(other) is type(self) and other.input == self.input
 
     def __hash__(self):
-        return hash((type(self), self.input_index))
+        return hash((type(self), self.input))
 
 
 class ReadEffect(RefEffect):
@@ -129,6 +131,13 @@ class AbstractRef:
 
     def _setitem(self, tracer, idx, value):
         _ref_set(tracer, idx, value)
+
+
+def shaped_array_ref(shape, dtype, weak_type=False, sharding=None, memory_space=None) -> AbstractRef:
+    """The aval of a ref to an array of `shape` and `dtype` (JAX's `shaped_array_ref`)."""
+    del sharding  # NB: pyjax's ShapedArray carries no sharding here
+    return AbstractRef(core.ShapedArray(tuple(shape), np.dtype(dtype), weak_type=weak_type),
+                       memory_space)
 
 
 # -- indexers ---------------------------------------------------------------------------------
