@@ -4,6 +4,7 @@ indexing and `.at[]`, creation functions, Array methods and operators, and `repr
 values in the hand-written tests were taken from JAX 0.10.2."""
 import inspect
 import operator
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -302,6 +303,18 @@ def test_result_type_agrees_with_operations():
 ])
 def test_result_type(args, expected):
     assert jnp.result_type(*args) == np.dtype(expected)
+
+
+def test_result_type_of_jnp_scalar_types_does_not_warn():
+    # as JAX 0.10.2 (x64 off): jnp.float64 is canonicalized quietly, NumPy's float64 and the
+    # dtype name warn (numpyro calls jnp.result_type(jnp.float64) under warnings-as-errors)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert jnp.result_type(jnp.float64) == np.float32
+        assert jnp.result_type(jnp.int64) == np.int32
+    for x in (np.float64, "float64", np.dtype("float64")):
+        with pytest.warns(UserWarning, match="float64 requested in dtype is not available"):
+            assert jnp.result_type(x) == np.float32
 
 
 def test_promote_types_and_can_cast():

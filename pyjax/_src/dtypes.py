@@ -491,6 +491,11 @@ def _dtype_and_weak_type(x, x64: bool):
         return _canon(python_scalar_dtypes[x], x64), True    # result_type(float) is weak
     if is_python_scalar(x):
         return _canon(dtype(x), x64), not isinstance(x, bool)
+    if (isinstance(x, type) and not issubclass(x, np.generic)
+            and isinstance(getattr(x, "dtype", None), np.dtype)):
+        # jnp.float64 & co (not NumPy's types): canonicalized without a warning, as in JAX
+        # (numpyro's von_mises_centered defaults to dtype=jnp.float64)
+        return _canon(x.dtype, x64), False
     return maybe_canonicalize_explicit_dtype(dtype(x), "dtype", stacklevel=5), False
 
 
