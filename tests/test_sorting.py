@@ -14,6 +14,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src import test_util as jtu
 from pyjax.test_util import check_grads
 
 from recorded_cases import assert_matches, evaluate
@@ -261,3 +262,17 @@ def test_sort_of_an_empty_array_differentiates():
     (ct,) = pyjax.vjp(lambda a: lax.sort((a, 2 * a), num_keys=1), x)[1]((x, x))
     assert ct.shape == (0, 3) and ct.dtype == np.float32
     assert pyjax.grad(lambda a: jnp.sort(a, axis=0).sum())(x).shape == (0, 3)
+
+
+def test_searchsorted_eager_calls_compile_once_per_signature():
+    """Issue 23 (JAX's op-by-op checks of searchsorted, interp, histogramdd and the sparse
+    conversions): the binary search's loop body is one function per side, so a second eager call
+    of a signature reuses the traced and compiled loop (JAX's searchsorted is jitted)."""
+    a, v = jnp.array([1., 2., 2., 3.]), jnp.array([2., 0., 5.])
+    for side, want in (("left", [1, 0, 4]), ("right", [3, 0, 4])):
+        assert jnp.searchsorted(a, v, side=side).tolist() == want
+        jnp.interp(v, a, 2 * a)
+        with jtu.count_primitive_compiles() as compiles:
+            assert jnp.searchsorted(a, v, side=side).tolist() == want
+            assert jnp.interp(v, a, 2 * a).tolist() == [4.0, 2.0, 6.0]
+        assert compiles() == 0

@@ -14,6 +14,7 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax.experimental import sparse
+from pyjax.experimental.sparse import bcoo, bcsr, coo, csr, util
 from pyjax.test_util import check_grads
 from recorded_cases import assert_matches, evaluate_cases
 
@@ -366,3 +367,62 @@ def test_sparse_cases_match_recorded_jax(expr):
     ns = {"jax": pyjax, "jnp": jnp, "np": np, "sparse": sparse}
     got = evaluate_cases(_RECORDED["prelude"], [expr], ns)[expr]
     assert_matches(got, _RECORDED["sparse_cases"][expr], rtol=2e-6, atol=1e-7, err_msg=expr)
+
+
+# -- issue 23: JAX's own sparse tests -------------------------------------------------------------
+
+def test_sparse_ops_need_no_implicit_rank_promotion():
+    """Issue 23: JAX's tests run with jax_numpy_rank_promotion='raise'; the sparse library code
+    (padding masks, slices, rev, fromdense, lobpcg) broadcasts explicitly, so it still runs."""
+    x = _rand_sparse((3, 4, 2), seed=3)
+    with pyjax.numpy_rank_promotion("raise"):
+        for n_batch, n_dense in ((0, 0), (1, 0), (0, 1)):
+            m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense)
+            np.testing.assert_array_equal(m.todense(), x)
+            np.testing.assert_array_equal(sparse.bcoo_slice(m, start_indices=(1, 0, 0),
+                                                            limit_indices=(3, 4, 2)).todense(), x[1:])
+            np.testing.assert_array_equal(
+                sparse.bcoo_dynamic_slice(m, (1, 1, 0), (2, 2, 2)).todense(), x[1:3, 1:3])
+            np.testing.assert_array_equal(sparse.bcoo_rev(m, (1,)).todense(), x[:, ::-1])
+        a = np.diag(np.arange(1.0, 13.0, dtype=np.float32))
+        theta, _, _ = sparse.linalg.lobpcg_standard(
+            a, np.random.RandomState(0).randn(12, 2).astype(np.float32))
+        np.testing.assert_allclose(theta, [12.0, 11.0], rtol=1e-4)
+
+
+def test_private_buffer_level_functions_match_jax():
+    """Issue 23: the private buffer-level forms JAX's tests call (coo._coo_*, csr._csr_*,
+    bcoo._bcoo_*, bcsr._bcoo_to_bcsr, util._count_stored_elements, util._csr_to_coo), with
+    values recorded from JAX 0.10.2 (padding entries included)."""
+    m = np.array([[0., 1., 0.], [0., 0., 0.], [2., 0., 3.]], np.float32)
+    lists = lambda xs: [np.asarray(x).tolist() for x in xs]  # noqa: E731
+    d, i, p = csr._csr_fromdense(m, nse=4)
+    assert lists((d, i, p)) == [[1.0, 2.0, 3.0, 0.0], [1, 0, 2, 0], [0, 1, 1, 3]]
+    assert lists(coo._coo_fromdense(m, nse=4)) == [[1.0, 2.0, 3.0, 0.0], [0, 2, 2, 0], [1, 0, 2, 0]]
+    assert lists(util._csr_to_coo(i, p)) == [[0, 2, 2, 3], [1, 0, 2, 0]]
+    assert csr._csr_matvec(d, i, p, jnp.array([1., 2, 3]), shape=(3, 3),
+                           transpose=True).tolist() == [6.0, 1.0, 9.0]
+    np.testing.assert_array_equal(csr._csr_todense(d, i, p, shape=(3, 3)), m)
+    assert coo._coo_matmat(*coo._coo_fromdense(m, nse=4), jnp.ones((3, 2)),
+                           spinfo=coo.COOInfo(shape=(3, 3))).tolist() == [[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]]
+    assert int(util._count_stored_elements(np.stack([m, m * 0]), 1)) == 3
+    assert util._count_stored_elements_per_batch(np.stack([m, m * 0]), 1).tolist() == [3, 0]
+    _, idx = bcoo._bcoo_fromdense(m, nse=3)
+    assert lists(bcsr._bcoo_to_bcsr(idx, shape=(3, 3), index_dtype=jnp.int32)) == [[1, 0, 2], [0, 1, 1, 3]]
+    assert lists(bcsr._bcsr_fromdense(m, nse=3)) == [[1.0, 2.0, 3.0], [1, 0, 2], [0, 1, 1, 3]]
+
+
+def test_bcoo_extract_without_assume_unique_keeps_first_occurrence():
+    """Issue 23: bcoo_extract with assume_unique=False gives a repeated index its value once (at
+    its first occurrence; the others 0), so todense gives the array back (JAX 0.10.2's values)."""
+    idx = jnp.array([[0], [5], [0], [3], [2], [3]])
+    mat = jnp.array([10, 0, 81, 270, 0, 3])
+    assert bcoo._bcoo_extract(idx, mat, assume_unique=False).tolist() == [10, 3, 0, 270, 81, 0]
+    assert bcoo._bcoo_extract(idx, mat, assume_unique=True).tolist() == [10, 3, 10, 270, 81, 270]
+
+
+@pytest.mark.parametrize("cls", [sparse.BCOO, sparse.BCSR, sparse.COO, sparse.CSR, sparse.CSC])
+def test_sparse_arrays_are_unhashable(cls):
+    """Issue 23: as in JAX, sparse arrays are not hashable (their buffers are arrays)."""
+    with pytest.raises(TypeError):
+        hash(cls.fromdense(D[:, :3]))

@@ -7,6 +7,8 @@ a permutation is itself a sort (`take_permuted`), so none of this needs gather o
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pyjax._src import core, dtypes
@@ -313,25 +315,33 @@ def _searchsorted_scan(a, v, side, dt, unrolled):
     shape = _aval(v).shape
     low = shape_ops.broadcast_in_dim(np.zeros((), udt), shape, ())
     high = shape_ops.broadcast_in_dim(np.array(n, udt), shape, ())
-    if side == "left":
-        go_left = lambda q, x: lax.bitwise_not(sort_lt(x, q))  # noqa: E731  q <= x
-    else:
-        go_left = sort_lt
-
-    def level(carry, _):
-        low, high = carry
-        mid = lax.add(low, lax.shift_right_logical(lax.sub(high, low), np.array(1, udt)))
-        left = go_left(v, take1d(a, mid))
-        return (lax.select_n(left, mid, low), lax.select_n(left, high, mid)), None
-
+    level = _search_level(side)
     levels = int(np.ceil(np.log2(n + 1)))
-    carry = (low, high)
+    carry = (low, high, a, v)
     if unrolled:
         for _ in range(levels):
             carry, _ = level(carry, None)
     else:
         carry, _ = scan(level, carry, None, length=levels)
     return lax._convert_element_type(carry[1], dt, False)
+
+
+@functools.lru_cache(maxsize=None)
+def _search_level(side):
+    """One level of the binary search, the same function per side: `a` and `v` ride in the carry
+    (a closure over them would be a new function per call), so eager calls of a signature reuse
+    one traced and compiled scan, as JAX's jitted searchsorted does."""
+    if side == "left":
+        go_left = lambda q, x: lax.bitwise_not(sort_lt(x, q))  # noqa: E731  q <= x
+    else:
+        go_left = sort_lt
+
+    def level(carry, _):
+        low, high, a, v = carry
+        mid = lax.add(low, lax.shift_right_logical(lax.sub(high, low), np.array(1, low.dtype)))
+        left = go_left(v, take1d(a, mid))
+        return (lax.select_n(left, mid, low), lax.select_n(left, high, mid), a, v), None
+    return level
 
 
 def _searchsorted_compare_all(a, v, side, dt):

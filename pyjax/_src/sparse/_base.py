@@ -12,6 +12,7 @@ class JAXSparse:
 
     data: object
     shape: tuple
+    __hash__ = None   # buffers are arrays (unhashable), as in JAX
     nse: int
     dtype = property(lambda self: self.data.dtype)
     ndim = property(lambda self: len(self.shape))

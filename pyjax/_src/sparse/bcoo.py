@@ -77,7 +77,7 @@ def _batched(fn, n_batch, batch_shape, *arrays):
 
 def _padding_mask(indices, sparse_shape):
     """True for the entries whose index lies inside sparse_shape (the real entries)."""
-    bound = creation.array(sparse_shape, indices.dtype)
+    bound = jnp_util.broadcast_to(creation.array(sparse_shape, indices.dtype), indices.shape)
     return reductions.all((indices >= 0) & (indices < bound), axis=-1)
 
 
@@ -185,10 +185,18 @@ def bcoo_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
                          f"{mat.dtype}{list(mat.shape)}")
     if nse is None:
         nse = _count_nse(mat, n_batch, n_dense)
-    nse = int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
-    data, indices = bcoo_fromdense_p.bind(mat, nse=nse, n_batch=n_batch, n_dense=n_dense,
-                                          index_dtype=canonical_index_dtype(index_dtype))
+    data, indices = _bcoo_fromdense(mat, nse=nse, n_batch=n_batch, n_dense=n_dense,
+                                    index_dtype=index_dtype)
     return BCOO((data, indices), shape=mat.shape, indices_sorted=True, unique_indices=True)
+
+
+def _bcoo_fromdense(mat, *, nse, n_batch=0, n_dense=0, index_dtype=np.int32):
+    """The BCOO buffers (data, indices) of `mat` with `nse` stored elements per batch element
+    (JAX's private buffer-level bcoo_fromdense)."""
+    nse = operator.index(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
+    return tuple(bcoo_fromdense_p.bind(creation.asarray(mat), nse=nse, n_batch=operator.index(n_batch),
+                                       n_dense=operator.index(n_dense),
+                                       index_dtype=canonical_index_dtype(index_dtype)))
 
 
 # -- bcoo_extract ---------------------------------------------------------------------------------
@@ -200,9 +208,32 @@ def _extract_unbatched(indices, mat):
     return mat.at[cols].get(mode="fill", fill_value=0)
 
 
+def _first_occurrence(indices):
+    """True for each entry of an (nse, n_sparse) index buffer whose index appears at no earlier
+    position (a stable sort puts the first occurrence of each index first)."""
+    nse, n_sparse = indices.shape
+    if n_sparse == 0:
+        return creation.arange(nse) == 0
+    keys = tuple(indices[:, i] for i in range(n_sparse))
+    *sorted_keys, perm = lax_sorting.sort(keys + (creation.arange(nse),), num_keys=n_sparse)
+    same = reductions.all(jshape.stack([k[1:] == k[:-1] for k in sorted_keys], axis=1), axis=1)
+    first_sorted = jshape.concatenate([creation.ones(min(nse, 1), bool), ~same])
+    return creation.zeros(nse, bool).at[perm].set(first_sorted)
+
+
+def _extract_unique_unbatched(indices, mat):
+    data = _extract_unbatched(indices, mat)
+    first = _first_occurrence(indices)
+    return lax_numpy.where(first.reshape(first.shape + (1,) * (data.ndim - 1)), data,
+                           creation.zeros((), data.dtype))
+
+
 def _extract_impl(indices, mat, *, assume_unique):
     n_batch = indices.ndim - 2
-    return _batched(_extract_unbatched, n_batch, mat.shape[:n_batch], indices, mat)
+    # NB: without assume_unique, a repeated index takes the value at its first occurrence only
+    # (the others get 0), so that todense of the result gives back mat (JAX's semantics)
+    f = _extract_unbatched if assume_unique else _extract_unique_unbatched
+    return _batched(f, n_batch, mat.shape[:n_batch], indices, mat)
 
 
 bcoo_extract_p = sparse_primitive("bcoo_extract", _extract_impl, linear_argnums=(1,))
@@ -222,8 +253,14 @@ def bcoo_extract(sparr, arr, *, assume_unique=None):
         raise ValueError(f"shape mismatch: sparr.shape={sparr.shape} a.shape={arr.shape}")
     if assume_unique is None:
         assume_unique = sparr.unique_indices
-    data = bcoo_extract_p.bind(sparr.indices, arr, assume_unique=bool(assume_unique))
+    data = _bcoo_extract(sparr.indices, arr, assume_unique=assume_unique)
     return BCOO((data, sparr.indices), **sparr._info._asdict())
+
+
+def _bcoo_extract(indices, arr, *, assume_unique=True):
+    """The BCOO data of dense `arr` at `indices` (JAX's private buffer-level bcoo_extract)."""
+    return bcoo_extract_p.bind(creation.asarray(indices), creation.asarray(arr),
+                               assume_unique=bool(assume_unique))
 
 
 # -- bcoo_sort_indices ----------------------------------------------------------------------------

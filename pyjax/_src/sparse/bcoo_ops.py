@@ -201,12 +201,21 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     if isinstance(lhs, BCOO):
         rhs = creation.asarray(rhs)
         _dot_output_shape(lhs.shape, rhs.shape, dn)
-        out = bcoo_dot_general_p.bind(lhs.data, lhs.indices, rhs, dimension_numbers=dn,
-                                      lhs_spinfo=_hashable(lhs._info))
-        return out if preferred_element_type is None else out.astype(preferred_element_type)
+        return _bcoo_dot_general(lhs.data, lhs.indices, rhs, dimension_numbers=dn,
+                                 preferred_element_type=preferred_element_type,
+                                 lhs_spinfo=lhs._info)
     if isinstance(rhs, BCOO):
         return _dense_sparse_dot(creation.asarray(lhs), rhs, dn, preferred_element_type)
     return lax_dot.dot_general(lhs, rhs, dn, preferred_element_type=preferred_element_type)
+
+
+def _bcoo_dot_general(lhs_data, lhs_indices, rhs, *, dimension_numbers, preferred_element_type,
+                      lhs_spinfo):
+    """dot_general of BCOO buffers (lhs) and a dense rhs (JAX's private buffer-level form)."""
+    out = bcoo_dot_general_p.bind(creation.asarray(lhs_data), creation.asarray(lhs_indices),
+                                  creation.asarray(rhs), dimension_numbers=_canonical_dn(dimension_numbers),
+                                  lhs_spinfo=_hashable(lhs_spinfo))
+    return out if preferred_element_type is None else out.astype(preferred_element_type)
 
 
 # -- bcoo_dot_general_sampled -------------------------------------------------------------------
@@ -441,12 +450,11 @@ def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
     data = mat.data[tuple(data_sl) + (slice(None),) + tuple(dense_sl)]
     indices = mat.indices[tuple(idx_sl) + (slice(None), slice(None))]
     if ns:
-        st = creation.array(start_indices[nb:nb + ns], indices.dtype)
-        en = creation.array(limit_indices[nb:nb + ns], indices.dtype)
-        sd = creation.array(strides[nb:nb + ns], indices.dtype)
+        st, en, sd, bound = (jnp_util.broadcast_to(creation.array(v[nb:nb + ns], indices.dtype),
+                                                   indices.shape)
+                             for v in (start_indices, limit_indices, strides, new_shape))
         keep = reductions.all((indices >= st) & (indices < en) & ((indices - st) % sd == 0), axis=-1)
-        indices = lax_numpy.where(keep[..., None], (indices - st + sd - 1) // sd,
-                                  creation.array(new_shape[nb:nb + ns], indices.dtype))
+        indices = lax_numpy.where(keep[..., None], (indices - st + sd - 1) // sd, bound)
         data = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
     out = BCOO((data, indices), shape=new_shape)
     window = math.prod(new_shape[nb:nb + ns])
@@ -477,8 +485,10 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
     indices = lax_dynslice.dynamic_slice(indices, starts[:nb] + [zero, zero],
                                          slice_sizes[:nb] + indices.shape[nb:])
     if ns:
-        st = jshape.stack(starts[nb:nb + ns]).astype(indices.dtype)
-        size = creation.array(slice_sizes[nb:nb + ns], indices.dtype)
+        st = jnp_util.broadcast_to(jshape.stack(starts[nb:nb + ns]).astype(indices.dtype),
+                                   indices.shape)
+        size = jnp_util.broadcast_to(creation.array(slice_sizes[nb:nb + ns], indices.dtype),
+                                     indices.shape)
         keep = reductions.all((indices >= st) & (indices < st + size), axis=-1)
         indices = lax_numpy.where(keep[..., None], indices - st, size)
         data = lax_numpy.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
@@ -624,8 +634,9 @@ def bcoo_rev(operand, dimensions):
         flip = np.zeros(ns, bool)
         flip[s] = True
         valid = _padding_mask(indices, operand.shape[nb:nb + ns])[..., None]
-        mirrored = lax_numpy.where(creation.array(flip),
-                                   creation.array(sizes - 1, indices.dtype) - indices, indices)
+        top = jnp_util.broadcast_to(creation.array(sizes - 1, indices.dtype), indices.shape)
+        mirrored = lax_numpy.where(jnp_util.broadcast_to(creation.array(flip), indices.shape),
+                                   top - indices, indices)
         indices = lax_numpy.where(valid, mirrored, indices)
     return BCOO((data, indices), shape=operand.shape)
 

@@ -135,11 +135,34 @@ def bcsr_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
                          f"{mat.shape} with n_batch={n_batch}, n_dense={n_dense}")
     if nse is None:
         nse = _bcoo._count_nse(mat, n_batch, n_dense)
-    nse = int(core.concrete_or_error(nse, _bcoo._TRACED_NSE_ERROR))
-    data, indices, indptr = bcsr_fromdense_p.bind(
-        mat, nse=nse, n_batch=operator.index(n_batch), n_dense=operator.index(n_dense),
-        index_dtype=canonical_index_dtype(index_dtype))
+    data, indices, indptr = _bcsr_fromdense(mat, nse=nse, n_batch=n_batch, n_dense=n_dense,
+                                            index_dtype=index_dtype)
     return BCSR((data, indices, indptr), shape=mat.shape, indices_sorted=True, unique_indices=True)
+
+
+def _bcsr_fromdense(mat, *, nse, n_batch=0, n_dense=0, index_dtype=np.int32):
+    """The BCSR buffers (data, indices, indptr) of `mat` with `nse` stored elements per batch
+    element (JAX's private buffer-level bcsr_fromdense)."""
+    nse = operator.index(core.concrete_or_error(nse, _bcoo._TRACED_NSE_ERROR))
+    return tuple(bcsr_fromdense_p.bind(
+        creation.asarray(mat), nse=nse, n_batch=operator.index(n_batch),
+        n_dense=operator.index(n_dense), index_dtype=canonical_index_dtype(index_dtype)))
+
+
+def _bcoo_to_bcsr(indices, *, shape, index_dtype):
+    """The BCSR (indices, indptr) of BCOO indices sorted within each batch element."""
+    indices = creation.asarray(indices)
+    n_batch = indices.ndim - 2
+    if indices.shape[-1] != 2:
+        raise ValueError("Must have 2 sparse dimensions to be converted to BCSR.")
+    f = partial(_coo_to_csr_unbatched, n_rows=shape[n_batch])
+    col, indptr = nfold_vmap(f, n_batch)(indices)
+    return col, indptr.astype(canonical_index_dtype(index_dtype))
+
+
+def _bcsr_to_bcoo(indices, indptr, *, shape):
+    """The BCOO indices of BCSR (indices, indptr)."""
+    return _bcsr_to_bcoo_indices(creation.asarray(indices), creation.asarray(indptr), tuple(shape))
 
 
 def bcsr_extract(indices, indptr, mat):

@@ -4,6 +4,7 @@ to scatter/gather code elsewhere; here the fallback is the only path).
 """
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -57,9 +58,42 @@ coo_matvec_p = sparse_primitive("coo_matvec", _coo_matvec_impl, linear_argnums=(
 coo_matmat_p = sparse_primitive("coo_matmat", _coo_matvec_impl, linear_argnums=(0, 3))
 
 
+def _coo_info(spinfo):
+    return COOInfo(tuple(int(d) for d in spinfo.shape), bool(spinfo.rows_sorted),
+                   bool(spinfo.cols_sorted))
+
+
+def _concrete_nse(nse):
+    return operator.index(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
+
+
+def _coo_todense(data, row, col, *, spinfo):
+    """The dense matrix of COO buffers (JAX's private buffer-level form of coo_todense)."""
+    return coo_todense_p.bind(creation.asarray(data), creation.asarray(row), creation.asarray(col),
+                              spinfo=_coo_info(spinfo))
+
+
+def _coo_fromdense(mat, *, nse, index_dtype=np.int32):
+    """The COO buffers (data, row, col) of the nonzeros of `mat`, `nse` of them."""
+    return tuple(coo_fromdense_p.bind(creation.asarray(mat), nse=_concrete_nse(nse),
+                                      index_dtype=canonical_index_dtype(index_dtype)))
+
+
+def _coo_matvec(data, row, col, v, *, spinfo, transpose=False):
+    """mat @ v (or mat.T @ v) for COO buffers and a dense vector."""
+    return coo_matvec_p.bind(creation.asarray(data), creation.asarray(row), creation.asarray(col),
+                             creation.asarray(v), spinfo=_coo_info(spinfo), transpose=bool(transpose))
+
+
+def _coo_matmat(data, row, col, B, *, spinfo, transpose=False):
+    """mat @ B (or mat.T @ B) for COO buffers and a dense matrix."""
+    return coo_matmat_p.bind(creation.asarray(data), creation.asarray(row), creation.asarray(col),
+                             creation.asarray(B), spinfo=_coo_info(spinfo), transpose=bool(transpose))
+
+
 def coo_todense(mat):
     """The dense array of a COO matrix."""
-    return coo_todense_p.bind(mat.data, mat.row, mat.col, spinfo=COOInfo(tuple(mat.shape)))
+    return _coo_todense(mat.data, mat.row, mat.col, spinfo=COOInfo(tuple(mat.shape)))
 
 
 def coo_fromdense(mat, *, nse=None, index_dtype=np.int32):
@@ -70,8 +104,8 @@ def coo_fromdense(mat, *, nse=None, index_dtype=np.int32):
     """
     mat = creation.asarray(mat)
     _check_2d("coo_fromdense", mat.shape)
-    nse = _count_nse(mat, 0, 0) if nse is None else int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
-    data, row, col = coo_fromdense_p.bind(mat, nse=nse, index_dtype=canonical_index_dtype(index_dtype))
+    nse = _count_nse(mat, 0, 0) if nse is None else nse
+    data, row, col = _coo_fromdense(mat, nse=nse, index_dtype=index_dtype)
     return COO((data, row, col), shape=mat.shape, rows_sorted=True)
 
 
@@ -81,8 +115,8 @@ def coo_matvec(mat, v, transpose=False):
     if v.ndim != 1 or v.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"coo_matvec: vector of shape {v.shape} does not fit matrix {mat.shape}"
                          f"{' (transposed)' if transpose else ''}")
-    return coo_matvec_p.bind(mat.data, mat.row, mat.col, v, spinfo=COOInfo(tuple(mat.shape)),
-                             transpose=bool(transpose))
+    return _coo_matvec(mat.data, mat.row, mat.col, v, spinfo=COOInfo(tuple(mat.shape)),
+                       transpose=transpose)
 
 
 def coo_matmat(mat, B, *, transpose=False):
@@ -91,8 +125,8 @@ def coo_matmat(mat, B, *, transpose=False):
     if B.ndim != 2 or B.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"coo_matmat: matrix of shape {B.shape} does not fit matrix {mat.shape}"
                          f"{' (transposed)' if transpose else ''}")
-    return coo_matmat_p.bind(mat.data, mat.row, mat.col, B, spinfo=COOInfo(tuple(mat.shape)),
-                             transpose=bool(transpose))
+    return _coo_matmat(mat.data, mat.row, mat.col, B, spinfo=COOInfo(tuple(mat.shape)),
+                       transpose=transpose)
 
 
 # -- CSR primitives --------------------------------------------------------------------------------
@@ -127,9 +161,35 @@ csr_matvec_p = sparse_primitive("csr_matvec", _csr_matvec_impl, linear_argnums=(
 csr_matmat_p = sparse_primitive("csr_matmat", _csr_matvec_impl, linear_argnums=(0, 3))
 
 
+def _csr_todense(data, indices, indptr, *, shape):
+    """The dense matrix of CSR buffers (JAX's private buffer-level form of csr_todense)."""
+    return csr_todense_p.bind(creation.asarray(data), creation.asarray(indices),
+                              creation.asarray(indptr), shape=tuple(int(d) for d in shape))
+
+
+def _csr_fromdense(mat, *, nse, index_dtype=np.int32):
+    """The CSR buffers (data, indices, indptr) of the nonzeros of `mat`, `nse` of them."""
+    return tuple(csr_fromdense_p.bind(creation.asarray(mat), nse=_concrete_nse(nse),
+                                      index_dtype=canonical_index_dtype(index_dtype)))
+
+
+def _csr_matvec(data, indices, indptr, v, *, shape, transpose=False):
+    """mat @ v (or mat.T @ v) for CSR buffers and a dense vector."""
+    return csr_matvec_p.bind(creation.asarray(data), creation.asarray(indices),
+                             creation.asarray(indptr), creation.asarray(v),
+                             shape=tuple(int(d) for d in shape), transpose=bool(transpose))
+
+
+def _csr_matmat(data, indices, indptr, B, *, shape, transpose=False):
+    """mat @ B (or mat.T @ B) for CSR buffers and a dense matrix."""
+    return csr_matmat_p.bind(creation.asarray(data), creation.asarray(indices),
+                             creation.asarray(indptr), creation.asarray(B),
+                             shape=tuple(int(d) for d in shape), transpose=bool(transpose))
+
+
 def csr_todense(mat):
     """The dense array of a CSR matrix."""
-    return csr_todense_p.bind(mat.data, mat.indices, mat.indptr, shape=tuple(mat.shape))
+    return _csr_todense(mat.data, mat.indices, mat.indptr, shape=mat.shape)
 
 
 def csr_fromdense(mat, *, nse=None, index_dtype=np.int32):
@@ -140,9 +200,8 @@ def csr_fromdense(mat, *, nse=None, index_dtype=np.int32):
     """
     mat = creation.asarray(mat)
     _check_2d("csr_fromdense", mat.shape)
-    nse = _count_nse(mat, 0, 0) if nse is None else int(core.concrete_or_error(nse, _TRACED_NSE_ERROR))
-    data, indices, indptr = csr_fromdense_p.bind(mat, nse=nse,
-                                                 index_dtype=canonical_index_dtype(index_dtype))
+    nse = _count_nse(mat, 0, 0) if nse is None else nse
+    data, indices, indptr = _csr_fromdense(mat, nse=nse, index_dtype=index_dtype)
     return CSR((data, indices, indptr), shape=mat.shape)
 
 
@@ -151,8 +210,7 @@ def csr_matvec(mat, v, transpose=False):
     v = creation.asarray(v)
     if v.ndim != 1 or v.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"csr_matvec: vector of shape {v.shape} does not fit matrix {mat.shape}")
-    return csr_matvec_p.bind(mat.data, mat.indices, mat.indptr, v, shape=tuple(mat.shape),
-                             transpose=bool(transpose))
+    return _csr_matvec(mat.data, mat.indices, mat.indptr, v, shape=mat.shape, transpose=transpose)
 
 
 def csr_matmat(mat, B, *, transpose=False):
@@ -160,8 +218,7 @@ def csr_matmat(mat, B, *, transpose=False):
     B = creation.asarray(B)
     if B.ndim != 2 or B.shape[0] != mat.shape[0 if transpose else 1]:
         raise ValueError(f"csr_matmat: matrix of shape {B.shape} does not fit matrix {mat.shape}")
-    return csr_matmat_p.bind(mat.data, mat.indices, mat.indptr, B, shape=tuple(mat.shape),
-                             transpose=bool(transpose))
+    return _csr_matmat(mat.data, mat.indices, mat.indptr, B, shape=mat.shape, transpose=transpose)
 
 
 # -- classes ---------------------------------------------------------------------------------------

@@ -86,11 +86,11 @@ def _svqb(S, eps):
     """An orthonormal basis of S's columns (n, p) with the same shape: columns along directions
     of negligible norm come out zero (and are flagged in the returned mask)."""
     norms = jnp_linalg.norm(S, axis=0)
-    S = S / lax_numpy.where(norms > 0, norms, 1)
+    S = S / lax_numpy.where(norms > 0, norms, 1)[None, :]
     w, V = jnp_linalg.eigh(_mm(S.T.conj(), S))
     keep = w > eps * S.shape[1] * reductions.max(w)
     scale = lax_numpy.where(keep, 1 / ufuncs.sqrt(lax_numpy.where(keep, w, 1)), 0)
-    return _mm(S, V * scale), keep
+    return _mm(S, V * scale[None, :]), keep
 
 
 def _rayleigh_ritz(A, S, keep, k):

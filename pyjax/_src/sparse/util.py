@@ -26,7 +26,9 @@ from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.ad import Zero
+from pyjax._src.numpy import creation
 from pyjax._src.numpy import shape as jshape
+from pyjax._src.numpy import sorting as jsorting
 from pyjax._src.numpy import util as jnp_util
 
 
@@ -150,6 +152,27 @@ def nfold_vmap(fun, n: int, in_axes=0, out_axes=0):
     for _ in range(n):
         fun = vmap(fun, in_axes=in_axes, out_axes=out_axes)
     return fun
+
+
+def _count_stored_elements_per_batch(mat, n_batch=0, n_dense=0):
+    """The number of nonzero sparse positions in each batch element of `mat` (an array of
+    shape mat.shape[:n_batch]); a position counts when any of its dense entries is nonzero."""
+    mask = creation.asarray(mat) != 0
+    if n_dense > 0:
+        mask = mask.any(axis=tuple(range(mask.ndim - n_dense, mask.ndim)))
+    return mask.sum(axis=tuple(range(n_batch, mask.ndim)))
+
+
+def _count_stored_elements(mat, n_batch=0, n_dense=0):
+    """The nse a BCOO of `mat` needs: the largest per-batch count of nonzero positions."""
+    return _count_stored_elements_per_batch(mat, n_batch, n_dense).max(initial=0)
+
+
+def _csr_to_coo(indices, indptr):
+    """The (row, col) COO buffers of CSR (indices, indptr); entries past indptr[-1] (padding)
+    get row len(indptr) - 1, one past the last row."""
+    k = creation.arange(indices.shape[0], dtype=indptr.dtype)
+    return jsorting.searchsorted(indptr[1:], k, side="right").astype(indptr.dtype), indices
 
 
 def canonical_index_dtype(dtype):

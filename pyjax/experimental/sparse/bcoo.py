@@ -34,3 +34,9 @@ from pyjax._src.sparse.bcoo_ops import (  # noqa: F401
     bcoo_spdot_general_p as bcoo_spdot_general_p,
     bcoo_squeeze as bcoo_squeeze,
 )
+from pyjax._src.sparse.bcoo import (  # noqa: F401  (JAX's private buffer-level forms)
+    _bcoo_extract as _bcoo_extract,
+    _bcoo_fromdense as _bcoo_fromdense,
+    _bcoo_todense as _bcoo_todense,
+)
+from pyjax._src.sparse.bcoo_ops import _bcoo_dot_general as _bcoo_dot_general  # noqa: F401

@@ -13,3 +13,8 @@ from pyjax._src.sparse.bcsr import (  # noqa: F401
     bcsr_todense as bcsr_todense,
     bcsr_todense_p as bcsr_todense_p,
 )
+from pyjax._src.sparse.bcsr import (  # noqa: F401  (JAX's private buffer-level forms)
+    _bcoo_to_bcsr as _bcoo_to_bcsr,
+    _bcsr_fromdense as _bcsr_fromdense,
+    _bcsr_to_bcoo as _bcsr_to_bcoo,
+)

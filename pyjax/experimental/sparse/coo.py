@@ -10,3 +10,10 @@ from pyjax._src.sparse.coo_csr import (  # noqa: F401
     coo_todense as coo_todense,
     coo_todense_p as coo_todense_p,
 )
+from pyjax._src.sparse.coo_csr import (  # noqa: F401  (JAX's private buffer-level forms)
+    COOInfo as COOInfo,
+    _coo_fromdense as _coo_fromdense,
+    _coo_matmat as _coo_matmat,
+    _coo_matvec as _coo_matvec,
+    _coo_todense as _coo_todense,
+)

@@ -11,3 +11,9 @@ from pyjax._src.sparse.coo_csr import (  # noqa: F401
     csr_todense as csr_todense,
     csr_todense_p as csr_todense_p,
 )
+from pyjax._src.sparse.coo_csr import (  # noqa: F401  (JAX's private buffer-level forms)
+    _csr_fromdense as _csr_fromdense,
+    _csr_matmat as _csr_matmat,
+    _csr_matvec as _csr_matvec,
+    _csr_todense as _csr_todense,
+)
