@@ -14,7 +14,7 @@ import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
-from pyjax._src import api as _api, errors as _errors
+from pyjax._src import api as _api, errors as _errors, sharding as _sharding
 from pyjax._src.pjit import jit as _jit
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
@@ -81,13 +81,6 @@ _JAX_TYPES = ("bool uint1 uint2 uint4 uint8 uint16 uint32 uint64 int1 int2 int4 
 def _dtype_list(names):
     found = [getattr(ml_dtypes, n, None) or getattr(np, n, None) for n in names]
     return [np.dtype(t) for t in found if t is not None]
-
-
-class _IndivisibleError(Exception):
-    """JAX's error for shardings that do not divide a shape (pyjax raises ValueError)."""
-
-
-_IndivisibleError.__name__ = _IndivisibleError.__qualname__ = "IndivisibleError"
 
 
 class _ShardingTypeError(TypeError):
@@ -165,7 +158,7 @@ STUBS = {
                   "make_jit_cpp_cache": unsupported("jax._src.pjit.make_jit_cpp_cache")},
     "_src.shard_map": {"top_level_all_gather": unsupported("jax._src.shard_map.top_level_all_gather")},
     "_src.sharding": {"common_devices_indices_map": unsupported(
-        "jax._src.sharding.common_devices_indices_map"), "IndivisibleError": _IndivisibleError},
+        "jax._src.sharding.common_devices_indices_map"), "IndivisibleError": _sharding.IndivisibleError},
     "experimental": {"primal_tangent_dtype": unsupported("jax.experimental.primal_tangent_dtype")},
     "_src.state.primitives": {"pin": unsupported("jax._src.state.primitives.pin"),
                               "unpin": unsupported("jax._src.state.primitives.unpin")},

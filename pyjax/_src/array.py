@@ -139,12 +139,7 @@ def addressable_devices(sharding) -> list:
 
 def check_divisible(sharding, shape):
     """Array dimensions must split evenly over the mesh axes a NamedSharding names (as JAX)."""
-    ways, _ = sharding._tiles(len(shape))
-    for i, (n, w) in enumerate(zip(shape, ways, strict=True)):
-        if n % w:
-            raise ValueError(f"Sharding spec {sharding.spec!r} splits array axis {i} {w} ways, "
-                             f"which does not evenly divide the dimension size {n} (shape "
-                             f"{tuple(shape)}, sharding {sharding!r})")
+    sharding.shard_shape(shape)  # raises JAX's IndivisibleError
 
 
 def assemble(aval, sharding, singles, committed=True) -> ArrayImpl:

@@ -14,6 +14,21 @@ from pyjax._src.backend import xla
 from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh
 
 
+class IndivisibleError(ValueError):
+    """A sharding cuts an array dimension into pieces that do not divide it (JAX's class; a
+    ValueError, as pyjax raised before)."""
+
+
+def check_divisible(sharding, ways, shape):
+    """Raise JAX's IndivisibleError when `ways[i]` pieces do not divide dimension `i`."""
+    for i, (n, w) in enumerate(zip(shape, ways, strict=True)):
+        if n % w:
+            raise IndivisibleError(
+                f"Sharding {sharding!r} implies that array axis {i} is partitioned {w} times, "
+                f"but the dimension size is {n} (full shape: {tuple(shape)}, per-dimension "
+                f"tiling factors: {list(ways)} should evenly divide the shape)")
+
+
 class Sharding:
     """Base class of shardings."""
 
@@ -44,12 +59,30 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
+@functools.lru_cache(maxsize=256)
+def canonical_memory_kind(memory_kind, device):
+    """The memory kind a sharding on `device` names (None: the device's default memory, as
+    JAX resolves it); a kind the device cannot address raises JAX's ValueError."""
+    try:
+        kinds = [m.kind for m in device.addressable_memories()]
+        default = device.default_memory().kind
+    except Exception:  # a client without memory spaces (some plugins): keep what was asked
+        return memory_kind
+    if memory_kind is None:
+        return default
+    if memory_kind not in kinds:
+        raise ValueError(f"Could not find memory addressable by device {device.device_kind}. "
+                         f"Device {device.device_kind} can address the following memory kinds: "
+                         f"{', '.join(kinds)}. Got memory kind: {memory_kind}")
+    return memory_kind
+
+
 class SingleDeviceSharding(Sharding):
-    """All of the array on one device."""
+    """All of the array on one device (in one of its memories: `memory_kind`)."""
 
     def __init__(self, device, *, memory_kind=None):
         self._device = device
-        self.memory_kind = memory_kind
+        self.memory_kind = canonical_memory_kind(memory_kind, device)
 
     @property
     def device_set(self):
@@ -58,14 +91,19 @@ class SingleDeviceSharding(Sharding):
     def devices_indices_map(self, global_shape):
         return {self._device: tuple(slice(None) for _ in global_shape)}
 
+    def with_memory_kind(self, kind):
+        return SingleDeviceSharding(self._device, memory_kind=kind)
+
     def __eq__(self, other):
-        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+        return (isinstance(other, SingleDeviceSharding) and other._device == self._device
+                and other.memory_kind == self.memory_kind)
 
     def __hash__(self):
-        return hash(("SingleDeviceSharding", self._device))
+        return hash(("SingleDeviceSharding", self._device, self.memory_kind))
 
     def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r})"
+        mem = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
+        return f"SingleDeviceSharding(device={self._device!r}{mem})"
 
     def shard_shape(self, global_shape):
         return tuple(global_shape)
@@ -164,6 +202,8 @@ class NamedSharding(Sharding):
             if spec is None or not isinstance(spec, (tuple, list)):
                 raise TypeError(f"NamedSharding: spec must be a PartitionSpec, got {spec!r}")
             spec = PartitionSpec(*spec)
+        if isinstance(mesh, Mesh) and mesh.devices.size:
+            memory_kind = canonical_memory_kind(memory_kind, mesh.devices.flat[0])
         self.mesh, self.spec, self.memory_kind = mesh, spec, memory_kind
         used = [a for p in spec._normalized(len(spec)) for a in p]
         for a in used:
@@ -181,7 +221,8 @@ class NamedSharding(Sharding):
 
     def __eq__(self, other):
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-                and self._canonical_spec() == other._canonical_spec())
+                and self._canonical_spec() == other._canonical_spec()
+                and self.memory_kind == other.memory_kind)
 
     def __hash__(self):
         return hash((self.mesh, self._canonical_spec()))
@@ -192,6 +233,9 @@ class NamedSharding(Sharding):
 
     def with_spec(self, spec):
         return NamedSharding(self.mesh, spec, memory_kind=self.memory_kind)
+
+    def with_memory_kind(self, kind):
+        return NamedSharding(self.mesh, self.spec, memory_kind=kind)
 
     @property
     def _device_assignment(self):
@@ -225,7 +269,8 @@ class NamedSharding(Sharding):
 
     def shard_shape(self, global_shape):
         ways, _ = self._tiles(len(global_shape))
-        return tuple(-(-n // w) for n, w in zip(global_shape, ways, strict=True))
+        check_divisible(self, ways, global_shape)
+        return tuple(n // w for n, w in zip(global_shape, ways, strict=True))
 
     def devices_indices_map(self, global_shape):
         ways, pieces = self._tiles(len(global_shape))
