@@ -3,6 +3,7 @@ donate_argnums, grad through it (psum, ppermute, all_gather), nested with vmap, 
 shard_map over a 1-D mesh, one slice per device in a partitioned executable; against JAX
 0.10.2's recorded values
 (tests/data/record_pmap.py) on 8 virtual CPU devices, and NumPy."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -181,3 +182,26 @@ def test_result_shardings_match_jax(sub):
     for got, want in zip(sub["result_shardings"], DATA["result_shardings"], strict=True):
         assert got[0] == want[0] and got[1] == want[1]
         np.testing.assert_allclose(got[2], want[2])
+
+
+def _record_module(name):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "data" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_host_callbacks_over_several_devices_match_jax(tmp_path):
+    # A debug.print inside pmap over 2 devices made XLA's partitioner fail ("Side-effect HLO
+    # must have sharding"): the callback now carries JAX's sharding ({manual} in a pmap or
+    # shard_map body, {maximal device=0} in a sharded jit) and prints what JAX prints.
+    rec = _record_module("record_multidevice_callbacks")
+    want = json.loads((Path(__file__).parent / "data" / "multidevice_callbacks.json").read_text())
+    script = tmp_path / "cases.py"
+    script.write_text(rec.CASES)
+    res = subprocess.run([sys.executable, "-m", "pyjax", "run", str(script)], capture_output=True,
+                         text=True, timeout=300, env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = res.stdout.strip().splitlines()
+    assert json.loads(lines[-1]) == want["results"]
+    assert sorted(lines[:-1]) == want["printed"]

@@ -125,8 +125,17 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
     operand_avals = ctx.avals_in if operand_avals is None else operand_avals
     index = len(ctx.module.host_callbacks)
     # NB: unordered effects are threaded too, on a token of their own: JAX lets XLA reorder
-    # them, but prints that come out in program order are what a reader expects.
-    ordered = effect is not None
+    # them, but prints that come out in program order are what a reader expects. Not in a
+    # module over several devices, where XLA's partitioner wants a sharding on every
+    # side-effecting op: there the call stands alone with JAX's sharding (GSPMD's {manual} in a
+    # shard_map/pmap body, else {maximal device=0}: the first device runs it) and ordered
+    # effects are refused, as JAX does.
+    sharding = ("{manual}" if ctx.module.manual
+                else "{maximal device=0}" if ctx.module.partitioned else None)
+    if sharding is not None and effect is not None and effect.ordered:
+        raise ValueError(f"The following ordered effects are not supported for more than 1 "
+                         f"device: [{effect!r}]")
+    ordered = effect is not None and sharding is None
     if ordered:
         def host(token, *args):
             return (token, *host_fn(*args))
@@ -143,6 +152,8 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
              "result_layouts": "[" + ", ".join(out_layouts) + "]"}
     if side_effect:
         attrs["has_side_effect"] = "true"
+    if sharding is not None:
+        attrs["mhlo.sharding"] = f'"{sharding}"'
     types = (["!stablehlo.token"] if ordered else []) + [mlir.aval_type(a) for a in result_avals]
     outs = ctx.fb.op("stablehlo.custom_call", list(operands), types, attrs)
     if ordered:

@@ -634,8 +634,8 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         raise ValueError("shard_map: lowering needs a concrete Mesh (of devices), got "
                          f"{mesh!r}")
     module = ctx.module
-    saved = getattr(module, "axis_env", ())
-    module.axis_env = mesh
+    saved, saved_manual = getattr(module, "axis_env", ()), module.manual
+    module.axis_env, module.manual = mesh, mesh.size > 1
     try:
         if mesh.size == 1:  # one device: nothing to partition
             return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
@@ -651,7 +651,7 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                                         _hlo(mesh, s, a.ndim)))
         return results
     finally:
-        module.axis_env = saved
+        module.axis_env, module.manual = saved, saved_manual
 
 
 def _hlo(mesh, spec, ndim):

@@ -28,6 +28,9 @@ class ModuleContext:
         self.functions = {}        # name -> text of a private function (an exported module's)
         self.dim_values = None     # symbolic dimension variable -> SSA name (export lowering)
         self.keepalives = []       # objects the executable's callbacks need alive (JAX's name)
+        self.partitioned = False   # a module over several devices (SPMD) ...
+        self.manual = False        # ... and inside a shard_map body there (GSPMD {manual}):
+                                   # side-effecting ops need a sharding in both
 
     def add_keepalive(self, keepalive):
         self.keepalives.append(keepalive)
@@ -263,6 +266,7 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     if _debug_locations[0]:
         fb.name_prefix = _module_label(name)
     module = ModuleContext(platform)
+    module.partitioned = num_partitions > 1
     all_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) or [False] * len(all_vars)
     args = []
