@@ -99,3 +99,26 @@ def test_tokens_stay_inside_control_flow_regions():
     np.testing.assert_allclose(g(-1.0), -2.0)
     h = pyjax.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: touch(c) + 1.0, touch(x)))
     np.testing.assert_allclose(h(1.0), 4.0)
+
+
+class _ShapeEffect(core.Effect):
+    pass
+
+
+_small, _big = _ShapeEffect("small"), _ShapeEffect("big")
+
+
+def test_def_effectful_abstract_eval_gives_avals_and_equation_effects():
+    """JAX's `Primitive.def_effectful_abstract_eval(f)`: `f(*avals, **params) -> (aval, effects)`
+    (JAX's export_test defines its effectful test primitive so); an equation's effects come from
+    its operands' avals and params."""
+    p = core.Primitive("effectful_for_test")
+    p.def_effectful_abstract_eval(
+        lambda x, *, tag: (x, {_small if x.size < 4 else _big} if tag else set()))
+    closed, _ = pe.trace_to_jaxpr(lambda a, b: [p.bind(a, tag=True), p.bind(b, tag=True),
+                                                p.bind(a, tag=False)],
+                                  [core.ShapedArray((2,), np.dtype(np.float32)),
+                                   core.ShapedArray((8,), np.dtype(np.float32))])
+    assert [e.outvars[0].aval.shape for e in closed.jaxpr.eqns] == [(2,), (8,), (2,)]
+    assert [e.effects for e in closed.jaxpr.eqns] == [{_small}, {_big}, set()]
+    assert closed.jaxpr.effects == {_small, _big}

@@ -5,6 +5,7 @@ import dataclasses
 import doctest
 import functools
 import operator
+import re
 
 import optree
 import pytest
@@ -12,6 +13,7 @@ import pytest
 import pyjax
 import pyjax.tree as jtree
 from pyjax import tree_util as tu
+from pyjax._src.tree_util import broadcast_flattened_prefix_with_treedef, prefix_errors
 from pyjax._src import tree_util as tu_src
 from pyjax._src.tree_util import flatten_prefix
 from pyjax.tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, Partial, SequenceKey, keystr, tree_flatten,
@@ -420,7 +422,12 @@ def test_tree_broadcast():
     assert jtree.broadcast([1, None], [[4, 5], None]) == [[1, 1], None]
     is_tuple = lambda x: isinstance(x, tuple)
     assert tu.tree_broadcast([1, (2, 3)], [[4, 5], (6, 7)], is_leaf=is_tuple) == [[1, 1], ((2, 3), (2, 3))]
-    with pytest.raises(ValueError, match=r"(?s)prefix_tree.*\[\*, None\].*full_tree.*\[\[\*, \*\], \{'a': \*\}\]"):
+    # JAX 0.10.2's error (prefix_errors' first mismatch, named "broadcast_prefix prefix_tree")
+    with pytest.raises(ValueError, match=re.escape(
+            "pytree structure error: different types at key path\n"
+            "    broadcast_prefix prefix_tree[1]\nAt that key path, the prefix pytree "
+            "broadcast_prefix prefix_tree has a subtree of type\n    <class 'NoneType'>\nbut at "
+            "the same key path the full pytree has a subtree of different type\n    <class 'dict'>.")):
         tu.tree_broadcast([1, None], [[3, 4], {"a": 5}])
 
 
@@ -496,3 +503,27 @@ def test_tree_unflatten_wrong_number_of_leaves():
     with pytest.raises(ValueError, match=r"PyTreeDef\(\[\*, \*\]\) has 2 leaves"):
         jtree.unflatten(treedef, iter([1]))
     assert tree_unflatten(tree_structure([1, None]), iter([5])) == [5, None]
+
+
+def test_prefix_errors_and_broadcast_flattened_prefix_match_jax():
+    """jax._src.tree_util's prefix_errors / broadcast_flattened_prefix_with_treedef (which JAX's
+    tree_util_test imports): one error per mismatching subtree, texts recorded from JAX 0.10.2."""
+    errs = [str(e("x")) for e in prefix_errors([{1: 2}, (1,), [3]], [{3: 4}, [5], [6, 7]])]
+    assert errs == [
+        "pytree structure error: different pytree metadata at key path\n    x[0]\nAt that key "
+        "path, the prefix pytree x has a subtree of type\n    <class 'dict'>\nwith metadata\n    "
+        "(1,)\nbut at the same key path the full pytree has a subtree of the same type but with "
+        "metadata\n    (3,)\nso the diff in the metadata at these pytree nodes is\n    - (1,)\n"
+        "    ?  ^\n\n    + (3,)\n    ?  ^\n",
+        "pytree structure error: different types at key path\n    x[1]\nAt that key path, the "
+        "prefix pytree x has a subtree of type\n    <class 'tuple'>\nbut at the same key path "
+        "the full pytree has a subtree of different type\n    <class 'list'>.",
+        "pytree structure error: different lengths of list at key path\n    x[2]\nAt that key "
+        "path, the prefix pytree x has a subtree of type list of length 1, but the full pytree "
+        "has a subtree of the same type but of length 2."]
+    e, = prefix_errors({"a": 1}, {"a": 2, "b": 3})
+    assert "so the symmetric difference on key sets is\n    b" in str(e("in_axes"))
+    assert prefix_errors((1, 2), ((11, 12, 13), 2)) == []
+    full = tu.tree_structure(((0, None, 0), {"a": 0, "b": [0]}))
+    assert broadcast_flattened_prefix_with_treedef(
+        [1, 2], tu.tree_structure((0, 0)), full) == [1, 1, 2, 2]

@@ -224,6 +224,7 @@ class Primitive:
         self.dce = None
         self.lowerings: dict = {}
         self.effects = None
+        self.effectful_abstract_eval = None
         self.np_impl = None
         self.transpose_zero_cts = False
         _primitives.add(self)
@@ -252,6 +253,13 @@ class Primitive:
 
     def def_abstract_eval(self, f):
         self.abstract_eval = f
+        return f
+
+    def def_effectful_abstract_eval(self, f):
+        """JAX's rule giving both: `f(*avals, **params) -> (out aval(s), effects)`; an
+        equation's effects then come from its operands' avals and params."""
+        self.def_abstract_eval(lambda *avals, **params: f(*avals, **params)[0])
+        self.effectful_abstract_eval = f
         return f
 
     def def_jvp(self, f):
@@ -302,10 +310,15 @@ def all_primitives() -> list:
     return list(_primitives)
 
 
-def primitive_effects(prim: Primitive, params) -> frozenset:
+def primitive_effects(prim: Primitive, params, in_avals=()) -> frozenset:
     """The effects of one application: the primitive's own, plus those of any jaxpr it carries
     (the bodies of jit, cond, while, scan, checkpoint, custom rules...)."""
-    effects = prim.effects(**params) if prim.effects is not None else no_effects
+    if prim.effects is not None:
+        effects = prim.effects(**params)
+    elif prim.effectful_abstract_eval is not None:
+        effects = frozenset(prim.effectful_abstract_eval(*in_avals, **params)[1])
+    else:
+        effects = no_effects
     for v in params.values():
         if type(v) in (ClosedJaxpr, Jaxpr):
             effects = effects | v.effects
@@ -380,7 +393,10 @@ class JaxprEqn(NamedTuple):
 
     @property
     def effects(self) -> frozenset:
-        return primitive_effects(self.primitive, self.params)
+        if self.primitive.effectful_abstract_eval is None:
+            return primitive_effects(self.primitive, self.params)
+        in_avals = [v.aval for v in self.invars]
+        return primitive_effects(self.primitive, self.params, in_avals)
 
 
 # The jaxpr printer lives in pretty_print (built on this module), which fills this slot when

@@ -26,6 +26,7 @@ import atexit
 import collections
 import ctypes
 import dataclasses
+import difflib
 import functools
 import gc
 import operator
@@ -743,7 +744,16 @@ def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bo
     >>> tree_broadcast([1, 2], [(0, 0), {'a': 0}])
     [(1, 1), {'a': 2}]
     """
-    leaves = _broadcast_prefix(prefix_tree, full_tree, is_leaf, ("prefix_tree", "full_tree"), "tree_broadcast: ")
+    prefix_leaves, prefix_def = tree_flatten(prefix_tree, is_leaf)
+    try:
+        subtrees = prefix_def.flatten_up_to(full_tree)
+    except ValueError:
+        errors = prefix_errors(prefix_tree, full_tree, is_leaf)
+        if not errors:
+            raise
+        raise errors[0]("broadcast_prefix prefix_tree") from None   # JAX's words
+    leaves = [x for x, sub in zip(prefix_leaves, subtrees, strict=True)
+              for _ in range(_num_leaves(sub))]
     return tree_structure(full_tree).unflatten(leaves)
 
 
@@ -902,13 +912,97 @@ register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, children: Partial(func, *children[0], **children[1]))
 
 
-# JAX's private prefix-error helpers (jax._src.tree_util), which its tests import: pyjax reports
-# prefix mismatches through `flatten_prefix`'s errors instead.
-def prefix_errors(prefix_tree, full_tree, is_leaf=None):
-    raise NotImplementedError("jax._src.tree_util.prefix_errors is not implemented by pyjax "
-                              "(prefix mismatches raise from flatten_prefix)")
+# -- structure errors of a prefix tree, one per mismatching subtree (JAX's prefix_errors) -------
 
 
-def broadcast_flattened_prefix_with_treedef(prefix_leaves, treedef, full_treedef):
-    raise NotImplementedError("jax._src.tree_util.broadcast_flattened_prefix_with_treedef is not "
-                              "implemented by pyjax")
+def treedef_is_strict_leaf(treedef: PyTreeDef) -> bool:
+    """True for the structure of a single leaf (not `None`, not an empty container).
+
+    >>> treedef_is_strict_leaf(tree_structure(1)), treedef_is_strict_leaf(tree_structure(None))
+    (True, False)
+    """
+    return treedef.num_nodes == 1 and treedef.num_leaves == 1
+
+
+def prefix_errors(prefix_tree, full_tree, is_leaf=None) -> list:
+    """Where `prefix_tree` is not a prefix of `full_tree`: one function per mismatching subtree,
+    `error(name) -> ValueError` whose text names the key path as `name[...]` (JAX's wording).
+    A leaf of the prefix matches any subtree; a mismatch is reported at its highest node only.
+
+    >>> e, = prefix_errors((1, 2), [1, 2]); print(str(e("in_axes")).splitlines()[0])
+    pytree structure error: different types at key path
+    """
+    return list(_prefix_mismatches((), prefix_tree, full_tree, is_leaf))
+
+
+def _key_names(keys) -> str:
+    return " ".join(str(getattr(k, "key", k)) for k in keys)
+
+
+def _prefix_mismatches(path, prefix, full, is_leaf):
+    if treedef_is_strict_leaf(tree_structure(prefix, is_leaf=is_leaf)):
+        return
+
+    def head(what, name):
+        return f"pytree structure error: {what} at key path\n    {name}{keystr(path)}\n"
+    if type(prefix) is not type(full):
+        yield lambda name: ValueError(
+            head("different types", name) +
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {type(prefix)}\nbut at the same key path the full pytree has a subtree of "
+            f"different type\n    {type(full)}.")
+        return
+    p_pairs, p_meta = flatten_one_level_with_keys(prefix)
+    f_pairs, f_meta = flatten_one_level_with_keys(full)
+    p_keys, f_keys = [k for k, _ in p_pairs], [k for k, _ in f_pairs]
+    if isinstance(prefix, (list, tuple)):
+        if len(prefix) != len(full):
+            ty = type(prefix).__name__
+            yield lambda name: ValueError(
+                head(f"different lengths of {ty}", name) +
+                f"At that key path, the prefix pytree {name} has a subtree of type {ty} of "
+                f"length {len(prefix)}, but the full pytree has a subtree of the same type but "
+                f"of length {len(full)}.")
+            return
+    elif len(p_pairs) != len(f_pairs):
+        try:
+            diff = set(p_keys) ^ set(f_keys)
+        except TypeError:   # unhashable keys
+            diff = None
+        yield lambda name: ValueError(
+            head("different numbers of pytree children", name) +
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {type(prefix)}\nwith {len(p_pairs)} child keys\n    {_key_names(p_keys)}\n"
+            f"but at the same key path the full pytree has a subtree of the same type but "
+            f"with {len(f_pairs)} child keys\n    {_key_names(f_keys)}\n" +
+            ("" if diff is None else
+             f"so the symmetric difference on key sets is\n    {_key_names(diff)}"))
+        return
+    if p_meta != f_meta:
+        # NB: optree holds a dict's keys as a list, JAX as a tuple: shown as JAX shows them
+        p_text, f_text = (str(tuple(m) if isinstance(m, list) else m) for m in (p_meta, f_meta))
+        delta = "\n".join("    " + line for line in difflib.ndiff(p_text.splitlines(),
+                                                                   f_text.splitlines()))
+        yield lambda name: ValueError(
+            head("different pytree metadata", name) +
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {type(prefix)}\nwith metadata\n    {p_text}\nbut at the same key path the "
+            f"full pytree has a subtree of the same type but with metadata\n    {f_text}\n"
+            f"so the diff in the metadata at these pytree nodes is\n{delta}")
+        return
+    for (key, p), (_, f) in zip(p_pairs, f_pairs, strict=True):
+        yield from _prefix_mismatches((*path, key), p, f, is_leaf)
+
+
+def broadcast_flattened_prefix_with_treedef(prefix_leaves, prefix_treedef, full_treedef) -> list:
+    """The leaves of a prefix (`prefix_leaves`, of structure `prefix_treedef`), each repeated
+    once per leaf of the subtree of `full_treedef` it stands for.
+
+    >>> broadcast_flattened_prefix_with_treedef(
+    ...     [1, 2], tree_structure((0, 0)), tree_structure(((0, 0, 0), 0)))
+    [1, 1, 1, 2]
+    """
+    positions = tree_unflatten(full_treedef, range(full_treedef.num_leaves))
+    subtrees = prefix_treedef.flatten_up_to(positions)
+    return [x for x, sub in zip(prefix_leaves, subtrees, strict=True)
+            for _ in range(len(tree_leaves(sub)))]
