@@ -62,7 +62,8 @@ def test_module_structure_matches_jax(name):
     assert str(exp.in_tree) == case["in_tree"] and str(exp.out_tree) == case["out_tree"]
     assert exp.nr_devices == case["nr_devices"] and list(exp.platforms) == case["platforms"]
     text = exp.mlir_module()
-    m = re.search(r"func\.func public @main\((.*?)\) -> \((.*?)\) \{", text)
+    # (the printer leaves out the parentheses of a single result without attributes)
+    m = re.search(r"func\.func public @main\((.*?)\) -> (\(.*?\)|tensor<[^>]*>) \{", text)
     assert re.findall(r"tensor<[^>]*>", m.group(1)) == case["main_args"]
     assert re.findall(r"tensor<[^>]*>", m.group(2)) == case["main_results"]
     ours = set(re.findall(r"\b(stablehlo\.[a-z_]+)", text))
@@ -212,10 +213,11 @@ def test_vjp_exported_signature():
 def test_serialize_round_trip_and_vjp():
     exp = _mlp_exported()
     blob = exp.serialize(vjp_order=1)
-    assert blob.startswith(b"PYJAXEXP")
+    assert not blob.startswith(b"PYJAXEXP")  # (JAX's format: tests/test_export_blobs.py)
     back = export.deserialize(blob)
     assert back.in_tree == exp.in_tree and back.out_tree == exp.out_tree
-    assert back.in_avals == exp.in_avals and back.out_avals == exp.out_avals
+    assert [str(a) for a in (*back.in_avals, *back.out_avals)] == \
+        [str(a) for a in (*exp.in_avals, *exp.out_avals)]
     assert back.mlir_module() == exp.mlir_module()
     x = rand(3, 4)
     np.testing.assert_allclose(back.call(PARAMS, x), exp.call(PARAMS, x), rtol=1e-6)
@@ -229,14 +231,13 @@ def test_serialize_round_trip_and_vjp():
 
 
 def test_wrong_version_and_garbage_blobs():
-    blob = bytearray(_mlp_exported().serialize())
-    blob[8:10] = (99).to_bytes(2, "big")
+    # pyjax's former format (PYJAXEXP + version + zlib JSON) is still read, and checked
     with pytest.raises(ValueError, match="format version 99"):
-        export.deserialize(bytes(blob))
-    with pytest.raises(ValueError, match="not a pyjax serialized Exported"):
-        export.deserialize(b"garbage")
+        export.deserialize(b"PYJAXEXP" + (99).to_bytes(2, "big") + b"...")
     with pytest.raises(ValueError, match="corrupt"):
         export.deserialize(b"PYJAXEXP\x00\x01not zlib")
+    with pytest.raises(ValueError, match="serialized Exported"):
+        export.deserialize(b"garbage")
 
 
 Point = namedtuple("Point", "x y")
@@ -440,7 +441,9 @@ def test_host_callbacks_are_refused_as_jax():
 def test_scalars_none_outputs_and_no_arguments():
     exp = export.export(jax.jit(lambda x, y: (x * y, None, {"a": x + 1})))(1.0, 2)
     back = export.deserialize(exp.serialize())
-    assert back.in_avals == exp.in_avals and back.in_avals[0].weak_type
+    # (JAX's format does not carry weak types: JAX's deserialized avals are not weak either)
+    assert [(a.shape, a.dtype) for a in back.in_avals] == [(a.shape, a.dtype) for a in exp.in_avals]
+    assert exp.in_avals[0].weak_type and not back.in_avals[0].weak_type
     out = back.call(3.0, 4)
     assert out[1] is None and float(out[0]) == 12.0 and float(out[2]["a"]) == 4.0
     const = export.deserialize(export.export(jax.jit(lambda: jnp.arange(3.0)))().serialize())

@@ -5,6 +5,8 @@ and callable again.
   emitters that compute their values in a module (`get_dimension_size`, dynamic ops);
 - `_export.py`: `export`, `Exported`, the `call_exported` primitive (its lowering specializes
   the module with jaxlib's shape refinement pass) and the VJP used to differentiate calls;
-- `serialization.py`: pyjax's versioned serialization format (`PYJAXEXP` + version + zlib
-  JSON) and the pytree node registrations it needs.
+- `flatbuf.py`: JAX 0.10.2's serialization format (the flatbuffer of its schema), read and
+  written as plain data (`Exported.serialize()` writes it; `deserialize` reads it);
+- `serialization.py`: the pytree node registrations both formats need, and pyjax's former
+  format (`PYJAXEXP` + version + zlib JSON), still read.
 """

@@ -32,15 +32,17 @@ from pyjax._src.ad_api import vjp
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.custom_derivatives import custom_vjp
-from pyjax._src.export import serialization, shape_poly
+from pyjax._src.export import flatbuf, serialization, shape_poly
 from pyjax._src.export.shape_poly import DimExpr
 from pyjax._src.lax import helpers as lax
 from pyjax._src.lowering import lower, mlir
 from pyjax._src.pjit import jit, jit_info
 
-# NB: pyjax's modules follow pyjax's own calling convention (arguments are exactly the flattened
-# inputs, no platform index, tokens or dimension arguments); these are JAX's numbers, kept for
-# code that reads them.
+# The module calling convention (JAX's, versions 9 and 10): `main`'s arguments are the platform
+# index (an i32 scalar, when exported for several platforms), one token per ordered effect, then
+# the kept array arguments (`module_kept_var_idx`); its results are one token per ordered effect,
+# then the array results. Dimension variables are computed inside `main` from the arguments'
+# shapes (and checked there by `shape_assertion` custom calls in JAX's modules).
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
 
@@ -106,16 +108,23 @@ class Exported:
     ordered_effects: tuple
     unordered_effects: tuple
     disabled_safety_checks: tuple
-    mlir_module_serialized: bytes
+    mlir_module_serialized: bytes   # a StableHLO portable artifact (versioned bytecode)
     calling_convention_version: int
     module_kept_var_idx: tuple
     uses_global_constants: bool
     _get_vjp: Callable | None = None
     _scope: Any = None
+    # the shardings as JAX's format carries them (flatbuf's plain data, or None), kept so that a
+    # deserialized blob serializes back the same
+    _in_named_shardings: tuple | None = None
+    _out_named_shardings: tuple | None = None
+    # the indices of the (in, out) avals that are float0 in JAX's format (the cotangents of
+    # integer values in a VJP): bool here, as in the module
+    _float0: tuple = ((), ())
 
     def mlir_module(self) -> str:
         """The StableHLO module text (dynamic dimensions as `?`)."""
-        return self.mlir_module_serialized.decode("utf-8")
+        return _module_text(self.mlir_module_serialized)
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name!r}, in_avals={self.in_avals}, out_avals={self.out_avals})"
@@ -144,10 +153,10 @@ class Exported:
     def out_shardings_jax(self, mesh):
         return tuple(None for _ in self.out_shardings_hlo)
 
-    def serialize(self, vjp_order: int = 0) -> bytes:
-        """Bytes that `deserialize` turns back into this Exported (format: see
-        `pyjax._src.export.serialization`); `vjp_order=k` keeps k levels of VJPs."""
-        return serialization.pack(_to_json(self, vjp_order))
+    def serialize(self, vjp_order: int = 0) -> bytearray:
+        """Bytes that `deserialize` (pyjax's or JAX's) turns back into this Exported: JAX
+        0.10.2's flatbuffer format (`flatbuf.py`); `vjp_order=k` keeps k levels of VJPs."""
+        return bytearray(flatbuf.encode(_to_data(self, vjp_order)))
 
     def call(self, *args, **kwargs):
         """Call the exported function (eagerly, or inside a transformation or jit)."""
@@ -198,12 +207,8 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, fun) ->
     if ordered:
         raise NotImplementedError(f"pyjax.export: the function has ordered effects {ordered}; "
                                   "exporting them (token arguments) is not supported")
-    texts = {p: lower_for_export(name, closed, p) for p in platforms}
-    if len(set(texts.values())) > 1:
-        raise NotImplementedError(f"pyjax.export: the function lowers differently for the "
-                                  f"platforms {platforms}; multi-platform modules (a platform "
-                                  f"index argument) are not supported: export for one platform")
-    text = texts[platforms[0]]
+    texts = [lower_for_export(name, closed, p) for p in platforms]
+    text = texts[0] if len(platforms) == 1 else _multi_platform_module(name, closed, texts)
     in_avals = tuple(closed.in_avals)
     scope = _scope_of(in_avals)
     exp = Exported(
@@ -211,12 +216,67 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, fun) ->
         out_avals=tuple(closed.out_avals),
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(closed.out_avals),
         nr_devices=1, platforms=tuple(platforms), ordered_effects=(), unordered_effects=(),
-        disabled_safety_checks=disabled, mlir_module_serialized=text.encode("utf-8"),
+        disabled_safety_checks=disabled,
+        mlir_module_serialized=_module_bytes(text),
         calling_convention_version=maximum_supported_calling_convention_version,
         module_kept_var_idx=tuple(range(len(in_avals))),
         uses_global_constants=not all(shape_poly.is_constant_shape(a.shape) for a in in_avals),
         _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled), _scope=scope)
     return exp
+
+
+def _multi_platform_module(name, closed, texts) -> str:
+    """The module for several platforms: `main` takes the platform index first and calls the
+    function lowered for that platform (one `stablehlo.case` branch per distinct lowering)."""
+    distinct = list(dict.fromkeys(texts))
+    fb = mlir.FuncBuilder()
+    args = [("%arg0", "tensor<i32>", '{jax.global_constant = "_platform_index"}')]
+    fb.types["%arg0"] = "tensor<i32>"
+    for i, v in enumerate(closed.jaxpr.invars):
+        n = f"%arg{i + 1}"
+        fb.types[n] = mlir.aval_type(v.aval)
+        args.append((n, fb.types[n], ""))
+    out_types = [mlir.aval_type(a) for a in closed.out_avals]
+    functions = []
+    for k, text in enumerate(distinct):
+        functions += _rename_functions(_module_functions(text), f"_platform_{k}")
+
+    def call(k):
+        return fb.op("func.call", [n for n, _, _ in args[1:]], out_types,
+                     {"callee": f"@_platform_{k}_main"})
+    if len(distinct) == 1:
+        outs = call(0)
+    else:
+        outs = fb.op("stablehlo.case", ["%arg0"], out_types, regions=[
+            ([], lambda t=t: call(distinct.index(t))) for t in texts])
+    return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, outs,
+                            functions=[t for _, t in functions])
+
+
+_module_texts: dict = {}
+
+
+def _module_bytes(text: str) -> bytes:
+    """The module text as a StableHLO portable artifact (its text is remembered)."""
+    blob = xla.serialize_portable_artifact(text)
+    _remember_text(blob, xla.deserialize_portable_artifact(blob))
+    return blob
+
+
+def _remember_text(blob, text):
+    with _callee_lock:
+        if len(_module_texts) > 256:
+            _module_texts.clear()
+        _module_texts[blob] = text
+
+
+def _module_text(blob: bytes) -> str:
+    with _callee_lock:
+        text = _module_texts.get(blob)
+    if text is None:
+        text = xla.deserialize_portable_artifact(blob)
+        _remember_text(blob, text)
+    return text
 
 
 def _scope_of(avals):
@@ -235,15 +295,24 @@ def _vjp_of_jaxpr(closed, platforms, disabled, primal: Exported) -> Exported:
     def fun_vjp_jax(*primals_and_cts):
         primals, cts = primals_and_cts[:n_in], primals_and_cts[n_in:]
         keep = [_differentiable(a) for a in closed.out_avals]  # (integer outputs have no cts)
-        _, pullback = vjp(lambda *xs: [o for o, k in zip(fwd(*xs), keep, strict=True) if k],
-                          *primals)
-        cts = [c for c, k in zip(cts, keep, strict=True) if k]
-        # (an integer input's cotangent is float0, which has no StableHLO type: its zeros)
-        return tuple(ct if _differentiable(a) else lax.full(a.shape, 0, a.dtype)
-                     for ct, a in zip(pullback(cts), closed.in_avals, strict=True))
+        diff = [_differentiable(a) for a in closed.in_avals]   # (nor integer inputs)
 
-    specs = [ShapeDtypeStruct(a.shape, a.dtype) for a in (*closed.in_avals, *closed.out_avals)]
-    return export(jit(fun_vjp_jax), platforms=platforms, disabled_checks=disabled)(*specs)
+        def fun_of_diff(*xs):
+            it = iter(xs)
+            args = [next(it) if d else p for p, d in zip(primals, diff, strict=True)]
+            return [o for o, k in zip(fwd(*args), keep, strict=True) if k]
+        _, pullback = vjp(fun_of_diff, *[p for p, d in zip(primals, diff, strict=True) if d])
+        in_cts = iter(pullback([c for c, k in zip(cts, keep, strict=True) if k]))
+        # (an integer value's cotangent is float0: bool zeros in the module, as JAX's)
+        return tuple(next(in_cts) if d else lax.full(a.shape, False, np.bool_)
+                     for d, a in zip(diff, closed.in_avals, strict=True))
+
+    specs = [ShapeDtypeStruct(a.shape, a.dtype if _differentiable(a) or i < n_in else np.bool_)
+             for i, a in enumerate((*closed.in_avals, *closed.out_avals))]
+    exp = export(jit(fun_vjp_jax), platforms=platforms, disabled_checks=disabled)(*specs)
+    float0_in = tuple(n_in + k for k, a in enumerate(closed.out_avals) if not _differentiable(a))
+    float0_out = tuple(k for k, a in enumerate(closed.in_avals) if not _differentiable(a))
+    return dataclasses.replace(exp, _float0=(float0_in, float0_out))
 
 
 def _differentiable(aval) -> bool:
@@ -270,6 +339,7 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform) -> str:
                        for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval"))
     if symbolic:
         module.dim_values = _dimension_values(fb, jaxpr.invars, names)
+        _shape_assertions(fb, module, jaxpr.invars, names)
     consts = [fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in closed.consts]
     outs = lower.lower_jaxpr_body(fb, module, jaxpr, consts, names)
     if module.host_callbacks:  # (their custom calls name Python objects of this process)
@@ -300,6 +370,72 @@ def _dimension_values(fb, invars, names) -> dict:
                 size = fb.op("stablehlo.divide", [size, fb.constant(k, np.int32)], ["tensor<i32>"])[0]
             values[var] = size
     return values
+
+
+def _shape_assertions(fb, module, invars, names):
+    """JAX's `shape_assertion` custom calls, checked when the module is refined for concrete
+    shapes (by pyjax's call, or by JAX's): each dimension variable within its bounds, and each
+    symbolic dimension equal to its specification's value."""
+    ctx = lower.LoweringRuleContext(fb, module, [], [])
+    i32, i1 = core.ShapedArray((), np.int32), core.ShapedArray((), np.bool_)
+    specs = ",".join(f"args[{i}].shape = {_shape_str(v.aval.shape)}" for i, v in enumerate(invars))
+    where, sizes = {}, {}
+    for i, (v, n) in enumerate(zip(invars, names, strict=True)):
+        for j, d in enumerate(v.aval.shape):
+            if isinstance(d, DimExpr):
+                sizes[(i, j)] = fb.op("stablehlo.get_dimension_size", [n], ["tensor<i32>"],
+                                      {"dimension": f"{j} : i64"})[0]
+                linear = d._single_var_linear()
+                if linear is not None and linear[0] not in where:
+                    where[linear[0]] = (f"args[{i}].shape[{j}]", sizes[(i, j)], d)
+    var_values = [module.dim_values[var] for var in where]
+
+    def check(pred, message, operands):
+        first = len(operands) - len(var_values)  # (the variables' values come last)
+        obtained = "".join(f"'{var}' = {{{first + k}}} from specification '{d}' for dimension "
+                           f"{loc} (= {{{first + k}}}), "
+                           for k, (var, (loc, _, d)) in enumerate(where.items()))
+        text = (f"Input shapes do not match the polymorphic shapes specification. {message} "
+                f"Using the following polymorphic shapes specifications: {specs}. Obtained "
+                f"dimension variables: {obtained}. Please see https://docs.jax.dev/en/latest/"
+                "export/shape_poly.html#shape-assertion-errors for more details.")
+        fb.op("stablehlo.custom_call", [pred, *operands], [], {
+            "call_target_name": '"shape_assertion"', "api_version": "2 : i32",
+            "error_message": '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"',
+            "has_side_effect": "true"})
+
+    def compare(a, b, direction):
+        return ctx.op("stablehlo.compare", a, b, out=i1, attrs={
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": "#stablehlo<comparison_type SIGNED>"})
+    for k, (var, (loc, size, d)) in enumerate(where.items()):
+        _, mult, c = d._single_var_linear()
+        if mult != 1:
+            rem = ctx.op("stablehlo.remainder", ctx.op("stablehlo.subtract", size,
+                                                       ctx.const(c, np.int32), out=i32),
+                         ctx.const(mult, np.int32), out=i32)
+            check(compare(rem, ctx.const(0, np.int32), "EQ"),
+                  f"Division had remainder {{0}} when computing the value of '{var}'.",
+                  [rem, *var_values])
+        lo, hi = d._scope._bounds.get(var, (1, shape_poly._INF))
+        value = module.dim_values[var]
+        if lo > -shape_poly._INF:
+            check(compare(value, ctx.const(int(lo), np.int32), "GE"),
+                  f"Expected value >= {int(lo)} for dimension variable '{var}'.", var_values)
+        if hi < shape_poly._INF:
+            check(compare(value, ctx.const(int(hi), np.int32), "LE"),
+                  f"Expected value <= {int(hi)} for dimension variable '{var}'.", var_values)
+    for (i, j), size in sizes.items():
+        d = invars[i].aval.shape[j]
+        if where.get(next(iter(d._variables()), None), (None,))[0] == f"args[{i}].shape[{j}]" \
+                and d._single_var_linear() is not None:
+            continue
+        if not d._variables() <= set(module.dim_values):
+            continue
+        expected = shape_poly.emit_dim(ctx, d)
+        check(compare(size, expected, "EQ"),
+              f"Found inconsistency between dimension size args[{i}].shape[{j}] (= {{0}}) and "
+              f"the specification '{d}' (= {{1}}).", [size, expected, *var_values])
 
 
 # -- calling ---------------------------------------------------------------------------------------
@@ -337,10 +473,12 @@ def _call_with_vjp(exported: Exported):
         return f(*leaves), leaves
 
     def bwd(leaves, cts):
-        cts = [c if _differentiable(a) else lax.full(a.shape, 0, a.dtype)
-               for c, a in zip(cts, _call_exported_abstract_eval(
-                   *map(core.get_aval, leaves), exported=exported), strict=True)]
-        in_cts = call_exported(exported.vjp())(*leaves, *cts)
+        vjp_exported = exported.vjp()
+        want = vjp_exported.in_avals[len(leaves):]  # (JAX's VJPs take float0 as bool)
+        cts = [c if _differentiable(a) else lax.full(a.shape, 0, w.dtype)
+               for c, a, w in zip(cts, _call_exported_abstract_eval(
+                   *map(core.get_aval, leaves), exported=exported), want, strict=True)]
+        in_cts = call_exported(vjp_exported)(*leaves, *cts)
         return tuple(ct if _differentiable(core.get_aval(x)) else None
                      for ct, x in zip(in_cts, leaves, strict=True))
 
@@ -453,27 +591,50 @@ def _call_exported_jvp(primals, tangents, *, exported: Exported):
     raise AssertionError("unreachable: an Exported with a VJP is called through custom_vjp")
 
 
+def _platform_index(exported: Exported, platform) -> int:
+    if platform in exported.platforms:
+        return exported.platforms.index(platform)
+    if DisabledSafetyCheck.platform() in exported.disabled_safety_checks:
+        return 0
+    raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                     f"'{exported.platforms}' but it is used on '{platform}'.")
+
+
+def _call_main(fb, callee, args, exported: Exported, platform_index) -> list:
+    """Emit the call of an exported `main` in JAX's calling convention: the platform index (when
+    exported for several platforms), a fresh token per ordered effect, then the (kept) array
+    arguments, converted to the exported types; returns the array results."""
+    prefix = []
+    if len(exported.platforms) > 1:
+        prefix.append(fb.constant(platform_index, np.int32))
+    tokens = ["!stablehlo.token"] * len(exported.ordered_effects)
+    for _ in tokens:
+        prefix.append(fb.op("stablehlo.after_all", [], ["!stablehlo.token"])[0])
+    kept = [exported.in_avals[i] for i in exported.module_kept_var_idx]
+    args = [a if fb.types[a] == mlir.aval_type(w) else
+            fb.op("stablehlo.convert", [a], [mlir.aval_type(w)])[0]
+            for a, w in zip(args, kept, strict=True)]
+    outs = fb.op("func.call", prefix + args,
+                 tokens + [mlir.aval_type(a) for a in exported.out_avals], {"callee": "@" + callee})
+    return outs[len(tokens):]
+
+
 def _call_exported_lowering(ctx, *args, exported: Exported):
     platform = ctx.module.platform or xla.default_backend()
-    if (platform not in exported.platforms
-            and DisabledSafetyCheck.platform() not in exported.disabled_safety_checks):
-        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
-                         f"'{exported.platforms}' but it is used on '{platform}'.")
-    avals_in = tuple(ctx.avals_in)
+    index = _platform_index(exported, platform)
+    avals_in = tuple(ctx.avals_in[i] for i in exported.module_kept_var_idx)
+    args = [args[i] for i in exported.module_kept_var_idx]
     static = all(shape_poly.is_constant_shape(a.shape) for a in avals_in)
-    callee, functions, callee_in = _callee(exported, avals_in if static else None)
+    callee, functions = _callee(exported, avals_in if static else None, index)
     for fname, text in functions:
         ctx.module.functions.setdefault(fname, text)
-    if not static:  # the unrefined main's argument types are the exported ones
-        args = [a if t == mlir.aval_type(av) else ctx.fb.op("stablehlo.convert", [a], [t])[0]
-                for a, t, av in zip(args, callee_in, avals_in, strict=True)]
-        outs = ctx.fb.op("func.call", list(args),
-                         [mlir.aval_type(a) for a in exported.out_avals], {"callee": "@" + callee})
-        return [o if mlir.aval_type(want) == mlir.aval_type(a)
-                else ctx.fb.op("stablehlo.convert", [o], [mlir.aval_type(a)])[0]
-                for o, want, a in zip(outs, exported.out_avals, ctx.avals_out, strict=True)]
-    return ctx.fb.op("func.call", list(args), [mlir.aval_type(a) for a in ctx.avals_out],
-                     {"callee": "@" + callee})
+    if static:  # the refined module's main takes the arguments as they are
+        return ctx.fb.op("func.call", list(args), [mlir.aval_type(a) for a in ctx.avals_out],
+                         {"callee": "@" + callee})
+    outs = _call_main(ctx.fb, callee, list(args), exported, index)
+    return [o if mlir.aval_type(want) == mlir.aval_type(a)
+            else ctx.fb.op("stablehlo.convert", [o], [mlir.aval_type(a)])[0]
+            for o, want, a in zip(outs, exported.out_avals, ctx.avals_out, strict=True)]
 
 
 call_exported_p.def_lowering(_call_exported_lowering)
@@ -482,24 +643,24 @@ _callees: dict = {}
 _callee_lock = threading.Lock()
 
 
-def _callee(exported: Exported, avals):
-    """(name of the function to call, [(name, text)] of the functions to add, its argument
-    types): the module refined for `avals` (None: the module as exported)."""
-    key = (exported.mlir_module_serialized, avals)
+def _callee(exported: Exported, avals, platform_index):
+    """(name of the function to call, [(name, text)] of the functions to add): the module
+    refined for the kept arguments' `avals` on the platform of `platform_index` (None: the
+    module as exported)."""
+    key = (exported.mlir_module_serialized, avals, platform_index)
     with _callee_lock:
         hit = _callees.get(key)
     if hit is not None:
         return hit
     # named by content, so a calling module's text (the compile cache key) is the same in
     # every process
-    digest = hashlib.sha256(repr((exported.mlir_module_serialized, avals)).encode()).hexdigest()
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()
     prefix = f"_pyjax_exported_{digest[:16]}"
     text = exported.mlir_module()
     if avals is not None:
-        text = _refine_for(text, exported, avals)
+        text = _refine_for(text, exported, avals, platform_index)
     functions = _rename_functions(_module_functions(text), prefix)
-    in_types = [mlir.aval_type(a) for a in exported.in_avals]
-    out = (f"{prefix}_main", functions, in_types)
+    out = (f"{prefix}_main", functions)
     with _callee_lock:
         if len(_callees) > 1024:
             _callees.clear()
@@ -507,10 +668,14 @@ def _callee(exported: Exported, avals):
     return out
 
 
-def _refine_for(text, exported, avals) -> str:
-    """The module specialized to arguments of `avals`: a wrapper `main` with static argument
-    types calls the exported `main` (renamed); jaxlib's shape refinement does the rest."""
-    env = solve_dimensions(exported, avals)
+def _refine_for(text, exported, avals, platform_index) -> str:
+    """The module specialized to (kept) arguments of `avals`: a wrapper `main` with static
+    argument types calls the exported `main` (renamed); jaxlib's shape refinement does the rest
+    (and checks the module's shape assertions)."""
+    full = list(exported.in_avals)
+    for i, a in zip(exported.module_kept_var_idx, avals, strict=True):
+        full[i] = a
+    env = solve_dimensions(exported, full)
     outs = [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype)
             for a in exported.out_avals]
     fb = mlir.FuncBuilder()
@@ -519,10 +684,7 @@ def _refine_for(text, exported, avals) -> str:
         n = f"%arg{i}"
         fb.types[n] = mlir.aval_type(a)
         args.append((n, fb.types[n], ""))
-    converted = [n if t == mlir.aval_type(w) else fb.op("stablehlo.convert", [n], [mlir.aval_type(w)])[0]
-                 for (n, t, _), w in zip(args, exported.in_avals, strict=True)]
-    res = fb.op("func.call", converted, [mlir.aval_type(a) for a in exported.out_avals],
-                {"callee": "@_pyjax_inner_main"})
+    res = _call_main(fb, "_pyjax_inner_main", [n for n, _, _ in args], exported, platform_index)
     res = [r if mlir.aval_type(o) == mlir.aval_type(w) else
            fb.op("stablehlo.convert", [r], [mlir.aval_type(o)])[0]
            for r, o, w in zip(res, outs, exported.out_avals, strict=True)]
@@ -532,6 +694,9 @@ def _refine_for(text, exported, avals) -> str:
     try:
         return xla.refine_polymorphic_shapes(wrapper)
     except ValueError as e:
+        failed = re.search(r"error: (Input shapes do not match the polymorphic shapes .*)", str(e))
+        if failed:  # a shape assertion of the module failed: its message, as JAX raises it
+            raise ValueError(failed.group(1)) from None
         raise ValueError(f"Calling the exported function '{exported.fun_name}' with arguments "
                          f"{[a.str_short() for a in avals]}: {e}") from None
 
@@ -578,34 +743,114 @@ def _rename_functions(functions, prefix) -> list[tuple[str, str]]:
 # -- serialization ----------------------------------------------------------------------------------
 
 
-def _to_json(exp: Exported, vjp_order: int) -> dict:
+def _to_data(exp: Exported, vjp_order: int) -> dict:
+    """`exp` as `flatbuf.encode`'s plain data."""
     if vjp_order < 0:
         raise ValueError(f"serialize: vjp_order must be >= 0, got {vjp_order}")
-    scope = exp._scope
+    if vjp_order > 0 and not exp.has_vjp():
+        raise ValueError("serialization of an Exported that does not have vjps of high-enough "
+                         "order")
+    for a in (*exp.in_avals, *exp.out_avals):
+        if a.dtype.name not in flatbuf.DTYPES:
+            raise NotImplementedError(f"serialize: the dtype {a.dtype} has no code in JAX's "
+                                      "serialization format")
     return {
         "fun_name": exp.fun_name,
-        "in_tree": serialization.tree_to_json(exp.in_tree),
-        "out_tree": serialization.tree_to_json(exp.out_tree),
-        "in_avals": [serialization.aval_to_json(a) for a in exp.in_avals],
-        "out_avals": [serialization.aval_to_json(a) for a in exp.out_avals],
-        "symbolic_constraints": list(scope._constraints_str) if scope is not None else [],
-        "in_shardings_hlo": [None if s is None else str(s) for s in exp.in_shardings_hlo],
-        "out_shardings_hlo": [None if s is None else str(s) for s in exp.out_shardings_hlo],
+        "in_tree": serialization.tree_to_jax(exp.in_tree),
+        "out_tree": serialization.tree_to_jax(exp.out_tree),
+        "in_avals": [_aval_data(a, i in exp._float0[0]) for i, a in enumerate(exp.in_avals)],
+        "out_avals": [_aval_data(a, i in exp._float0[1]) for i, a in enumerate(exp.out_avals)],
+        "in_shardings": list(exp._in_named_shardings or (None,) * len(exp.in_avals)),
+        "out_shardings": list(exp._out_named_shardings or (None,) * len(exp.out_avals)),
         "nr_devices": exp.nr_devices,
         "platforms": list(exp.platforms),
+        "ordered_effects": [str(e) for e in exp.ordered_effects],
+        "unordered_effects": [str(e) for e in exp.unordered_effects],
+        "disabled_checks": [str(c) for c in exp.disabled_safety_checks
+                            if c != DisabledSafetyCheck.shape_assertions()],
+        "module": exp.mlir_module_serialized,
         "calling_convention_version": exp.calling_convention_version,
-        "disabled_checks": [str(c) for c in exp.disabled_safety_checks],
-        "module": exp.mlir_module(),
-        "vjp": _to_json(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None,
+        "module_kept_var_idx": list(exp.module_kept_var_idx),
+        "uses_global_constants": exp.uses_global_constants,
+        "vjp": _to_data(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None,
     }
 
 
+def _aval_data(aval, float0=False) -> dict:
+    return {"shape": [str(d) for d in aval.shape], "dtype": "float0" if float0 else aval.dtype.name,
+            "memory_space": "device"}
+
+
+class SerializedEffect:
+    """An effect read from a blob, known by its type's name (`str(type(effect))` in the process
+    that exported it)."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+    def __str__(self):
+        return self.type_name
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, SerializedEffect) and other.type_name == self.type_name
+
+    def __hash__(self):
+        return hash(self.type_name)
+
+
 def deserialize(blob: bytes | bytearray) -> Exported:
-    """The Exported that `Exported.serialize()` wrote into `blob`.
+    """The Exported serialized in `blob`: JAX's format (written by JAX 0.10.2 or pyjax), or
+    pyjax's former `PYJAXEXP` format.
 
     >>> deserialize(exp.serialize()).call(x)
     """
-    return _from_json(serialization.unpack(blob))
+    if bytes(blob[:len(serialization.MAGIC)]) == serialization.MAGIC:
+        return _from_json(serialization.unpack(blob))
+    return _from_data(flatbuf.decode(blob))
+
+
+def _from_data(d: dict) -> Exported:
+    if not (minimum_supported_calling_convention_version <= d["calling_convention_version"]
+            <= maximum_supported_calling_convention_version):
+        raise ValueError(f"The exported function '{d['fun_name']}' uses an unsupported calling "
+                         f"convention version: {d['calling_convention_version']} (supported: "
+                         f"[{minimum_supported_calling_convention_version}.."
+                         f"{maximum_supported_calling_convention_version}])")
+    scope = shape_poly.SymbolicScope()
+    in_avals = tuple(_aval_from_data(a, scope) for a in d["in_avals"])
+    out_avals = tuple(_aval_from_data(a, scope) for a in d["out_avals"])
+    symbolic = not all(shape_poly.is_constant_shape(a.shape) for a in in_avals)
+    vjp_exported = _from_data(d["vjp"]) if d["vjp"] is not None else None
+    return Exported(
+        fun_name=d["fun_name"], in_tree=serialization.tree_from_jax(d["in_tree"]),
+        in_avals=in_avals, out_tree=serialization.tree_from_jax(d["out_tree"]),
+        out_avals=out_avals, in_shardings_hlo=(None,) * len(in_avals),
+        out_shardings_hlo=(None,) * len(out_avals), nr_devices=d["nr_devices"] or 1,
+        platforms=tuple(d["platforms"]),
+        ordered_effects=tuple(SerializedEffect(e) for e in d["ordered_effects"]),
+        unordered_effects=tuple(SerializedEffect(e) for e in d["unordered_effects"]),
+        disabled_safety_checks=tuple(DisabledSafetyCheck(c) for c in d["disabled_checks"]),
+        mlir_module_serialized=d["module"],
+        calling_convention_version=d["calling_convention_version"],
+        module_kept_var_idx=tuple(d["module_kept_var_idx"]),
+        uses_global_constants=d["uses_global_constants"],
+        _get_vjp=(lambda _: vjp_exported) if vjp_exported is not None else None,
+        _scope=scope if symbolic else None,
+        _in_named_shardings=tuple(d["in_shardings"]),
+        _out_named_shardings=tuple(d["out_shardings"]),
+        _float0=tuple(tuple(i for i, a in enumerate(d[k]) if a["dtype"] == "float0")
+                      for k in ("in_avals", "out_avals")))
+
+
+def _aval_from_data(a, scope):
+    shape = tuple(int(d) if d.lstrip("-").isdigit() else shape_poly._parse_dim(d, scope, d)
+                  for d in a["shape"])
+    # (float0, the cotangent type of integer values in JAX's VJPs, is bool in the module: pyjax
+    # reads it as its physical type)
+    return core.ShapedArray(shape, np.dtype(np.bool_) if a["dtype"] == "float0"
+                            else dtypes.dtype(a["dtype"]))
 
 
 def _from_json(d: dict) -> Exported:
@@ -622,7 +867,7 @@ def _from_json(d: dict) -> Exported:
         out_shardings_hlo=tuple(d["out_shardings_hlo"]), nr_devices=d["nr_devices"],
         platforms=tuple(d["platforms"]), ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=tuple(DisabledSafetyCheck(c) for c in d["disabled_checks"]),
-        mlir_module_serialized=d["module"].encode("utf-8"),
+        mlir_module_serialized=_module_bytes(d["module"]),
         calling_convention_version=d["calling_convention_version"],
         module_kept_var_idx=tuple(range(len(in_avals))),
         uses_global_constants=not all(shape_poly.is_constant_shape(a.shape) for a in in_avals),

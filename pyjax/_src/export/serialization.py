@@ -1,9 +1,13 @@
-"""pyjax's serialization format for `Exported` (`Exported.serialize()` / `deserialize()`).
+"""Pytree node registrations for serialization, and pyjax's former serialization format.
 
-A blob is
+`register_pytree_node_serialization` / `register_namedtuple_serialization` let structures with
+those nodes be serialized (in JAX's format: `tree_to_jax` / `tree_from_jax`, nodes as
+`flatbuf.py`'s plain data).
+
+pyjax's former format (read only, for blobs written before pyjax wrote JAX's) is
 
     b"PYJAXEXP"                  8 bytes, the magic string
-    version                      2 bytes, unsigned big-endian (this module writes FORMAT_VERSION)
+    version                      2 bytes, unsigned big-endian (FORMAT_VERSION)
     payload                      zlib-compressed UTF-8 JSON
 
 The JSON object holds `fun_name`, `in_tree` / `out_tree` (pytree structures, below),
@@ -11,16 +15,11 @@ The JSON object holds `fun_name`, `in_tree` / `out_tree` (pytree structures, bel
 expression string, e.g. `"2*b + 1"`), `symbolic_constraints` (the scope's constraint strings),
 `in_shardings_hlo` / `out_shardings_hlo` (HloSharding strings or null), `nr_devices`,
 `platforms`, `calling_convention_version`, `disabled_checks`, `module` (the StableHLO module
-text, dynamic dimensions as `?`) and `vjp` (the VJP's Exported as a nested JSON object, or null;
-`serialize(vjp_order=k)` nests k levels).
-
-Pytree structures are nested JSON: `"*"` for a leaf, `null` for None, and
+text, dynamic dimensions as `?`) and `vjp` (the VJP's Exported as a nested JSON object, or null).
+Its pytree structures are nested JSON: `"*"` for a leaf, `null` for None, and
 `{"node": kind, "aux": ..., "children": [...]}` for a node, kind one of `tuple`, `list`,
-`dict` (aux: its keys), `namedtuple:<name>` / `custom:<name>` (registered with
-`register_namedtuple_serialization` / `register_pytree_node_serialization`; aux: the bytes the
-registered function made, base64).
-
-A blob of another major version is refused with a ValueError naming both versions.
+`dict` (aux: its keys), `namedtuple:<name>` / `custom:<name>` (aux: the registered function's
+bytes, base64). A blob of another version is refused with a ValueError naming both versions.
 """
 from __future__ import annotations
 
@@ -89,57 +88,29 @@ class _Leaf:
 _LEAF = _Leaf()
 
 
-def tree_to_json(treedef) -> Any:
-    example = tree_util.tree_unflatten(treedef, [_LEAF] * treedef.num_leaves)
-    return _node_to_json(example)
-
-
-def _node_to_json(x):
-    if x is _LEAF:
-        return "*"
-    if x is None:
-        return None
-    t = type(x)
-    if t in (tuple, list):
-        return {"node": t.__name__, "children": [_node_to_json(c) for c in x]}
-    if t is dict:
-        keys = sorted(x)
-        for k in keys:
-            if not isinstance(k, (str, int)):
-                raise ValueError(f"Cannot serialize a dict pytree node with key {k!r} of type "
-                                 f"{type(k).__name__}: only str and int keys are supported")
-        return {"node": "dict", "aux": keys, "children": [_node_to_json(x[k]) for k in keys]}
-    if t in _serializers:
-        name, ser, _ = _serializers[t]
-        if ser is None:  # a namedtuple
-            return {"node": "namedtuple:" + name, "children": [_node_to_json(c) for c in x]}
-        children, aux = tree_util.flatten_one_level(x)
-        return {"node": "custom:" + name, "aux": base64.b64encode(ser(aux)).decode("ascii"),
-                "children": [_node_to_json(c) for c in children]}
-    if isinstance(x, tuple) and hasattr(t, "_fields"):
-        raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
-                         "Use `export.register_namedtuple_serialization`.")
-    raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
-                     "Use `export.register_pytree_node_serialization`.")
-
-
 def tree_from_json(obj):
-    example = _node_from_json(obj)
+    example = _node_from(obj, _custom_from_json)
     return tree_util.tree_structure(example, is_leaf=lambda x: x is _LEAF)
 
 
-def _node_from_json(obj):
+def _node_from(obj, custom):
+    """The example pytree of a structure as nested data (either format); `custom(obj, kind,
+    children)` makes the nodes of registered types."""
     if obj == "*":
         return _LEAF
     if obj is None:
         return None
-    kind, children = obj["node"], [_node_from_json(c) for c in obj["children"]]
+    kind, children = obj["node"], [_node_from(c, custom) for c in obj["children"]]
     if kind == "tuple":
         return tuple(children)
     if kind == "list":
         return list(children)
     if kind == "dict":
         return dict(zip(obj["aux"], children, strict=True))
+    return custom(obj, kind, children)
+
+
+def _custom_from_json(obj, kind, children):
     prefix, _, name = kind.partition(":")
     if name not in _deserializers:
         raise ValueError(f"Cannot deserialize a PyTreeDef containing the type registered as "
@@ -154,12 +125,71 @@ def _node_from_json(obj):
     return tree_util._registry[nodetype].unflatten_func(aux, children)
 
 
+# -- pytree structures in JAX's format (flatbuf.py's plain data) ---------------------------------
+
+
+def tree_to_jax(treedef) -> Any:
+    """A pytree structure as `flatbuf`'s nodes: `"*"`, None, {"node": "tuple"/"list"/"dict"/
+    "custom", ...}; a namedtuple is a custom node whose aux data are its fields' names (JSON), as
+    JAX writes it."""
+    return _node_to_jax(tree_util.tree_unflatten(treedef, [_LEAF] * treedef.num_leaves))
+
+
+def _node_to_jax(x):
+    if x is _LEAF:
+        return "*"
+    if x is None:
+        return None
+    t = type(x)
+    if t in (tuple, list):
+        return {"node": t.__name__, "children": [_node_to_jax(c) for c in x]}
+    if t is dict:
+        keys = sorted(x)
+        for k in keys:
+            if not isinstance(k, str):
+                raise TypeError("Serialization is supported only for dictionaries with string "
+                                f"keys. Found key {k} of type {type(k)}.")
+        return {"node": "dict", "aux": keys, "children": [_node_to_jax(x[k]) for k in keys]}
+    if t in _serializers:
+        name, ser, _ = _serializers[t]
+        if ser is None:  # a namedtuple
+            aux, children = json.dumps(list(t._fields)).encode("utf-8"), list(x)
+        else:
+            children, aux = tree_util.flatten_one_level(x)
+            aux = ser(aux)
+            if not isinstance(aux, (bytes, bytearray)):
+                raise ValueError("The custom serialization function for `node_type` must return "
+                                 f"a `bytes` object. It returned a {type(aux)}.")
+        return {"node": "custom", "name": name, "aux": bytes(aux),
+                "children": [_node_to_jax(c) for c in children]}
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
+                         "Use `export.register_namedtuple_serialization`.")
+    raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
+                     "Use `export.register_pytree_node_serialization`.")
+
+
+def tree_from_jax(obj):
+    return tree_util.tree_structure(_node_from(obj, _custom_from_jax), is_leaf=lambda x: x is _LEAF)
+
+
+def _custom_from_jax(obj, kind, children):
+    name = obj["name"]
+    if name not in _deserializers:
+        raise ValueError(f"Cannot deserialize a PyTreeDef containing an unregistered type "
+                         f"`{name}`. Use `export.register_pytree_node_serialization` or "
+                         "`export.register_namedtuple_serialization`.")
+    nodetype, deser, from_children = _deserializers[name]
+    if deser is None:  # a namedtuple: aux data are the fields' names
+        fields = json.loads(obj["aux"].decode("utf-8"))
+        return nodetype(**dict(zip(fields, children, strict=True)))
+    aux = deser(obj["aux"])
+    if from_children is not None:
+        return from_children(aux, children)
+    return tree_util._registry[nodetype].unflatten_func(aux, children)
+
+
 # -- avals ------------------------------------------------------------------------------------------
-
-
-def aval_to_json(aval):
-    return [aval.dtype.name, [d if isinstance(d, int) else str(d) for d in aval.shape],
-            bool(aval.weak_type)]
 
 
 def aval_from_json(obj, scope):
@@ -169,11 +199,6 @@ def aval_from_json(obj, scope):
 
 
 # -- the blob -------------------------------------------------------------------------------------
-
-
-def pack(payload: dict) -> bytes:
-    body = zlib.compress(json.dumps(payload, separators=(",", ":")).encode("utf-8"))
-    return MAGIC + struct.pack(">H", FORMAT_VERSION) + body
 
 
 def unpack(blob) -> dict:

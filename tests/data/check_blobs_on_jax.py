@@ -1,0 +1,63 @@
+"""Check with JAX 0.10.2 that blobs pyjax serialized deserialize and run on JAX with JAX's
+recorded results (tests/data/export_blobs.json), gradients through the serialized VJP included.
+
+    JAX_PLATFORMS=cpu /work/scratch/jaxref/bin/python tests/data/check_blobs_on_jax.py DIR
+
+DIR holds <case name>.bin files written by pyjax's `Exported.serialize(vjp_order=1)` (the test
+tests/test_export_blobs.py::test_pyjax_blobs_run_on_jax writes them and runs this script).
+Exits with status 1 when a result differs.
+"""
+import json
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import export
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def arrays(tree):
+    if isinstance(tree, dict) and set(tree) == {"dtype", "shape", "data"}:
+        return np.asarray(tree["data"], tree["dtype"]).reshape(tree["shape"])
+    if isinstance(tree, dict):
+        return {k: arrays(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [arrays(v) for v in tree]
+    return tree
+
+
+def close(got, want, rtol, atol):
+    g, w = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    return len(g) == len(w) and all(
+        np.shape(a) == np.shape(b) and np.allclose(np.asarray(a), b, rtol=rtol, atol=atol)
+        for a, b in zip(g, w))
+
+
+def main(directory):
+    cases = json.load(open(os.path.join(HERE, "export_blobs.json")))["cases"]
+    failures = []
+    for fname in sorted(os.listdir(directory)):
+        name = fname[:-len(".bin")]
+        exp = export.deserialize(bytearray(open(os.path.join(directory, fname), "rb").read()))
+        for run in cases[name]["runs"]:
+            args = arrays(run["args"])
+            if not close(exp.call(*args), arrays(run["out"]), 2e-5, 2e-6):
+                failures.append(f"{name}: results")
+
+            def loss(*xs):
+                return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(exp.call(*xs))
+                           if jnp.issubdtype(o.dtype, jnp.floating))
+            grads = jax.grad(loss, argnums=run["grad_argnums"])(*args)
+            if not close(list(grads), arrays(run["grads"]), 1e-4, 1e-5):
+                failures.append(f"{name}: gradients")
+        print(f"{name}: ran on JAX {jax.__version__}")
+    if failures:
+        print("FAILED:", failures)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

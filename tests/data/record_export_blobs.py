@@ -1,0 +1,121 @@
+"""Record blobs serialized by JAX 0.10.2's `Exported.serialize()` for tests/test_export_blobs.py,
+with the arguments to call them on and JAX's results (and gradients, through the serialized
+VJP). Run with the jaxref python (8 CPU devices, for the sharded case):
+
+    XLA_FLAGS=--xla_force_host_platform_device_count=8 JAX_PLATFORMS=cpu \
+        /work/scratch/jaxref/bin/python tests/data/record_export_blobs.py
+
+Writes tests/data/export_blobs/<name>.bin and tests/data/export_blobs.json. The functions'
+sources are evaluated with `jnp`, `lax` and `W` in scope, by this script and by the test (which
+exports the same functions with pyjax and compares the blobs field by field).
+
+export_blobs/pyjaxexp_v1_mlp.bin is not from JAX: pyjax's former PYJAXEXP serializer (at commit
+2daad82) wrote it, for MLP with x: f32[b,4] and vjp_order=1, to check that old blobs stay readable.
+"""
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import export, lax
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "export_blobs")
+W = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+
+MLP = """lambda p, x: jnp.tanh(jnp.tanh(x @ p["w1"] + p["b1"]) @ p["w2"])"""
+SCAN = """lambda c, xs: lax.scan(lambda c, x: (jnp.tanh(c * 0.5 + x), (c * x).sum()), c, xs)"""
+
+# name -> (source, argument specs, platforms, [argument shapes to call with, per call])
+# A spec is "dtype[dims]" (dims may be symbolic); a dict/tuple of specs gives a pytree.
+CASES = {
+    "mlp": (MLP, [{"w1": "f32[4,8]", "b1": "f32[8]", "w2": "f32[8,3]"}, "f32[5,4]"], None,
+            [[{"w1": (4, 8), "b1": (8,), "w2": (8, 3)}, (5, 4)]]),
+    "mlp_symbolic_batch": (MLP, [{"w1": "f32[4,8]", "b1": "f32[8]", "w2": "f32[8,3]"},
+                                 "f32[b,4]"], None,
+                           [[{"w1": (4, 8), "b1": (8,), "w2": (8, 3)}, (n, 4)] for n in (1, 6)]),
+    "scan": (SCAN, ["f32[3]", "f32[7,3]"], None, [[(3,), (7, 3)]]),
+    "scan_symbolic_length": (SCAN, ["f32[3]", "f32[t,3]"], None, [[(3,), (2, 3)], [(3,), (9, 3)]]),
+    "two_platforms": ("lambda x: jnp.sin(x) @ W + jnp.cos(x).sum()", ["f32[b,4]"],
+                      ("cpu", "cuda"), [[(2, 4)], [(5, 4)]]),
+    "divisible_dims": ("lambda x: x.reshape((-1, 2)).sum(axis=1) * 2.0", ["f32[2*k,3]"], None,
+                       [[(4, 3)], [(10, 3)]]),
+    "integer_and_float": ("lambda i, x: (x * i.astype(jnp.float32), i * 2)",
+                          ["i32[b]", "f32[b]"], None, [[(3,), (3,)]]),
+}
+
+
+def parse_spec(spec, scope):
+    if isinstance(spec, dict):
+        return {k: parse_spec(v, scope) for k, v in spec.items()}
+    dtype, dims = spec[:-1].split("[")
+    shape = export.symbolic_shape(dims, scope=scope) if dims else ()
+    return jax.ShapeDtypeStruct(shape, {"f32": jnp.float32, "i32": jnp.int32}[dtype])
+
+
+def make_args(shapes, specs, rng):
+    if isinstance(shapes, dict):
+        return {k: make_args(shapes[k], specs[k], rng) for k in shapes}
+    x = rng.standard_normal(shapes).astype(np.float32)
+    return (x * 3).astype(np.int32) if specs.startswith("i32") else x
+
+
+def to_json(tree):
+    return jax.tree_util.tree_map(lambda a: {"dtype": str(np.asarray(a).dtype),
+                                             "shape": list(np.shape(a)),
+                                             "data": np.asarray(a).ravel().tolist()}, tree)
+
+
+def record_case(name, src, specs, platforms, calls, rng):
+    fun = eval(src, {"jnp": jnp, "lax": lax, "W": W})
+    scope = export.SymbolicScope()
+    exp = export.export(jax.jit(fun), platforms=platforms)(*[parse_spec(s, scope) for s in specs])
+    blob = exp.serialize(vjp_order=1)
+    with open(os.path.join(OUT, name + ".bin"), "wb") as f:
+        f.write(blob)
+    back = export.deserialize(blob)
+    runs = []
+    for shapes in calls:
+        args = [make_args(s, sp, rng) for s, sp in zip(shapes, specs)]
+        out = back.call(*args)
+
+        def loss(*xs):
+            return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(back.call(*xs))
+                       if jnp.issubdtype(o.dtype, jnp.floating))
+        float_args = [i for i, s in enumerate(specs) if not str(s).startswith("i32")]
+        grads = jax.grad(loss, argnums=float_args)(*args)
+        runs.append({"args": to_json(args), "out": to_json(out), "grad_argnums": float_args,
+                     "grads": to_json(list(grads))})
+    return {"src": src, "specs": specs, "platforms": list(exp.platforms), "runs": runs}
+
+
+def record_sharded(rng):
+    """A function jitted with shardings over 8 devices (blob and JAX's results)."""
+    mesh = jax.make_mesh((8,), ("x",))
+    s = NamedSharding(mesh, P("x"))
+    f = jax.jit(lambda x: jnp.sin(x) * 2.0, in_shardings=s, out_shardings=s)
+    exp = export.export(f)(jax.ShapeDtypeStruct((16, 4), jnp.float32, sharding=s))
+    with open(os.path.join(OUT, "sharded.bin"), "wb") as fh:
+        fh.write(exp.serialize())
+    x = rng.standard_normal((16, 4)).astype(np.float32)
+    out = export.deserialize(exp.serialize()).call(jax.device_put(x, s))
+    return {"src": "lambda x: jnp.sin(x) * 2.0", "specs": ["f32[16,4]"], "nr_devices": 8,
+            "in_shardings": [str(s) for s in exp.in_shardings_hlo],
+            "runs": [{"args": to_json([x]), "out": to_json(out)}]}
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(0)
+    cases = {name: record_case(name, *case, rng) for name, case in CASES.items()}
+    if jax.device_count() >= 8:
+        cases["sharded"] = record_sharded(rng)
+    with open(os.path.join(HERE, "export_blobs.json"), "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""Exported artifacts cross between JAX 0.10.2 and pyjax, both ways.
+
+- Blobs serialized by JAX 0.10.2 (tests/data/export_blobs/, recorded with their arguments, JAX's
+  results and gradients by tests/data/record_export_blobs.py) deserialize on pyjax and run with
+  the same results: eagerly, under jit, and differentiated through their serialized VJP.
+- Blobs pyjax serializes are JAX's format: decoded with the schema (pyjax's flatbuffer reader),
+  they carry the same fields as JAX's blob for the same function.
+- JAX's modules' shape assertions are checked when pyjax runs them; pyjax's modules carry them.
+- Blobs of pyjax's former PYJAXEXP format stay readable.
+- Optional: with PYJAX_JAX_PYTHON naming a python with JAX 0.10.2 (and flatbuffers), JAX
+  deserializes and runs pyjax's blobs (tests/data/check_blobs_on_jax.py).
+"""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+pytest.importorskip("flatbuffers")
+
+import pyjax as jax  # noqa: E402
+import pyjax.numpy as jnp  # noqa: E402
+from pyjax import export, lax  # noqa: E402
+from pyjax._src.export import flatbuf  # noqa: E402
+
+HERE = os.path.join(os.path.dirname(__file__), "data")
+DATA = json.load(open(os.path.join(HERE, "export_blobs.json")))["cases"]
+W = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+SINGLE_DEVICE = sorted(n for n, c in DATA.items() if "nr_devices" not in c)
+
+
+def blob(name):
+    with open(os.path.join(HERE, "export_blobs", name + ".bin"), "rb") as f:
+        return f.read()
+
+
+def arrays(tree):
+    if isinstance(tree, dict) and set(tree) == {"dtype", "shape", "data"}:
+        return np.asarray(tree["data"], tree["dtype"]).reshape(tree["shape"])
+    if isinstance(tree, dict):
+        return {k: arrays(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [arrays(v) for v in tree]
+    return tree
+
+
+def assert_trees_close(got, want, rtol=2e-5, atol=2e-6):
+    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(np.asarray(g), w, rtol=rtol, atol=atol)
+
+
+def spec(s, scope):
+    if isinstance(s, dict):
+        return {k: spec(v, scope) for k, v in s.items()}
+    dtype, dims = s[:-1].split("[")
+    return jax.ShapeDtypeStruct(export.symbolic_shape(dims, scope=scope) if dims else (),
+                                {"f32": jnp.float32, "i32": jnp.int32}[dtype])
+
+
+def export_with_pyjax(name):
+    case = DATA[name]
+    fun = eval(case["src"], {"jnp": jnp, "lax": lax, "W": W})
+    scope = export.SymbolicScope()
+    return fun, export.export(jax.jit(fun), platforms=case["platforms"])(
+        *[spec(s, scope) for s in case["specs"]])
+
+
+def loss_of(call):
+    def loss(*xs):
+        return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(call(*xs))
+                   if jnp.issubdtype(o.dtype, jnp.floating))
+    return loss
+
+
+# -- JAX's blobs on pyjax -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SINGLE_DEVICE)
+def test_jax_blob_runs_on_pyjax(name):
+    exp = export.deserialize(blob(name))
+    assert list(exp.platforms) == DATA[name]["platforms"]
+    for run in DATA[name]["runs"]:
+        args = arrays(run["args"])
+        assert_trees_close(exp.call(*args), arrays(run["out"]))
+        assert_trees_close(jax.jit(exp.call)(*args), arrays(run["out"]))
+        grads = jax.grad(loss_of(exp.call), argnums=run["grad_argnums"])(*args)
+        assert_trees_close(list(grads), arrays(run["grads"]), rtol=1e-4, atol=1e-5)
+
+
+def test_jax_blob_vjp_and_signature():
+    exp = export.deserialize(blob("mlp_symbolic_batch"))
+    assert str(exp.in_tree) == "PyTreeDef((({'b1': *, 'w1': *, 'w2': *}, *), {}))"
+    assert [str(a) for a in exp.in_avals] == ["float32[8]", "float32[4,8]", "float32[8,3]",
+                                             "float32[b,4]"]
+    assert exp.calling_convention_version == 10 and exp.uses_global_constants
+    vjp = exp.vjp()
+    assert vjp.fun_name == "fun_vjp_jax"
+    assert [str(a) for a in vjp.in_avals] == [*map(str, exp.in_avals), "float32[b,3]"]
+    assert not vjp.has_vjp()
+
+
+def test_jax_blob_shape_assertions_are_checked():
+    # divisible_dims was exported for x: f32[2*k, 3]; an odd size is refused (in Python, and by
+    # the module's own shape_assertion when the Python check is skipped)
+    exp = export.deserialize(blob("divisible_dims"))
+    with pytest.raises(ValueError, match="Division had remainder 1 when computing the value of 'k'"):
+        exp.call(np.ones((5, 3), np.float32))
+    assert "@shape_assertion" in exp.mlir_module()
+
+
+def test_jax_blob_for_two_platforms_takes_the_platform_index():
+    exp = export.deserialize(blob("two_platforms"))
+    assert exp.platforms == ("cpu", "cuda")
+    assert 'jax.global_constant = "_platform_index"' in exp.mlir_module()
+    x = arrays(DATA["two_platforms"]["runs"][0]["args"])[0]
+    inner = jax.jit(lambda x: exp.call(x) * 2.0)
+    np.testing.assert_allclose(inner(x), 2 * arrays(DATA["two_platforms"]["runs"][0]["out"]),
+                               rtol=2e-5)
+
+
+def test_jax_blob_sharded_over_8_devices_deserializes():
+    d = flatbuf.decode(blob("sharded"))
+    assert d["nr_devices"] == 8
+    s = d["in_shardings"][0]
+    assert s["mesh"]["axis_sizes"] == [8] and s["mesh"]["axis_names"] == ["x"]
+    assert s["spec"] == ("x",)
+    exp = export.deserialize(blob("sharded"))
+    assert exp.nr_devices == 8 and [str(a) for a in exp.in_avals] == ["float32[16,4]"]
+    # re-serialized by pyjax, the shardings are the same
+    assert flatbuf.decode(exp.serialize())["in_shardings"] == d["in_shardings"]
+
+
+# -- pyjax's blobs: JAX's format ------------------------------------------------------------------
+
+_SAME = ("fun_name", "in_tree", "out_tree", "in_avals", "out_avals", "in_shardings",
+         "out_shardings", "nr_devices", "platforms", "ordered_effects", "unordered_effects",
+         "disabled_checks", "calling_convention_version", "module_kept_var_idx",
+         "uses_global_constants", "serialization_version")
+
+
+def _compare(ours, theirs, where):
+    for field in _SAME:
+        assert ours[field] == theirs[field], (where, field, ours[field], theirs[field])
+
+
+@pytest.mark.parametrize("name", SINGLE_DEVICE)
+def test_pyjax_blob_has_the_fields_of_jax_blob(name):
+    _, exp = export_with_pyjax(name)
+    ours, theirs = flatbuf.decode(exp.serialize(vjp_order=1)), flatbuf.decode(blob(name))
+    _compare(ours, theirs, name)
+    _compare(ours["vjp"], theirs["vjp"], name + ".vjp")
+    assert ours["module"][:4] == theirs["module"][:4] == b"ML\xefR"  # MLIR bytecode
+
+
+@pytest.mark.parametrize("name", SINGLE_DEVICE)
+def test_pyjax_blob_round_trips_and_runs(name):
+    fun, exp = export_with_pyjax(name)
+    back = export.deserialize(exp.serialize(vjp_order=1))
+    assert [str(a) for a in back.in_avals] == [str(a) for a in exp.in_avals]
+    for run in DATA[name]["runs"]:
+        args = arrays(run["args"])
+        assert_trees_close(back.call(*args), arrays(run["out"]))
+        grads = jax.grad(loss_of(back.call), argnums=run["grad_argnums"])(*args)
+        assert_trees_close(list(grads), arrays(run["grads"]), rtol=1e-4, atol=1e-5)
+
+
+def test_pyjax_module_carries_shape_assertions():
+    d, = export.symbolic_shape("d", constraints=["d >= 4"])
+    exp = export.export(jax.jit(lambda x, y: x * 2 + y[:, 0]))(
+        jax.ShapeDtypeStruct((d,), jnp.float32), jax.ShapeDtypeStruct((d, 2), jnp.float32))
+    assert exp.mlir_module().count("@shape_assertion") == 2
+    # JAX's format does not carry the constraints (as in JAX): the module's assertion refuses
+    back = export.deserialize(exp.serialize())
+    np.testing.assert_allclose(back.call(np.ones(5, np.float32), np.ones((5, 2), np.float32)), 3.0)
+    with pytest.raises(ValueError, match="Expected value >= 4 for dimension variable 'd'.*"
+                                         "'d' = 3 from specification"):
+        back.call(np.ones(3, np.float32), np.ones((3, 2), np.float32))
+
+
+def test_serialize_errors_as_jax():
+    exp = export.export(jax.jit(lambda x: x * 2))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    no_vjp = export.deserialize(exp.serialize())
+    with pytest.raises(ValueError, match="vjps of high-enough order"):
+        no_vjp.serialize(vjp_order=1)
+    int_keys = export.export(jax.jit(lambda d: d[1] * 2))({1: jax.ShapeDtypeStruct((3,), jnp.float32)})
+    with pytest.raises(TypeError, match="only for dictionaries with string keys"):
+        int_keys.serialize()
+    with pytest.raises(ValueError, match="not a serialized Exported"):
+        export.deserialize(b"\x04\x00\x00\x00garbage!")
+
+
+def test_old_pyjax_format_blobs_stay_readable():
+    # written by pyjax's former serializer (PYJAXEXP, zlib JSON, StableHLO text), vjp_order=1
+    with open(os.path.join(HERE, "export_blobs", "pyjaxexp_v1_mlp.bin"), "rb") as f:
+        old = f.read()
+    assert old.startswith(b"PYJAXEXP")
+    exp = export.deserialize(old)
+    case = DATA["mlp_symbolic_batch"]
+    for run in case["runs"]:
+        args = arrays(run["args"])
+        assert_trees_close(exp.call(*args), arrays(run["out"]))
+        grads = jax.grad(loss_of(exp.call), argnums=run["grad_argnums"])(*args)
+        assert_trees_close(list(grads), arrays(run["grads"]), rtol=1e-4, atol=1e-5)
+    # and it serializes again, in JAX's format
+    assert flatbuf.decode(exp.serialize())["fun_name"] == exp.fun_name
+
+
+# -- pyjax's blobs on JAX (optional) --------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.environ.get("PYJAX_JAX_PYTHON"),
+                    reason="set PYJAX_JAX_PYTHON to a python with JAX 0.10.2 and flatbuffers")
+def test_pyjax_blobs_run_on_jax(tmp_path):
+    for name in SINGLE_DEVICE:
+        _, exp = export_with_pyjax(name)
+        (tmp_path / (name + ".bin")).write_bytes(exp.serialize(vjp_order=1))
+    subprocess.run([os.environ["PYJAX_JAX_PYTHON"], os.path.join(HERE, "check_blobs_on_jax.py"),
+                    str(tmp_path)], check=True, timeout=600,
+                   env={**os.environ, "JAX_PLATFORMS": "cpu"})
