@@ -99,3 +99,12 @@ def test_dct_matches_scipy():
                                    rtol=1e-4, atol=1e-3)
         np.testing.assert_allclose(dct.idctn(x, s=(3, 7), norm=norm), sfft.idctn(x, s=(3, 7), norm=norm),
                                    rtol=1e-4, atol=1e-4)
+
+
+def test_repeated_axes_error_shows_the_axes_as_given():
+    """Issue 23: JAX's message shows the user's axes ('Got axes [1, 1].' for a list)."""
+    for fn, name in ((jnp.fft.fftn, "fftn"), (jnp.fft.irfftn, "irfftn")):
+        with pytest.raises(ValueError, match=rf"jax.numpy.fft.{name} does not support repeated "
+                                             r"axes. Got axes \[1, 1\]\."):
+            fn(np.ones((2, 3)), axes=[1, 1])
+

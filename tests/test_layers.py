@@ -41,7 +41,8 @@ LAYERS = [
              "pyjax._src.custom_derivatives", "pyjax._src.custom_batching", "pyjax._src.ad_checkpoint",
              "pyjax._src.test_util",
              "pyjax._src.public_test_util", "pyjax._src.test_cases",  # jax._src.test_util (jtu)
-             "pyjax._src.jitted_numpy", "pyjax._src.flatten_util", "pyjax._src.random",
+             "pyjax._src.jitted_numpy", "pyjax._src.numpy_placement",  # jnp's device= (device_put)
+             "pyjax._src.flatten_util", "pyjax._src.random",
              "pyjax._src.numpy.linalg", "pyjax._src.callback",  # jnp.linalg: custom_jvp (det, slogdet, pinv) and jit
              # i0's custom_jvp; roots/polyfit on jnp.linalg; vectorize and apply_along_axis on vmap
              "pyjax._src.numpy.windows", "pyjax._src.numpy.polynomial", "pyjax._src.numpy.functional",
@@ -316,7 +317,8 @@ EAGER_MODULES = {
         backend.distributed_runtime backend.executable_cache backend.guard backend.xla config
         core custom_derivatives
         dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
-        interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy lax
+        interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy
+        numpy_placement lax
         lowering lowering.lower lowering.mlir mesh numpy pjit pretty_print profiler random
         random.keys random.prng random.rbg sharding source_info spmd stages state state.types
         traceback_util tree_util""",
@@ -324,7 +326,7 @@ EAGER_MODULES = {
         control_flow.cumulative control_flow.platform_dependent control_flow.scan
         control_flow.solves control_flow.while_loop convert convolution dot_general
         dynamic_slicing elementwise fft helpers interpreter_ops linalg linalg_common
-        linalg_structured parallel random_bits reduce_precision reductions shape_ops slicing
+        linalg_structured parallel random_bits reduce_precision reductions shape_ops sharding_rules slicing
         sorting special stacking utils windowed_reductions""",
     "pyjax._src.numpy": """array_methods arrays calculus convolve creation fft float_parts
         functional index_tricks indexing lax_numpy linalg linalg_ops pad polynomial reductions

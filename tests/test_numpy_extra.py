@@ -4,7 +4,10 @@ under jit/grad/vmap), plus NumPy oracles and check_grads for what the op table c
 (concrete-only inputs, fits on jnp.linalg, host I/O). The NumPy comparisons over dtypes are
 `op_table.JNP_EXTRA` rows, run by tests/test_numpy_ops.py."""
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -166,3 +169,28 @@ def test_pad_wrap_any_widths(lo, hi):
     np.testing.assert_array_equal(jnp.pad(x, pads, mode="wrap"), np.pad(x, pads, mode="wrap"))
     np.testing.assert_array_equal(pyjax.jit(lambda v: jnp.pad(v, pads, mode="wrap"))(x),
                                   np.pad(x, pads, mode="wrap"))
+
+
+_PLACEMENT_SCRIPT = """
+import numpy as np, pyjax, pyjax.numpy as jnp
+d = pyjax.devices()[-1]
+sharding = pyjax.sharding.SingleDeviceSharding(d)
+made = [jnp.arange(5, device=d), jnp.eye(2, 3, device=d), jnp.linspace(0, 1, 3, retstep=True, device=d)[0],
+        jnp.array([1, 2], device=d), jnp.asarray(np.ones(2), device=d), jnp.zeros(3, device=sharding),
+        jnp.full_like(np.ones(2), 3, device=d), jnp.astype(jnp.ones(2), "int32", device=d),
+        jnp.fft.fftfreq(9, device=d), jnp.fft.rfftfreq(9, device=d)]
+assert [out.devices() for out in made] == [{d}] * len(made), [out.devices() for out in made]
+assert pyjax.jit(lambda x: jnp.zeros(2, device=d) + x)(1.0).tolist() == [1.0, 1.0]
+print("ok", d.id)
+"""
+
+
+def test_creation_functions_place_results_on_device():
+    """Issue 23: `device=` (a device or a single-device sharding) places the result of the
+    creation functions, astype and fft.fftfreq on it, as JAX's (on 8 CPU devices, the last one);
+    under jit the traced value is returned as is."""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    res = subprocess.run([sys.executable, "-c", _PLACEMENT_SCRIPT], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.split() == ["ok", "7"]

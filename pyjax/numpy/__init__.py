@@ -6,6 +6,7 @@ from pyjax._src.dtypes import finfo as finfo, iinfo as iinfo, issubdtype as issu
 from pyjax._src.dtypes import can_cast as can_cast, isdtype as isdtype
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (attaches operators)
 from pyjax._src import jitted_numpy as _jitted  # the C++-dispatched versions (used at the end)
+from pyjax._src import numpy_placement as _placement  # device= of the creation functions (the end)
 from pyjax._src.numpy.util import broadcast_to as broadcast_to, broadcast_shapes as broadcast_shapes
 from pyjax.numpy import linalg as linalg  # the submodule, as jax.numpy.linalg
 from pyjax._src.numpy.float_parts import frexp as frexp, ldexp as ldexp
@@ -447,3 +448,6 @@ for _name, _value in list(globals().items()):
     elif id(_value) in _fast_by_plain and not _name.startswith("_"):
         globals()[_name] = _fast_by_plain[id(_value)]
 del _name, _value, _fast_by_plain
+
+# `device=` places the results of the creation functions (and astype) on that device or sharding.
+globals().update(_placement.FUNCTIONS)

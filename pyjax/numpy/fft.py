@@ -1,8 +1,8 @@
 """pyjax.numpy.fft: NumPy's FFT functions (re-exports only; code in pyjax._src.numpy.fft)."""
+from pyjax._src.numpy_placement import FFT_FUNCTIONS as _PLACED
 from pyjax._src.numpy.fft import (
     fft as fft,
     fft2 as fft2,
-    fftfreq as fftfreq,
     fftn as fftn,
     fftshift as fftshift,
     hfft as hfft,
@@ -16,6 +16,7 @@ from pyjax._src.numpy.fft import (
     irfftn as irfftn,
     rfft as rfft,
     rfft2 as rfft2,
-    rfftfreq as rfftfreq,
     rfftn as rfftn,
 )
+
+fftfreq, rfftfreq = _PLACED["fftfreq"], _PLACED["rfftfreq"]   # device= places the result

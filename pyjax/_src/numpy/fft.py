@@ -59,9 +59,9 @@ def _fft_core(func_name, fft_type, a, s, axes, norm):
     orig_axes = axes
     if axes is None:
         axes = tuple(range(ndim)) if s is None else tuple(range(ndim - len(s), ndim))
-    axes = tuple(axes)
-    if len(set(axes)) != len(axes):
+    if len(set(axes)) != len(axes):   # (the axes as given: JAX's message shows the user's list)
         raise ValueError(f"{full_name} does not support repeated axes. Got axes {axes}.")
+    axes = tuple(axes)
     if orig_axes is not None:
         new_axes = tuple(range(ndim - len(axes), ndim))
         arr, axes = moveaxis(arr, orig_axes, new_axes), new_axes
