@@ -992,3 +992,33 @@ def test_gcd_lcm_compile_once_per_signature():
         with jtu.count_jit_and_pmap_lowerings() as count:
             assert fn(a, b).tolist() == want
         assert count() == 0
+
+
+class _Boxed:
+    """A pytree node that is also array-like through __jax_array__ (as flax's nnx.Param)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __jax_array__(self):
+        return self.value
+
+    dtype = property(lambda self: self.value.dtype)
+    shape = property(lambda self: self.value.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.value, dtype)
+
+
+pyjax.tree_util.register_pytree_node(_Boxed, lambda b: ((b.value,), None),
+                                     lambda _, c: _Boxed(c[0]))
+
+
+def test_jax_array_objects_are_converted_before_binding():
+    # jnp.sin(param) jit-flattens the node and meets a _Boxed around a tracer: it must be
+    # converted through __jax_array__, not captured as a constant (and np.asarray'd at compile)
+    b = _Boxed(jnp.float32(1.0))
+    np.testing.assert_allclose(jnp.sin(b), np.sin(1.0), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(lambda q: jnp.sin(q))(b), np.sin(1.0), rtol=1e-6)
+    f = lambda x: jnp.sin(_Boxed(x)) * jnp.exp(_Boxed(x))  # noqa: E731
+    np.testing.assert_allclose(pyjax.grad(f)(1.0), (np.cos(1.0) + np.sin(1.0)) * np.e, rtol=1e-5)

@@ -66,9 +66,11 @@ def promote_dtypes_inexact(*args):
     dt, weak = dtypes.lattice_result_type(*args)
     inexact = dtypes.to_inexact_dtype(dt)
     # (a weak operand of a strong result is converted too, as JAX: its cotangent converts back)
+    # (an operand already of the type is still made an array: an object with __jax_array__,
+    # such as flax's nnx.Param, must not reach a primitive as itself)
     return [lax_elt._convert_element_type(a, inexact, weak)
             if type(a) in _PY_SCALARS or (aval := core.get_aval(a)).dtype != inexact
-            or aval.weak_type != weak else a for a in args]
+            or aval.weak_type != weak else asarray_value(a) for a in args]
 
 
 def promote_dtypes_numeric(*args):
