@@ -119,6 +119,18 @@ def test_sph_harm_y_matches_scipy_for_every_degree_and_order(dtype, rtol, atol):
     np.testing.assert_allclose(out, expected, rtol=rtol, atol=atol)
 
 
+def test_sph_harm_y_needs_no_implicit_rank_promotion():
+    """Issue 23: JAX's tests run with jax_numpy_rank_promotion='raise'; sph_harm_y's Legendre
+    recurrence broadcasts explicitly, so it runs there (degrees up to 7, the recurrence's scan)."""
+    n, m = _all_orders(7)
+    theta = np.linspace(0.1, 3.0, len(n), dtype=np.float32)
+    phi = np.linspace(0.0, 6.0, len(n), dtype=np.float32)
+    with pyjax.numpy_rank_promotion("raise"):
+        out = np.asarray(sp.sph_harm_y(n, m, theta, phi))
+    np.testing.assert_allclose(out, osp.sph_harm_y(n, m, theta.astype(np.float64), phi.astype(np.float64)),
+                               rtol=1e-4, atol=1e-5)
+
+
 def test_sph_harm_y_traced_degrees_and_orders_under_jit_and_vmap():
     n, m = _all_orders(4)
     theta = np.linspace(0.1, 3.0, len(n), dtype=np.float32)

@@ -265,7 +265,7 @@ def _normalized_legendre(l_max, x):
     f_b = np.sqrt(dtype.type(2) * np.arange(l_max, dtype=dtype) + dtype.type(3))
     sin_powers = jred.cumprod(broadcast_to(jnp.sqrt(1 - x * x), (l_max, x.shape[0])), axis=0)
     diag = concatenate([full_like(x, p00)[None], p00 * (f_a[:, None] * sin_powers)])
-    offdiag = concatenate([full_like(x, 0)[None], (f_b[:, None] * x) * diag[:-1]])
+    offdiag = concatenate([full_like(x, 0)[None], (f_b[:, None] * x[None, :]) * diag[:-1]])
     # the diagonal and off-diagonal entries, in (l, m, i) layout: P0[l, l] and P0[l, l - 1]
     l_idx, m_idx = np.arange(l_max + 1)[:, None, None], np.arange(l_max + 1)[None, :, None]
     p0 = where(l_idx == m_idx, diag[:, None, :], where(m_idx == l_idx - 1, offdiag[:, None, :],
@@ -277,7 +277,7 @@ def _normalized_legendre(l_max, x):
     def degree_step(carry, coefficients):
         p_lm1, p_lm2 = carry
         d0_l, d1_l, p0_l = coefficients
-        p_l = p0_l + (d0_l[:, None] * (p_lm1 * x) - d1_l[:, None] * p_lm2)
+        p_l = p0_l + (d0_l[:, None] * (p_lm1 * x[None, :]) - d1_l[:, None] * p_lm2)
         return (p_l, p_lm1), p_l
 
     _, rest = scan(degree_step, (p0[1], p0[0]), (asarray(d0.T[2:]), asarray(d1.T[2:]), p0[2:]))
