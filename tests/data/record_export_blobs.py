@@ -12,6 +12,7 @@ exports the same functions with pyjax and compares the blobs field by field).
 export_blobs/pyjaxexp_v1_mlp.bin is not from JAX: pyjax's former PYJAXEXP serializer (at commit
 2daad82) wrote it, for MLP with x: f32[b,4] and vjp_order=1, to check that old blobs stay readable.
 """
+import dataclasses
 import json
 import os
 
@@ -20,6 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import export, lax
 from jax.sharding import NamedSharding, PartitionSpec as P
+from jax._src import core, effects
+from jax._src.interpreters import mlir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "export_blobs")
@@ -106,10 +109,45 @@ def record_sharded(rng):
             "runs": [{"args": to_json([x]), "out": to_json(out)}]}
 
 
+@dataclasses.dataclass(frozen=True)
+class OrderedForExport(effects.Effect):
+    """An ordered effect with a nullary constructor (JAX serializes only such effects)."""
+
+
+effects.lowerable_effects.add_type(OrderedForExport)
+effects.ordered_effects.add_type(OrderedForExport)
+# x -> 3 * x, threading the effect's token through unchanged
+triple_with_effect_p = core.Primitive("triple_with_effect")
+triple_with_effect_p.def_effectful_abstract_eval(lambda a: (a, {OrderedForExport()}))
+
+
+def _triple_lowering(ctx, x):
+    token = ctx.tokens_in.get(OrderedForExport())
+    ctx.set_tokens_out(mlir.TokenSet({OrderedForExport(): token}))
+    return [mlir.hlo.add(mlir.hlo.add(x, x), x)]
+
+
+mlir.register_lowering(triple_with_effect_p, _triple_lowering)
+
+
+def record_ordered_effect(rng):
+    """A module with an ordered effect: `main` takes and returns its token."""
+    f = jax.jit(lambda x: triple_with_effect_p.bind(x) + 1.0)
+    exp = export.export(f)(jax.ShapeDtypeStruct((3,), jnp.float32))
+    with open(os.path.join(OUT, "ordered_effect.bin"), "wb") as fh:
+        fh.write(exp.serialize())
+    x = rng.standard_normal((3,)).astype(np.float32)
+    out = export.deserialize(exp.serialize()).call(x)
+    return {"ordered_effects": [str(e) for e in exp.ordered_effects],
+            "effect_type_name": str(OrderedForExport),
+            "runs": [{"args": to_json([x]), "out": to_json(out)}]}
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(0)
     cases = {name: record_case(name, *case, rng) for name, case in CASES.items()}
+    cases["ordered_effect"] = record_ordered_effect(rng)
     if jax.device_count() >= 8:
         cases["sharded"] = record_sharded(rng)
     with open(os.path.join(HERE, "export_blobs.json"), "w") as f:

@@ -620,6 +620,12 @@ def _call_main(fb, callee, args, exported: Exported, platform_index) -> list:
 
 
 def _call_exported_lowering(ctx, *args, exported: Exported):
+    if exported.nr_devices > 1:
+        # (its module is partitioned with Shardy over a mesh: pyjax's modules are GSPMD's)
+        raise NotImplementedError(
+            f"pyjax.export: function '{exported.fun_name}' was exported for "
+            f"{exported.nr_devices} devices; pyjax calls exported modules of one device only "
+            "(a sharded module deserializes, and serializes back, but does not run)")
     platform = ctx.module.platform or xla.default_backend()
     index = _platform_index(exported, platform)
     avals_in = tuple(ctx.avals_in[i] for i in exported.module_kept_var_idx)
