@@ -7,7 +7,9 @@ from pyjax._src.mesh import (
     get_abstract_mesh as get_abstract_mesh,
     get_mesh as get_mesh,
     set_mesh as set_mesh,
+    use_abstract_mesh as use_abstract_mesh,
 )
+from pyjax._src.core import ManualAxisType as ManualAxisType
 from pyjax._src.sharding import (
     NamedSharding as NamedSharding,
     PartitionSpec as PartitionSpec,
@@ -15,4 +17,4 @@ from pyjax._src.sharding import (
     SingleDeviceSharding as SingleDeviceSharding,
     make_single_device_sharding as make_single_device_sharding,
 )
-from pyjax._src.shard_map import reshard as reshard
+from pyjax._src.pjit import auto_axes as auto_axes, explicit_axes as explicit_axes, reshard as reshard

@@ -53,6 +53,10 @@ def value(f, *args):
     with jax.set_mesh(mesh):
         return jax.jit(f)(*args)
 
+def under_abstract(m, f):
+    with use_abstract_mesh(m):
+        return f()
+
 def in_mesh(f):
     with jax.set_mesh(mesh):
         return f()
@@ -82,7 +86,9 @@ CASES = [
     "amesh.explicit_axes", "auto_mesh.abstract_mesh.auto_axes", "amesh.auto_axes",
     "amesh.update_axis_types({'x': AxisType.Auto}).auto_axes",
     "in_mesh(lambda: get_abstract_mesh() == amesh)",
-    "[use_abstract_mesh(amesh).__enter__() is not None, get_abstract_mesh().axis_names][1]",
+    "under_abstract(amesh.update_axis_types({'x': AxisType.Auto}), lambda: [t.name for t in get_abstract_mesh().axis_types])",
+    "under_abstract(amesh, lambda: str(jax.core.ShapedArray((8, 4), np.float32, sharding=NamedSharding(amesh, P('y')))))",
+    "get_abstract_mesh().axis_names",
     # elementwise and broadcasting
     "seen(lambda a: a + 1, x)", "seen(lambda a: jnp.sin(a) * a, x)",
     "seen(lambda a, b: a + b, x, x)", "seen(lambda a, b: a + b, x, X)",

@@ -40,8 +40,6 @@ MODULES += ["jax.experimental.sparse", "jax.experimental.sparse.linalg", "jax.sc
 _MESH = "not yet: shard_map's point-to-point (psend/precv) and ragged collectives"
 _TOKEN = ("XLA tokens as values (the legacy infeed/outfeed API): pyjax's avals have no token "
           "type; ordered effects thread their tokens inside lowering instead")
-_EXPLICIT = ("explicit sharding in types (axis types switched inside a function, tracing "
-             "against a device-less mesh): pyjax's avals carry no sharding yet")
 SKIPPED = {
     "jax.lax": {
         "precv": _MESH, "psend": _MESH, "ragged_all_to_all": _MESH, "ragged_all_to_all_p": _MESH,
@@ -53,11 +51,6 @@ SKIPPED = {
                        "outside JAX's own internals)",
         "remat_opt_p": "the primitive behind custom_vjp(optimize_remat=True), which pyjax accepts "
                        "and ignores (its fwd always runs once)",
-    },
-    "jax.sharding": {
-        "auto_axes": _EXPLICIT, "explicit_axes": _EXPLICIT, "use_abstract_mesh": _EXPLICIT,
-        "ManualAxisType": "the per-axis varying/unreduced/reduced type of values inside "
-                          "shard_map (JAX's vma types); pyjax's avals carry no such type yet",
     },
     "jax.experimental.multihost_utils": {
         "live_devices": "fault-tolerant multi-controller mode (jax_enable_recoverability: "

@@ -166,7 +166,8 @@ def test_errors_match_jax(sub):
 
 
 def test_reshard_and_process_local_data(sub):
-    assert sub["reshard"] == ["P('y',)", True, "P(None, 'x')", True, "P('x',)", True]
+    # (JAX 0.10.2's reshard writes the spec at the array's rank: P('y', None))
+    assert sub["reshard"] == ["P('y', None)", True, "P(None, 'x')", True, "P('x',)", True]
 
 
 def test_mesh_context(sub):

@@ -17,7 +17,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax import core
+from pyjax._src import core
 from pyjax.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
 
 from recorded_cases import assert_matches
@@ -29,10 +29,12 @@ DATA = json.loads((HERE / "data" / "sharding_types.json").read_text())
 SCRIPT = '''
 import json, sys
 sys.path.insert(0, {tests!r})
-import pyjax, pyjax.numpy as jnp
+from pyjax import jax_alias
+jax_alias.as_jax()  # the cases are JAX programs: `jax` (and jax.sharding, jax.core) is pyjax
+import jax, jax.numpy as jnp
 from recorded_cases import evaluate_cases
 from sharding_types_cases import CASES, PRELUDE
-print(json.dumps(evaluate_cases(PRELUDE, CASES, {{"jax": pyjax, "jnp": jnp}})))
+print(json.dumps(evaluate_cases(PRELUDE, CASES, {{"jax": jax, "jnp": jnp}})))
 '''
 
 

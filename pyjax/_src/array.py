@@ -18,7 +18,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
-from pyjax._src.mesh import get_mesh
+from pyjax._src.mesh import SHARDING_IN_TYPES, get_mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
                                  named_for_xla)
 
@@ -389,7 +389,19 @@ def _literal_for_array(x):
     return None
 
 
-core.pytype_aval_mappings[ArrayImpl] = lambda x: x.aval
+def array_aval(x):
+    """An array's abstract value; under sharding in types, with its sharding when that names
+    Explicit mesh axes (`float32[8@x,4]`)."""
+    aval = x.aval
+    if not SHARDING_IN_TYPES[0] or aval.sharding is not None:
+        return aval
+    named = x._named_sharding
+    if named is None or not named.mesh._any_axis_explicit:
+        return aval
+    return aval.update(sharding=named)
+
+
+core.pytype_aval_mappings[ArrayImpl] = array_aval
 pe.literal_value_handlers[ArrayImpl] = _literal_for_array
 
 

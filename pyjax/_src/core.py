@@ -29,7 +29,9 @@ import numpy as np
 from pyjax._src import dtypes
 from pyjax._src import errors
 from pyjax._src import source_info
+from pyjax._src import mesh as mesh_lib
 from pyjax._src.backend import xla
+from pyjax._src.sharding import DuplicateSpecError, NamedSharding, PartitionSpec
 
 # --------------------------------------------------------------------------------------------
 # Abstract values
@@ -51,35 +53,46 @@ def short_dtype_name(dtype) -> str:
 
 
 class ShapedArray:
-    """The abstract value of an array: its shape, dtype and whether the dtype is weak."""
+    """The abstract value of an array: its shape, dtype, whether the dtype is weak, and (under a
+    mesh with Explicit axes only, else None) its sharding: a NamedSharding over an AbstractMesh
+    whose spec names Explicit axes only (`float32[8@x,4]`)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None, vma=None,
+                 memory_space=None, manual_axis_type=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self.sharding = sharding if sharding is None else aval_sharding(sharding, len(self.shape))
         self._hash = None
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))  # (an expression for symbolic dims)
-    # NB: JAX's avals carry a sharding (sharding in types) and varying manual axes; pyjax's
-    # do not track them: None and an empty set, which JAX's APIs read as "unspecified".
-    sharding = None
+    # NB: JAX's avals also carry varying manual axes (shard_map's vma types); pyjax's do not:
+    # an empty set, which JAX's APIs read as "none".
     vma = frozenset()
 
-    def update(self, shape=None, dtype=None, weak_type=None):
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=None, **_):
+        # a new shape drops the sharding unless one is given (the sharding rules say what it is)
+        s = self.sharding
+        if sharding is not None:
+            s = sharding
+        elif s is not None and shape is not None and tuple(shape) != self.shape:
+            s = None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type, sharding=s)
 
     def strip_weak_type(self):
-        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+        return self if not self.weak_type else self.update(weak_type=False)
 
     def str_short(self, short_dtypes=True):
         dt = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
-        return f"{dt}[{','.join(str(d) for d in self.shape)}]"
+        if self.sharding is None:
+            return f"{dt}[{','.join(str(d) for d in self.shape)}]"
+        return f"{dt}[{sharded_dims_str(self.shape, self.sharding.spec)}]"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -90,14 +103,129 @@ class ShapedArray:
 
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.sharding == other.sharding)
 
     def __hash__(self):
         h = self._hash
         if h is None:
-            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type, self.sharding))
         return h
 
+
+# -- sharding in types ----------------------------------------------------------------------------
+# Under a mesh with Explicit axes (mesh.SHARDING_IN_TYPES tells whether one was ever made), avals
+# carry a NamedSharding over an AbstractMesh and abstract evaluation runs each primitive's
+# `sharding_rule` (see Primitive.rule and `_abstract_eval_with_shardings`). A None sharding, or
+# one whose mesh has no Explicit axis, means "not in the type": XLA decides, as before.
+
+ShardingTypeError = errors.ShardingTypeError
+_SHARDING_IN_TYPES = mesh_lib.SHARDING_IN_TYPES
+_aval_shardings: dict = {}  # (mesh, spec, ndim) -> the canonical aval sharding (or None)
+
+
+def aval_sharding(sharding, ndim):
+    """The sharding an aval of rank `ndim` carries for `sharding` (a NamedSharding over a Mesh or
+    AbstractMesh): over the abstract mesh, one spec entry per dimension, naming Explicit axes
+    only; None when no mesh axis is Explicit."""
+    mesh, spec = sharding.mesh, sharding.spec
+    key = (mesh, spec, ndim)
+    out = _aval_shardings.get(key, False)
+    if out is False:
+        out = _aval_shardings[key] = _canonical_aval_sharding(mesh.abstract_mesh, spec, ndim)
+    return out
+
+
+def with_context_sharding(aval):
+    """A traced argument's type under a mesh with Explicit axes: an aval without a sharding is
+    replicated over that mesh (as JAX types every value traced there)."""
+    if type(aval) is not ShapedArray or aval.sharding is not None:
+        return aval
+    mesh = mesh_lib.get_abstract_mesh()
+    if not mesh._any_axis_explicit:
+        return aval
+    return aval.update(sharding=NamedSharding(mesh, PartitionSpec()))
+
+
+def _canonical_aval_sharding(mesh, spec, ndim):
+    if not mesh._any_axis_explicit:
+        return None
+    explicit = set(mesh.explicit_axes)
+    if len(spec) > ndim:
+        raise ValueError(f"PartitionSpec {spec!r} has {len(spec)} entries but the array has "
+                         f"rank {ndim}")
+    parts = []
+    for p in tuple(spec) + (None,) * (ndim - len(spec)):
+        names = () if p is None or p is PartitionSpec.UNCONSTRAINED else (
+            (p,) if isinstance(p, str) else tuple(p))
+        names = tuple(a for a in names if a in explicit)
+        parts.append(None if not names else names[0] if len(names) == 1 else names)
+    return NamedSharding(mesh, PartitionSpec(*parts))
+
+
+class ManualAxisType:
+    """The manual-axes part of a type inside shard_map: the mesh axes a value varies over, and
+    those it is unreduced / reduced over. Interned (equal ones are the same object), as JAX's.
+
+    NB: pyjax's avals do not carry it yet (their `vma` is empty); it exists for code that builds
+    or compares these types."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        varying, unreduced, reduced = frozenset(varying), frozenset(unreduced), frozenset(reduced)
+        if varying & unreduced:
+            raise ValueError(f"varying and unreduced cannot have common mesh axes. Got "
+                             f"varying={varying} and unreduced={unreduced}")
+        if varying & reduced:
+            raise ValueError(f"varying and reduced cannot have common mesh axes. Got "
+                             f"varying={varying} and reduced={reduced}")
+        key = (varying, unreduced, reduced)
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            for k, v in zip(cls.__slots__, key):
+                object.__setattr__(obj, k, v)
+            cls._interned[key] = obj
+        return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ManualAxisType is immutable")
+
+    def __repr__(self):
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
+
+    def __getnewargs_ex__(self):
+        return (), {"varying": self.varying, "unreduced": self.unreduced, "reduced": self.reduced}
+
+    def update(self, **kwargs):
+        return ManualAxisType(**{"varying": self.varying, "unreduced": self.unreduced,
+                                 "reduced": self.reduced, **kwargs})
+
+    @property
+    def empty(self):
+        return not (self.varying or self.unreduced or self.reduced)
+
+
+def sharded_dims_str(shape, spec) -> str:
+    """`8@x,4` / `8@(x,y)`: each dimension with the mesh axes it is split along (JAX's form)."""
+    out = []
+    for d, p in zip(shape, tuple(spec) + (None,) * (len(shape) - len(spec))):
+        if p is None:
+            out.append(f"{d}")
+        elif isinstance(p, tuple):
+            out.append(f"{d}@({','.join(p)})")
+        else:
+            out.append(f"{d}@{p}")
+    return ",".join(out)
+
+
+def spec_parts(aval) -> tuple:
+    """One spec entry per dimension of `aval` (None: not split; also for an unsharded aval)."""
+    s = getattr(aval, "sharding", None)
+    return (None,) * len(aval.shape) if s is None else tuple(s.spec)
 
 
 # The types of symbolic dimensions (export's DimExpr, registered by pyjax._src.export): shape
@@ -227,6 +355,7 @@ class Primitive:
         self.effectful_abstract_eval = None
         self.np_impl = None
         self.transpose_zero_cts = False
+        self.sharding_rule = None
         _primitives.add(self)
 
     def __repr__(self):
@@ -252,7 +381,7 @@ class Primitive:
         return f
 
     def def_abstract_eval(self, f):
-        self.abstract_eval = f
+        self.abstract_eval = f if not _SHARDING_IN_TYPES[0] else _with_shardings(self, f)
         return f
 
     def def_effectful_abstract_eval(self, f):
@@ -290,6 +419,12 @@ class Primitive:
         self.effects = f
         return f
 
+    def def_sharding_rule(self, f):
+        """`f(out_avals, *in_avals, **params)`: one PartitionSpec-like tuple per output (one
+        entry per dimension), read under sharding in types; see `_abstract_eval_with_shardings`."""
+        self.sharding_rule = f
+        return f
+
     def rule(self, kind: str, platform=None):
         """The named rule, or a uniform, clear error when it is missing."""
         if kind == "lowering":
@@ -303,6 +438,81 @@ class Primitive:
 
 
 _primitives: "weakref.WeakSet[Primitive]" = weakref.WeakSet()
+
+
+def _with_shardings(prim, rule):
+    """`rule` (an abstract evaluation rule) followed by the sharding rules."""
+    def abstract_eval(*avals, **params):
+        return _abstract_eval_with_shardings(prim, rule, avals, params)
+    abstract_eval.shape_rule = rule
+    return abstract_eval
+
+
+def _enable_sharding_in_types():
+    """Called once, when the first mesh with an Explicit axis is made: from then on every
+    primitive's abstract evaluation also computes its outputs' shardings. (So programs that
+    never make such a mesh run the rules as they are, at no cost.)"""
+    for p in all_primitives():
+        if p.abstract_eval is not None and not hasattr(p.abstract_eval, "shape_rule"):
+            p.abstract_eval = _with_shardings(p, p.abstract_eval)
+
+
+mesh_lib.on_sharding_in_types.append(_enable_sharding_in_types)
+
+
+def _abstract_eval_with_shardings(prim, rule, avals, params):
+    """Abstract evaluation under sharding in types: the shape/dtype rule, then the outputs'
+    shardings. The mesh is the operands' (they must agree), else the one in context; without
+    an Explicit axis there nothing changes. The primitive's `sharding_rule` gives the specs; a
+    primitive without one keeps the shardings its rule gave (higher-order primitives: their
+    jaxprs' output types), else an output shaped like sharded operands takes their common spec.
+
+    NB: where JAX has no rule it raises ShardingTypeError; pyjax's fallback for the rest is a
+    replicated result, which is always a valid layout (XLA gathers the operands)."""
+    out = rule(*avals, **params)
+    mesh = None
+    for a in avals:
+        s = getattr(a, "sharding", None)
+        if s is not None:
+            if mesh is not None and s.mesh != mesh:
+                raise ShardingTypeError(f"Mesh for all inputs should be equal. Got one mesh: "
+                                        f"{mesh} and another mesh: {s.mesh}")
+            mesh = s.mesh
+    if mesh is None:
+        mesh = mesh_lib.get_abstract_mesh()
+        if not mesh._any_axis_explicit:
+            return out
+    outs = list(out) if prim.multiple_results else [out]
+    if prim.sharding_rule is not None:
+        specs = prim.sharding_rule(outs, *avals, **params)
+    else:
+        specs = [None if getattr(o, "sharding", None) is not None else _fallback_spec(o, avals)
+                 for o in outs]
+    new = []
+    for o, spec in zip(outs, specs, strict=True):
+        if spec is None or type(o) is not ShapedArray:
+            new.append(o)
+            continue
+        if isinstance(spec, NamedSharding):
+            sharding = spec
+        else:
+            try:
+                sharding = NamedSharding(mesh, PartitionSpec(*spec))
+            except DuplicateSpecError as e:
+                ins = ", ".join(a.str_short() for a in avals)
+                res = f"{short_dtype_name(o.dtype)}[{sharded_dims_str(o.shape, spec)}]"
+                raise ShardingTypeError(f"{prim} operation with inputs: {ins} produces an "
+                                        f"illegally sharded result: {res}") from e
+        new.append(ShapedArray(o.shape, o.dtype, o.weak_type, sharding=sharding))
+    return new if prim.multiple_results else new[0]
+
+
+def _fallback_spec(out, avals):
+    shaped = [spec_parts(a) for a in avals if getattr(a, "sharding", None) is not None
+              and a.shape == out.shape]
+    if shaped and all(p == shaped[0] for p in shaped):
+        return shaped[0]
+    return (None,) * len(out.shape)
 
 
 def all_primitives() -> list:

@@ -158,3 +158,8 @@ try:  # the runtime's own error class, raised by XLA; re-exported as JAX does
 except ImportError:  # pragma: no cover - the backend always provides it
     class JaxRuntimeError(RuntimeError):
         pass
+
+
+class ShardingTypeError(Exception):
+    """A sharding-in-types error: under a mesh with Explicit axes, an operation whose operands'
+    shardings give no (or no unambiguous) sharding for its result (JAX 0.10.2's class)."""

@@ -29,6 +29,20 @@ class AxisType(enum.Enum):
         return self.name
 
 
+# Set once a mesh with an Explicit axis exists: from then on avals may carry shardings, and
+# abstract evaluation runs the primitives' sharding rules (core wraps every abstract_eval then).
+# Programs that never make such a mesh pay nothing.
+SHARDING_IN_TYPES = [False]
+on_sharding_in_types: list = []  # called when it turns on (core wraps the abstract evaluations)
+
+
+def _note_axis_types(axis_types):
+    if not SHARDING_IN_TYPES[0] and AxisType.Explicit in axis_types:
+        SHARDING_IN_TYPES[0] = True
+        for hook in on_sharding_in_types:
+            hook()
+
+
 def _axis_types(axis_types, n, default, where):
     if axis_types is None:
         return (default,) * n
@@ -73,6 +87,30 @@ class _MeshBase:
     def empty(self) -> bool:
         return not self.axis_names
 
+    @property
+    def _name_to_type(self):
+        return dict(zip(self.axis_names, self.axis_types, strict=True))
+
+    def _axes_of(self, kind):
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types, strict=True) if t is kind)
+
+    explicit_axes = property(lambda self: self._axes_of(AxisType.Explicit))
+    auto_axes = property(lambda self: self._axes_of(AxisType.Auto))
+    manual_axes = property(lambda self: self._axes_of(AxisType.Manual))
+    are_all_axes_explicit = property(lambda self: all(t is AxisType.Explicit for t in self.axis_types))
+    are_all_axes_auto = property(lambda self: all(t is AxisType.Auto for t in self.axis_types))
+    are_all_axes_manual = property(lambda self: all(t is AxisType.Manual for t in self.axis_types))
+    _any_axis_explicit = property(lambda self: AxisType.Explicit in self.axis_types)
+    _are_all_axes_auto_or_manual = property(
+        lambda self: AxisType.Explicit not in self.axis_types)
+
+    def _updated_types(self, name_to_type):
+        for n in name_to_type:
+            if n not in self.axis_names:
+                raise ValueError(f"update_axis_types: {n!r} is not an axis of {self!r}")
+        return tuple(name_to_type.get(n, t)
+                     for n, t in zip(self.axis_names, self.axis_types, strict=True))
+
     def _types_str(self):
         names = [t.name for t in self.axis_types]
         return f"axis_types=({', '.join(names)}{',' if len(names) == 1 else ''})"
@@ -91,6 +129,7 @@ class Mesh(_MeshBase):
         self.axis_names = _axis_names(axis_names, devices.ndim, "Mesh")
         self.axis_sizes = tuple(devices.shape)
         self.axis_types = _axis_types(axis_types, devices.ndim, AxisType.Auto, "Mesh")
+        _note_axis_types(self.axis_types)
         ids = [d.id for d in devices.flat]
         if len(set(ids)) != len(ids):
             raise ValueError(f"Mesh: devices must be distinct, got ids {ids}")
@@ -124,7 +163,14 @@ class Mesh(_MeshBase):
 
     @property
     def abstract_mesh(self):
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        am = self.__dict__.get("_abstract")
+        if am is None:
+            am = self._abstract = AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        return am
+
+    def update_axis_types(self, name_to_type):
+        """This mesh with the axes named in `name_to_type` of the given AxisTypes."""
+        return Mesh(self.devices, self.axis_names, self._updated_types(name_to_type))
 
     def _key(self):
         return self._key_value
@@ -175,6 +221,18 @@ class AbstractMesh(_MeshBase):
         self.axis_types = _axis_types(axis_types, len(self.axis_sizes), AxisType.Auto,
                                       "AbstractMesh")
         self.abstract_device = abstract_device
+        _note_axis_types(self.axis_types)
+
+    def update_axis_types(self, name_to_type):
+        """This mesh with the axes named in `name_to_type` of the given AxisTypes."""
+        return AbstractMesh(self.axis_sizes, self.axis_names, self._updated_types(name_to_type),
+                            abstract_device=self.abstract_device)
+
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None):
+        return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                            self.axis_names if axis_names is None else axis_names,
+                            self.axis_types if axis_types is None else axis_types,
+                            abstract_device=self.abstract_device)
 
     @property
     def abstract_mesh(self):
@@ -200,6 +258,7 @@ _EMPTY_ABSTRACT_MESH = AbstractMesh()
 class _Context(threading.local):
     def __init__(self):
         self.meshes = []  # `with mesh:` / set_mesh, innermost last
+        self.abstract = []  # use_abstract_mesh (auto_axes, explicit_axes...), innermost last
 
 
 _context = _Context()
@@ -211,8 +270,28 @@ def get_mesh():
 
 
 def get_abstract_mesh():
+    """The abstract mesh code is traced under: the innermost `use_abstract_mesh`, else the
+    mesh in context's, else the empty AbstractMesh."""
+    if _context.abstract:
+        return _context.abstract[-1]
     mesh = get_mesh()
     return mesh.abstract_mesh if mesh is not None else _EMPTY_ABSTRACT_MESH
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh):
+    """Trace the block under the AbstractMesh `mesh` (same axis names and sizes as the mesh in
+    context, possibly other axis types; `auto_axes`/`explicit_axes` use it).
+
+    >>> with use_abstract_mesh(mesh.abstract_mesh.update_axis_types({"x": AxisType.Auto})): ...
+    """
+    if not isinstance(mesh, AbstractMesh):
+        raise ValueError(f"use_abstract_mesh: expected an AbstractMesh, got {mesh!r}")
+    _context.abstract.append(mesh)
+    try:
+        yield
+    finally:
+        _context.abstract.pop()
 
 
 class _SetMesh(contextlib.AbstractContextManager):
@@ -222,11 +301,12 @@ class _SetMesh(contextlib.AbstractContextManager):
     def __init__(self, mesh):
         if mesh is not None and not isinstance(mesh, Mesh):
             raise TypeError(f"set_mesh: expected a Mesh, got {type(mesh).__name__}")
-        self.previous = list(_context.meshes)
+        self.previous = list(_context.meshes), list(_context.abstract)
         _context.meshes[:] = [mesh] if mesh is not None else []
+        _context.abstract[:] = []
 
     def __exit__(self, *exc):
-        _context.meshes[:] = self.previous
+        _context.meshes[:], _context.abstract[:] = self.previous
         return False
 
 

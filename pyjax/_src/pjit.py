@@ -23,6 +23,8 @@ import optree
 
 from pyjax._src import core, dispatch, dtypes, profiler, spmd, tree_util
 from pyjax._src import sharding as sharding_lib
+from pyjax._src import mesh as mesh_lib
+from pyjax._src.mesh import SHARDING_IN_TYPES
 from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.config import TRACE_FLAGS, config
@@ -31,6 +33,7 @@ from pyjax._src.dispatch import Compiled, CompileRequest, register_cache
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.batching import BatchTrace
+from pyjax._src.lax.barriers import reshard_p
 from pyjax._src.state.types import AbstractRef, Ref
 from pyjax._src.stages import Compiled, Lowered, Traced  # noqa: F401 (re-exported)
 from pyjax._src.traceback_util import api_boundary
@@ -450,6 +453,8 @@ class JitInfo:
                 # run it as it is (its own checks name the problem)
                 return self.fun(*args, **kwargs), None
             avals = tuple([_leaf_aval_checked(x) for x in leaves])
+        if SHARDING_IN_TYPES[0]:  # arrays' types carry their shardings (explicit mesh axes)
+            avals = tuple([core.with_context_sharding(_leaf_aval_checked(x)) for x in leaves])
         key = (in_tree, static_key, avals, _trace_context[0])
         entry = self._cache.get(key)
         if entry is None:
@@ -465,9 +470,12 @@ class JitInfo:
         if self.in_shardings is not None or self.out_shardings is not None or (
                 xla.multiple_devices() and (entry.mesh is not None or any(
                     type(x) is ArrayImpl and x._named_sharding is not None for x in leaves))):
-            compiled = entry.compiled_sharded(self.name, *spmd.shardings_for(
+            ins, outs = spmd.shardings_for(
                 self.in_shardings, self.out_shardings, dyn_args, dyn_kwargs, leaves,
-                entry.out_tree, self.name, entry.mesh))
+                entry.out_tree, self.name, entry.mesh)
+            if outs is None and SHARDING_IN_TYPES[0]:  # the types say the outputs' layouts
+                outs = spmd.out_shardings_from_types(ins, entry.closed.out_avals)
+            compiled = entry.compiled_sharded(self.name, ins, outs)
             out = entry.out_tree.unflatten(compiled(leaves))
             return out, dispatch.fastpath_data_spmd(compiled, (dyn_args, dyn_kwargs), leaves, out)
         device = None
@@ -694,7 +702,8 @@ def _hashable_static(value, where):
 def _trace_leaf_aval(x):
     """An argument's aval when tracing without running (trace/lower/eval_shape/make_jaxpr):
     as in JAX, an abstract value itself (a ShapedArray) stands for an array of its type."""
-    return x if type(x) is core.ShapedArray else _leaf_aval_checked(x)
+    aval = x if type(x) is core.ShapedArray else _leaf_aval_checked(x)
+    return core.with_context_sharding(aval) if SHARDING_IN_TYPES[0] else aval
 
 
 def _leaf_aval_checked(x):
@@ -826,6 +835,138 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     info = JitInfo(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                    keep_unused, inline, in_shardings=in_shardings, out_shardings=out_shardings)
     return make_jit(info, fun)
+
+
+# -- sharding in types: reshard, auto_axes, explicit_axes ---------------------------------------
+
+
+def _reshard_target(s, x):
+    if isinstance(s, sharding_lib.PartitionSpec):
+        mesh = mesh_lib.get_mesh()
+        if mesh is None:
+            raise ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
+                             f"allowed. Please pass a NamedSharding instance or enter into a mesh "
+                             f"context via `jax.set_mesh`. Got {s!r}")
+        s = sharding_lib.NamedSharding(mesh, s)
+    if not isinstance(s, sharding_lib.NamedSharding) or not isinstance(s.mesh, mesh_lib.Mesh):
+        raise ValueError(f"Reshard should only be used with out_shardings which are non-None and "
+                         f"have a non-empty mesh. Got sharding {s}.")
+    am = mesh_lib.get_abstract_mesh()
+    if am.axis_names == s.mesh.axis_names and am.axis_types != s.mesh.axis_types:
+        # inside auto_axes/explicit_axes: the axis types traced under are the context's
+        s = sharding_lib.NamedSharding(s.mesh.update_axis_types(am._name_to_type), s.spec)
+    ndim = len(core.get_aval(x).shape)
+    return s.with_spec(sharding_lib.PartitionSpec(*s.spec, *[None] * (ndim - len(s.spec))))
+
+
+def reshard(xs, out_shardings):
+    """`xs` (a pytree) laid out as `out_shardings` (NamedShardings, or PartitionSpecs over the
+    mesh in context; one, or a pytree prefix of `xs`); under sharding in types the result's
+    type says the new layout.
+
+    >>> with jax.set_mesh(mesh):
+    ...     y = jax.reshard(x, P(None, "x"))   # jax.typeof(y): float32[8,4@x]
+    """
+    leaves, tree = tree_util.tree_flatten(xs)
+    one = isinstance(out_shardings, (sharding_lib.PartitionSpec, sharding_lib.NamedSharding))
+    targets = [out_shardings] * len(leaves) if one else tree_util.flatten_prefix(
+        out_shardings if not isinstance(out_shardings, list) else tuple(out_shardings), xs,
+        "reshard out_shardings")
+    outs = [reshard_p.bind(x, sharding=_reshard_target(s, x))
+            for x, s in zip(leaves, targets, strict=True)]
+    return tree_util.tree_unflatten(tree, outs)
+
+
+def _new_mesh(axes, axis_type, name, shardings=None):
+    """(the mesh traced under now, the same with `axes` of `axis_type`), or None without a mesh."""
+    cur = mesh_lib.get_abstract_mesh()
+    smesh = None
+    for s in tree_util.tree_leaves(shardings):
+        if isinstance(s, sharding_lib.NamedSharding):
+            if smesh is not None and smesh != s.mesh.abstract_mesh:
+                raise ValueError(f"Shardings passed to {name} should have the same mesh. Got one "
+                                 f"mesh {smesh} and another {s.mesh}")
+            smesh = s.mesh.abstract_mesh
+    if smesh is None and cur.empty:
+        return None
+    if smesh is not None and not cur.empty and smesh.axis_names != cur.axis_names:
+        raise ValueError(f"Context mesh {cur} must match the mesh passed to shardings {smesh}. "
+                         f"Recommended approach is to use `jax.set_mesh` context manager.")
+    base = cur if not cur.empty else smesh
+    axes = base.axis_names if axes is None else (axes,) if isinstance(axes, str) else tuple(axes)
+    for a in axes:
+        if base._name_to_type[a] is mesh_lib.AxisType.Manual:
+            raise NotImplementedError("Going from `Manual` AxisType to `Auto` or `Explicit` "
+                                      "AxisType is not allowed.")
+    return base, base.update_axis_types({a: axis_type for a in axes}), axes
+
+
+def _spec_in(x, mesh):
+    """x's spec with the axes that are not Explicit in `mesh` dropped."""
+    s = core.get_aval(x).sharding
+    if s is None:
+        return sharding_lib.PartitionSpec()
+    keep = set(mesh.explicit_axes)
+    parts = []
+    for p in s.spec:
+        names = () if p is None else (p,) if isinstance(p, str) else p
+        names = tuple(a for a in names if a in keep)
+        parts.append(None if not names else names[0] if len(names) == 1 else names)
+    return sharding_lib.PartitionSpec(*parts)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """`f` run with the mesh `axes` (default: all) of type Auto (XLA lays those out), its
+    results resharded to `out_sharding` (here or a keyword of the call).
+
+    >>> y = auto_axes(lambda v: v @ v.T, out_sharding=P("x", None))(x)
+    """
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        out_s = out_sharding
+        if out_s is None:
+            if "out_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'out_sharding'")
+            out_s = kwargs.pop("out_sharding")
+        info = _new_mesh(axes, mesh_lib.AxisType.Auto, "auto_axes", out_s)
+        if info is None:
+            return f(*args, **kwargs)
+        prev, new, names = info
+        if set(prev.auto_axes) == set(names):
+            return f(*args, **kwargs)
+        with mesh_lib.use_abstract_mesh(new):
+            args = reshard(args, tree_util.tree_map(lambda a: _spec_in(a, new), args))
+            out = f(*args, **kwargs)
+        return reshard(out, out_s)
+    return wrapped
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """`f` run with the mesh `axes` (default: all) of type Explicit, its arguments resharded to
+    `in_sharding` (here or a keyword of the call); its results go back to the context's types."""
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        in_s = in_sharding
+        if in_s is None:
+            if "in_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'in_sharding'")
+            in_s = kwargs.pop("in_sharding")
+        info = _new_mesh(axes, mesh_lib.AxisType.Explicit, "explicit_axes")
+        if info is None:
+            raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
+                             "enter into a mesh context when using `explicit_axes` API.")
+        prev, new, _ = info
+        with mesh_lib.use_abstract_mesh(new):
+            args = reshard(args, in_s)
+            out = f(*args, **kwargs)
+        return reshard(out, tree_util.tree_map(lambda o: _spec_in(o, prev), out))
+    return wrapped
 
 
 del dtypes

@@ -188,6 +188,15 @@ class PartitionSpec(tuple):
 # -- NamedSharding -------------------------------------------------------------------------------
 
 
+class DuplicateSpecError(ValueError):
+    """A PartitionSpec that names one mesh axis for two dimensions (JAX's class; a ValueError
+    too, which pyjax raised before)."""
+
+    def __init__(self, message, mesh=None, pspec=None):
+        super().__init__(message)
+        self.message, self.mesh, self.pspec = message, mesh, pspec
+
+
 class NamedSharding(Sharding):
     """An array split along named axes of a device mesh.
 
@@ -211,7 +220,11 @@ class NamedSharding(Sharding):
                 raise ValueError(f"NamedSharding: resource axis {a!r} of {spec!r} is not a mesh "
                                  f"axis; the mesh axes are {mesh.axis_names}")
         if len(set(used)) != len(used):
-            raise ValueError(f"NamedSharding: a mesh axis is used twice in {spec!r}")
+            dup = next(a for a in used if used.count(a) > 1)
+            raise DuplicateSpecError(
+                f"A single NamedSharding spec specification can map every mesh axis to at most "
+                f"one positional dimension, but {spec!r} has duplicate entries for `{dup}`",
+                mesh, spec)
 
     def _canonical_spec(self):
         parts = list(self.spec)
@@ -236,6 +249,13 @@ class NamedSharding(Sharding):
 
     def with_memory_kind(self, kind):
         return NamedSharding(self.mesh, self.spec, memory_kind=kind)
+
+    def update(self, **kwargs):
+        """This sharding with `mesh`, `spec` and/or `memory_kind` replaced."""
+        spec = kwargs.get("spec", self.spec)
+        return NamedSharding(kwargs.get("mesh", self.mesh),
+                             spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec),
+                             memory_kind=kwargs.get("memory_kind", self.memory_kind))
 
     @property
     def _device_assignment(self):

@@ -43,7 +43,8 @@ def constrained_mesh(jaxpr: core.Jaxpr):
     """The mesh a sharding constraint or shard_map in `jaxpr` (or a jaxpr inside it) lays a
     value out on, or None: a jit of such a function runs partitioned over that mesh."""
     for eqn in jaxpr.eqns:
-        s = eqn.params.get("sharding") if eqn.primitive.name == "sharding_constraint" else None
+        s = (eqn.params.get("sharding") if eqn.primitive.name in ("sharding_constraint", "reshard")
+             else None)
         if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh):
             return s.mesh
         if eqn.primitive.name == "shard_map" and isinstance(eqn.params["mesh"], Mesh):
@@ -75,6 +76,16 @@ def shardings_for(in_shardings, out_shardings, dyn_args, dyn_kwargs, leaves, out
     mesh = _common_mesh(ins, outs, leaves, name, mesh)
     ins = tuple(s if s is not None else _own(x, mesh) for s, x in zip(ins, leaves, strict=True))
     return ins, (tuple(outs) if outs is not None else None)
+
+
+def out_shardings_from_types(ins, out_avals):
+    """Under sharding in types: each output laid out as its type says (over the arguments'
+    mesh), or None when no output type carries a sharding (XLA decides)."""
+    if not ins or not any(getattr(a, "sharding", None) is not None for a in out_avals):
+        return None
+    mesh = ins[0].mesh
+    return tuple(None if getattr(a, "sharding", None) is None
+                 else NamedSharding(mesh, a.sharding.spec) for a in out_avals)
 
 
 def _own(x, mesh):

@@ -19,6 +19,7 @@ from pyjax._src.interpreters import batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.array_ops import lax_ops
 from pyjax._src.interpreters.rule_tables import RuleTable
+from pyjax._src.mesh import SHARDING_IN_TYPES
 
 
 # -- symbolic zeros and tangent types ---------------------------------------------------------
@@ -71,8 +72,8 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Integer and bool values have float0 tangents."""
     dt = aval.dtype
     if dtypes.issubdtype(dt, np.inexact):
-        return ShapedArray(aval.shape, dt, aval.weak_type)
-    return ShapedArray(aval.shape, dtypes.float0, False)
+        return ShapedArray(aval.shape, dt, aval.weak_type, sharding=getattr(aval, "sharding", None))
+    return ShapedArray(aval.shape, dtypes.float0, False, sharding=getattr(aval, "sharding", None))
 
 
 def zeros_like_aval(aval):
@@ -409,6 +410,8 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out, line
 
     def write_ct(v, ct):
         if type(v) is Var and v in linear and ct is not None and type(ct) is not Zero:
+            if SHARDING_IN_TYPES[0]:
+                ct = _ct_in_primal_layout(v, ct)
             ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
 
     for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
@@ -427,6 +430,15 @@ def backward_pass(jaxpr: core.Jaxpr, residuals, linear_avals_mask, cts_out, line
             write_ct(v, ct)
     return [ct_env.get(v, Zero(tangent_aval(undefined[v].aval if v in undefined else v.aval)))
             if is_lin else None for v, is_lin in zip(jaxpr.invars, linear_avals_mask)]
+
+
+def _ct_in_primal_layout(v, ct):
+    """Sharding in types: a traced cotangent laid out as its primal (grads keep the primal
+    shardings, as JAX's transpose rules arrange one by one)."""
+    want = getattr(v.aval, "sharding", None)
+    if want is None or not isinstance(ct, Tracer) or getattr(ct.aval, "sharding", None) == want:
+        return ct
+    return lax_ops.reshard(ct, want)
 
 
 def _staged_as(eqn, transform):

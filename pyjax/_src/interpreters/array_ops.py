@@ -28,10 +28,13 @@ class LaxOps:
     - `zeros(aval)`: an Array of zeros of `aval` (any dtype but float0);
     - `add(x, y)`: elementwise sum of equal-typed values (the `add_any` implementation);
     - `transpose(x, permutation)`, `reshape(x, new_sizes)`,
-      `broadcast_in_dim(x, shape, broadcast_dimensions)`, `reduce_sum(x, axes)`.
+      `broadcast_in_dim(x, shape, broadcast_dimensions)`, `reduce_sum(x, axes)`;
+    - `reshard(x, sharding)`: a traced `x` laid out as an aval's sharding (sharding in types:
+      the backward pass gives each cotangent its primal's layout).
     """
 
-    __slots__ = ("zeros", "add", "transpose", "reshape", "broadcast_in_dim", "reduce_sum")
+    __slots__ = ("zeros", "add", "transpose", "reshape", "broadcast_in_dim", "reduce_sum",
+                 "reshard")
 
     def __init__(self):
         for name in self.__slots__:

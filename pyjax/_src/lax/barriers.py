@@ -11,6 +11,7 @@ from pyjax._src import core, tree_util
 from pyjax._src.array import put_named
 from pyjax._src.interpreters.ad import Zero, deflinear, instantiate
 from pyjax._src.interpreters.batching import defvectorized
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.shape_ops import _unchanged
 from pyjax._src.lax.utils import standard_primitive
 from pyjax._src.mesh import get_mesh
@@ -110,6 +111,7 @@ stage_p.def_lowering(lambda ctx, x: x)
 # -- sharding_constraint ---------------------------------------------------------------------
 
 sharding_constraint_p = standard_primitive("sharding_constraint")
+sharding_constraint_p.def_sharding_rule(sharding_rules.given_sharding)
 
 
 def _check_constraint(s):
@@ -161,7 +163,7 @@ def _sharding_constraint_lowering(ctx, x, *, sharding, **params):
 
 
 
-def _sharding_constraint_batch(axis_size, vals, dims, *, sharding, **params):
+def _sharding_constraint_batch(axis_size, vals, dims, *, sharding, _prim=None, **params):
     # the batch axis is not split: a None enters the spec at its position
     (x,), (d,) = vals, dims
     if isinstance(sharding, NamedSharding) and d is not None:
@@ -169,7 +171,7 @@ def _sharding_constraint_batch(axis_size, vals, dims, *, sharding, **params):
         parts = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
         parts.insert(d, None)
         sharding = sharding.with_spec(PartitionSpec(*parts))
-    return sharding_constraint_p.bind(x, sharding=sharding, **params), d
+    return (_prim or sharding_constraint_p).bind(x, sharding=sharding, **params), d
 
 
 sharding_constraint_p.def_batch(_sharding_constraint_batch)
@@ -177,3 +179,40 @@ sharding_constraint_p.def_lowering(_sharding_constraint_lowering)
 # eagerly, a constraint over a mesh is a device_put (as in JAX)
 sharding_constraint_p.def_impl(lambda x, *, sharding, **params: put_named(x, sharding)
                                if isinstance(sharding, NamedSharding) else x)
+
+# -- reshard (sharding in types) ----------------------------------------------------------------
+# `jax.reshard(x, spec)` (pjit.reshard): the value laid out anew, its type saying so. `sharding`
+# is a NamedSharding over the concrete mesh (the eager impl moves data with it); the aval carries
+# its abstract form. Lowering and batching are sharding_constraint's.
+
+reshard_p = standard_primitive("reshard")
+reshard_p.def_sharding_rule(sharding_rules.given_sharding)
+reshard_p.def_abstract_eval(lambda x, *, sharding: x.update(sharding=sharding))
+reshard_p.np_impl = lambda x, **params: np.asarray(x)
+reshard_p.def_impl(lambda x, *, sharding: put_named(x, sharding))
+
+
+def _reshard_transpose(ct, x, *, sharding):
+    # the cotangent goes back to the primal's layout
+    if type(ct) is Zero:
+        return [None]
+    s = x.aval.sharding
+    back = NamedSharding(sharding.mesh, s.spec if s is not None else PartitionSpec())
+    return [reshard_p.bind(ct, sharding=back)]
+
+
+deflinear(reshard_p, _reshard_transpose)
+
+
+def reshard_to_type(x, sharding):
+    """`x` (traced) laid out as `sharding`, an aval's sharding (over an AbstractMesh), over
+    the mesh in context; `x` itself when that mesh is not the one the sharding names."""
+    mesh = get_mesh()
+    if mesh is None or mesh.axis_names != sharding.mesh.axis_names:
+        return x
+    if mesh.axis_types != sharding.mesh.axis_types:
+        mesh = mesh.update_axis_types(sharding.mesh._name_to_type)
+    return reshard_p.bind(x, sharding=NamedSharding(mesh, sharding.spec))
+reshard_p.def_lowering(_sharding_constraint_lowering)
+reshard_p.def_batch(lambda axis_size, vals, dims, *, sharding: _sharding_constraint_batch(
+    axis_size, vals, dims, sharding=sharding, _prim=reshard_p))

@@ -19,6 +19,7 @@ from pyjax._src.dtypes import finfo, itemsize_bits
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters.ad import Zero
 from pyjax._src.interpreters.batching import raw_axes
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.convert import convert_element_type, real_dtype
 from pyjax._src.lax.shape_ops import _int_tuple, transpose
 from pyjax._src.lax.utils import kind, np_dtype_param, standard_primitive
@@ -186,6 +187,7 @@ def canonicalize_precision(precision):
 # -- dot_general ---------------------------------------------------------------------------------
 
 dot_general_p = standard_primitive("dot_general")
+dot_general_p.def_sharding_rule(sharding_rules.dot_general_rule)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
@@ -196,8 +198,10 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     what = "dot_general: axes"
     dn = ((_int_tuple(lc, what), _int_tuple(rc, what)), (_int_tuple(lb, what), _int_tuple(rb, what)))
     pet = None if preferred_element_type is None else np_dtype_param(preferred_element_type)
+    extra = {} if out_sharding is None else {"out_sharding": sharding_rules.out_sharding_param(
+        out_sharding, "dot_general")}
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=canonicalize_precision(precision),
-                              preferred_element_type=pet)
+                              preferred_element_type=pet, **extra)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
@@ -207,7 +211,8 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None
         raise ValueError(f"dot: operands must be vectors or matrices with lhs.shape[-1] == "
                          f"rhs.shape[0], got {la.str_short()} and {ra.str_short()} (use "
                          f"lax.dot_general for other contractions)")
-    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
+    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type,
+                       out_sharding)
 
 
 @dot_general_p.def_abstract_eval
@@ -312,12 +317,16 @@ def _dot_transpose_operand(ct, other, other_aval, x_aval, x_contract, x_batch, o
     else:
         ct_other_free = tuple(range(nb, nb + n_ofree))
     dn = ((ct_other_free, tuple(o_free)), (tuple(range(nb)), tuple(o_batch)))
-    out = dot_general(ct, other, dn, precision)
     # out dims: batch, ct's remaining (x free), other's remaining dims (o_contract, increasing)
     o_rest = sorted(o_contract)
     x_of_o = {o: x for x, o in zip(x_contract, o_contract)}
     out_to_x = list(x_batch) + x_free + [x_of_o[o] for o in o_rest]
-    out = transpose(out, [out_to_x.index(d) for d in range(x_aval.ndim)])
+    perm = [out_to_x.index(d) for d in range(x_aval.ndim)]
+    # sharding in types: the cotangent is laid out as the primal (JAX's rule too)
+    s = getattr(x_aval, "sharding", None)
+    out = dot_general(ct, other, dn, precision,
+                      out_sharding=None if s is None else sharding_rules.permuted_spec(s, perm))
+    out = transpose(out, perm)
     if core.get_aval(out).dtype != x_aval.dtype:
         out = convert_element_type(out, x_aval.dtype)
     return out

@@ -14,6 +14,7 @@ from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.ad import deflinear_in, is_undefined_primal, zeros_like_aval
 from pyjax._src.lax import elementwise as elt
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.convert import convert_element_type
 from pyjax._src.lax.shape_ops import (
     shape_param, _skip_zero, broadcast, slice_p, squeeze)
@@ -74,6 +75,7 @@ def _batched_start(idx, bdim, axis_size, n, size):
 # -- dynamic_slice -------------------------------------------------------------------------------
 
 dynamic_slice_p = standard_primitive("dynamic_slice")
+dynamic_slice_p.def_sharding_rule(sharding_rules.keep_rank_rule)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):

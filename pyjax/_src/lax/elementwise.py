@@ -19,6 +19,7 @@ from pyjax._src.interpreters.ad import Zero, defjvp, deflinear, unbroadcast_ct
 from pyjax._src.interpreters.array_ops import lax_ops
 # (_convert_element_type and bitcast_convert_type are here too for the modules that reach every
 # elementwise op through this one)
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.convert import (  # noqa: F401
     _PY_SCALARS, _convert_element_type, _weak_const, bitcast_convert_type, convert_element_type,
     lax_operands, real_dtype)
@@ -328,6 +329,7 @@ shift_right_arithmetic = _binary(shift_right_arithmetic_p)
 # -- select_n ------------------------------------------------------------------------------------
 
 select_n_p = standard_primitive("select_n")
+select_n_p.def_sharding_rule(sharding_rules.broadcasting("select_n"))
 
 
 def select_n(which, *cases):
@@ -426,6 +428,7 @@ def _select_n_lowering(ctx, which, *cases):
 # -- clamp ---------------------------------------------------------------------------------------
 
 clamp_p = standard_primitive("clamp")
+clamp_p.def_sharding_rule(sharding_rules.broadcasting("clamp"))
 
 
 def clamp(min, x, max):

@@ -10,6 +10,7 @@ import numpy as np
 
 from pyjax._src.array import Array
 from pyjax._src.interpreters.array_ops import lax_ops
+from pyjax._src.lax.barriers import reshard_to_type
 from pyjax._src.lax.elementwise import add_p
 from pyjax._src.lax.reductions import reduce_sum
 from pyjax._src.lax.shape_ops import broadcast_in_dim, reshape, transpose
@@ -26,3 +27,4 @@ lax_ops.transpose = transpose
 lax_ops.reshape = reshape
 lax_ops.broadcast_in_dim = broadcast_in_dim
 lax_ops.reduce_sum = reduce_sum
+lax_ops.reshard = reshard_to_type

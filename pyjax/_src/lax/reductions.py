@@ -9,6 +9,7 @@ from pyjax._src import core
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters.ad import Zero, jvp_flat, tangent_aval
 from pyjax._src.interpreters.batching import out_bdim_after_removing, raw_axes
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.convert import convert_element_type
 from pyjax._src.lax.elementwise import div, eq, mul
 from pyjax._src.lax.shape_ops import (
@@ -92,6 +93,7 @@ def _reduce_primitive(name, np_fn, hlo_op, accepted, *, jvp=None, transpose=None
         lambda x, *, axes, out_sharding=None: np_fn(np.asarray(x), axis=axes),
         partial(_reduce_lowering, hlo_op, name), jvp=jvp, transpose=transpose)
     p.def_batch(partial(_reduce_axes_batch, p))
+    p.def_sharding_rule(sharding_rules.reduce_axes_rule)
     return p
 
 
@@ -227,3 +229,5 @@ argmin_p = standard_primitive("argmin", partial(_argminmax_abstract_eval, "argmi
                               jvp=zero_derivative)
 argmax_p.def_batch(partial(_reduce_axes_batch, argmax_p))
 argmin_p.def_batch(partial(_reduce_axes_batch, argmin_p))
+argmax_p.def_sharding_rule(sharding_rules.reduce_axes_rule)
+argmin_p.def_sharding_rule(sharding_rules.reduce_axes_rule)

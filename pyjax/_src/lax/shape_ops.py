@@ -19,6 +19,7 @@ from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.ad import Zero, deflinear, is_undefined_primal, zeros_like_aval
 from pyjax._src.interpreters.array_ops import lax_ops
 from pyjax._src.interpreters.batching import raw_axes, raw_axis
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.convert import _convert_element_type, _weak_const, lax_operands
 from pyjax._src.lax.elementwise import select_n, sub
 from pyjax._src.lax.utils import (
@@ -77,6 +78,7 @@ def _skip_zero(rule):
 # -- broadcast_in_dim --------------------------------------------------------------------------
 
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim")
+broadcast_in_dim_p.def_sharding_rule(sharding_rules.broadcast_in_dim_rule)
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
@@ -161,6 +163,7 @@ broadcast_in_dim_p.def_lowering(lambda ctx, x, *, shape, broadcast_dimensions, s
 # -- reshape -------------------------------------------------------------------------------------
 
 reshape_p = standard_primitive("reshape")
+reshape_p.def_sharding_rule(sharding_rules.reshape_rule)
 
 
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
@@ -231,6 +234,7 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
 # -- squeeze / expand_dims -----------------------------------------------------------------------
 
 squeeze_p = standard_primitive("squeeze")
+squeeze_p.def_sharding_rule(sharding_rules.squeeze_rule)
 
 
 def squeeze(array, dimensions):
@@ -276,6 +280,7 @@ squeeze_p.def_lowering(lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape",
 # -- transpose -----------------------------------------------------------------------------------
 
 transpose_p = standard_primitive("transpose")
+transpose_p.def_sharding_rule(sharding_rules.transpose_rule)
 
 
 def transpose(operand, permutation):
@@ -312,6 +317,7 @@ transpose_p.def_lowering(lambda ctx, x, *, permutation: ctx.op(
 # -- rev -----------------------------------------------------------------------------------------
 
 rev_p = standard_primitive("rev")
+rev_p.def_sharding_rule(sharding_rules.same_as_operand)
 
 
 def rev(operand, dimensions):
@@ -339,6 +345,7 @@ rev_p.def_lowering(lambda ctx, x, *, dimensions: ctx.op(
 # -- slice ---------------------------------------------------------------------------------------
 
 slice_p = standard_primitive("slice")
+slice_p.def_sharding_rule(sharding_rules.keep_rank_rule)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):
@@ -449,6 +456,7 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 # -- concatenate ---------------------------------------------------------------------------------
 
 concatenate_p = standard_primitive("concatenate")
+concatenate_p.def_sharding_rule(sharding_rules.concatenate_rule)
 
 
 def concatenate(operands, dimension):
@@ -511,6 +519,7 @@ concatenate_p.def_lowering(lambda ctx, *xs, dimension: ctx.op(
 # -- pad -----------------------------------------------------------------------------------------
 
 pad_p = standard_primitive("pad")
+pad_p.def_sharding_rule(sharding_rules.keep_rank_rule)
 
 
 def pad(operand, padding_value, padding_config):

@@ -35,7 +35,7 @@ from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax.convert import convert_element_type
 from pyjax._src.lax.reductions import reduce_and
 from pyjax._src.lax.shape_ops import broadcast_in_dim, concatenate, expand_dims, iota, reshape
-from pyjax._src.lax import dynamic_slicing
+from pyjax._src.lax import dynamic_slicing, sharding_rules
 from pyjax._src.lax.dynamic_slicing import dynamic_update_slice_in_dim
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
 from pyjax._src.lowering import lower
@@ -193,6 +193,7 @@ def _check_indices_dtype(name, indices):
 # -- gather ------------------------------------------------------------------------------------
 
 gather_p = standard_primitive("gather")
+gather_p.def_sharding_rule(sharding_rules.gather_rule)
 
 
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,

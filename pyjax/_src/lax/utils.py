@@ -19,6 +19,7 @@ from pyjax._src.core import Primitive, ShapedArray
 from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters.ad import Zero, defjvp, deflinear, tangent_aval
 from pyjax._src.interpreters.batching import defbroadcasting, defvectorized
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lowering.mlir import enum
 
 # -- dtype categories ------------------------------------------------------------------------
@@ -169,6 +170,7 @@ def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=No
         name, partial(_unop_abstract_eval, name, accepted, result_dtype), np_impl,
         lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose)
     defvectorized(p)
+    p.def_sharding_rule(sharding_rules.same_as_operand)
     return p
 
 
@@ -189,6 +191,7 @@ def binop(name, np_impl, hlo_op, accepted=NUM, result_dtype=None, lowering=None,
         name, partial(_naryop_abstract_eval, name, accepted, result_dtype), np_impl,
         lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose)
     defbroadcasting(p)
+    p.def_sharding_rule(sharding_rules.broadcasting(name))
     return p
 
 
@@ -221,6 +224,7 @@ def compareop(name, np_impl, direction, accepted=ORDERED, total_order=False) -> 
     p = standard_primitive(name, partial(_compare_abstract_eval, name, accepted), np_impl,
                            partial(_compare_lowering, direction, total_order), jvp=zero_derivative)
     defbroadcasting(p)
+    p.def_sharding_rule(sharding_rules.broadcasting(name))
     return p
 
 

@@ -9,7 +9,8 @@ import opt_einsum
 
 from pyjax._src import core, dtypes
 from pyjax._src.lax.convert import _convert_element_type
-from pyjax._src.lax import shape_ops as lax
+from pyjax._src.lax import sharding_rules, shape_ops as lax
+from pyjax._src.lax.barriers import reshard_p
 from pyjax._src.lax.dot_general import dot_general
 from pyjax._src.lax.utils import canonicalize_axis
 from pyjax._src.numpy import reductions as jred
@@ -57,7 +58,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     aa, ba = _aval(a), _aval(b)
     contract_b = 0 if ba.ndim == 1 else ba.ndim - 2
     out = dot_general(a, b, (((aa.ndim - 1,), (contract_b,)), ((), ())), precision,
-                      _pet(preferred_element_type, a))
+                      _pet(preferred_element_type, a), out_sharding)
     return _as_result(out, preferred_element_type, weak)
 
 
@@ -99,11 +100,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     b_only = [i for i in b_keep if i not in a_keep]
     dn = (((len(a_keep) + a_mat,), (len(b_keep),)),
           (tuple(a_keep.index(d) for d in both), tuple(b_keep.index(d) for d in both)))
-    out = dot_general(a, b, dn, precision, _pet(preferred_element_type, a))
     # dot_general gives (both..., a_only..., m?, b_only..., n?); put batch dims back in order
     m, n = (["m"] if a_mat else []), (["n"] if b_mat else [])
     have = both + a_only + m + b_only + n
-    out = lax.transpose(out, [have.index(d) for d in list(range(nb)) + m + n])
+    perm = [have.index(d) for d in list(range(nb)) + m + n]
+    if out_sharding is not None:  # (the spec of the result, in dot_general's order)
+        out_sharding = sharding_rules.permuted_spec(
+            sharding_rules.out_sharding_param(out_sharding, "matmul"), perm)
+    out = dot_general(a, b, dn, precision, _pet(preferred_element_type, a), out_sharding)
+    out = lax.transpose(out, perm)
     return _as_result(out, preferred_element_type, weak)
 
 
@@ -174,7 +179,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 
 
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None, _dot_general=None):
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
     """Einstein summation; pairwise contraction order from opt_einsum. The subscripts are a string
     (`einsum("ij,jk->ik", a, b)`) or interleaved with the operands (`einsum(a, [0, 1], b, [1, 2])`)."""
     if out is not None:
@@ -203,10 +208,17 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
             x = _einsum_unary(x, s, result)
         else:
             (s1, x1), (s2, x2) = picked
-            x = _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type)
+            last = not ops and result == output_str  # its result is einsum's
+            x = _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type,
+                               out_sharding if last else None)
+            if last:
+                out_sharding = None
         ops.append((result, x))
     (s, x), = ops
-    return _as_result(_einsum_unary(x, s, output_str), preferred_element_type, weak)
+    x = _einsum_unary(x, s, output_str)
+    if out_sharding is not None:  # (no contraction made the result: laid out afterwards)
+        x = reshard_p.bind(x, sharding=sharding_rules.out_sharding_param(out_sharding, "einsum"))
+    return _as_result(x, preferred_element_type, weak)
 
 
 def _interleaved_subscripts(args):
@@ -250,7 +262,7 @@ def _diagonal(x, i, j):
     return diagonal(x, 0, i, j)
 
 
-def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type):
+def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type, out_sharding=None):
     # reduce letters used only by one operand and absent from the result first
     keep1 = "".join(c for c in s1 if c in s2 or c in result)
     keep2 = "".join(c for c in s2 if c in s1 or c in result)
@@ -268,8 +280,11 @@ def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type):
         (x1, s1), (x2, s2) = (x2, s2), (x1, s1)
     dn = ((tuple(s1.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
           (tuple(s1.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
-    out = dot_general(x1, x2, dn, precision, _pet(preferred_element_type, x1))
     out_s = "".join(batch) + rest(s1) + rest(s2)
+    if out_sharding is not None:
+        out_sharding = sharding_rules.permuted_spec(sharding_rules.out_sharding_param(
+            out_sharding, "einsum"), [out_s.index(c) for c in result])
+    out = dot_general(x1, x2, dn, precision, _pet(preferred_element_type, x1), out_sharding)
     return _einsum_unary(out, out_s, result) if out_s != result else out
 
 
