@@ -212,3 +212,12 @@ def test_kde_resample_follows_the_estimate():
     nearest = data[0][np.argmin(np.abs(samples[:, None] - data[0][None]), axis=1)]
     assert np.abs(samples - nearest).max() < 1.0  # kernel noise is small at this bandwidth
     np.testing.assert_allclose([np.mean(nearest == v) for v in data[0]], 1 / 3, atol=0.04)
+
+
+def test_rankdata_of_empty_arrays_along_an_axis():
+    """Issue 23: rankdata of an empty array along an axis returns an empty float array of the
+    same shape (JAX 0.10.2: shapes and float32 as recorded), not a reshape error."""
+    for shape, axis in (((0,), 0), ((0, 2, 3), 1), ((0, 2, 3), 0), ((3, 0), 1)):
+        for method in ("average", "ordinal", "dense"):
+            out = st.rankdata(np.zeros(shape, np.float32), method, axis=axis)
+            assert out.shape == shape and out.dtype == np.float32

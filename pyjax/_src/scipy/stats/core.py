@@ -71,7 +71,8 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
         return _ranks_1d(ravel(a), method, out_dtype)
     axis = canonicalize_axis(axis, a.ndim)
     moved = moveaxis(a, axis, -1)
-    ranks = vmap(lambda row: _ranks_1d(row, method, out_dtype))(reshape(moved, (-1, moved.shape[-1])))
+    rows = reshape(moved, (math.prod(moved.shape[:-1]), moved.shape[-1]))   # (empty rows too)
+    ranks = vmap(lambda row: _ranks_1d(row, method, out_dtype))(rows)
     return moveaxis(reshape(ranks, moved.shape), -1, axis)
 
 
