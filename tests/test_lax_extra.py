@@ -11,6 +11,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src.lax import windowed_reductions
 from pyjax.test_util import check_grads
 
 from recorded_cases import assert_matches, evaluate
@@ -158,3 +159,19 @@ def test_mul_out_dtype():
     np.testing.assert_array_equal(ga, b)
     np.testing.assert_array_equal(gb, a)
     np.testing.assert_array_equal(pyjax.vmap(lambda x, y: lax.mul(x, y, out_dtype=np.float32))(a, b), out)
+
+
+def test_select_and_gather_add_and_scatter_add_internal_entry_points():
+    """Issue 23: JAX's lax_vmap_test calls windowed_reductions._select_and_gather_add and
+    _select_and_scatter_add (tangents, operand, select_prim, window...) directly, also under
+    vmap; values recorded from JAX 0.10.2."""
+    x = np.array([[1., 5., 2., 0.], [3., 4., 8., 6.]], np.float32)
+    t = np.arange(8, dtype=np.float32).reshape(2, 4) * 10
+    pads = lax.padtype_to_pads(x.shape, (1, 2), (1, 2), "VALID")
+    gather = windowed_reductions._select_and_gather_add
+    assert gather(t, x, lax.ge_p, (1, 2), (1, 2), pads, (1, 1), (1, 1)).tolist() == [[10., 20.], [50., 60.]]
+    mapped = pyjax.vmap(lambda tt, xx: gather(tt, xx, lax.le_p, (2,), (2,), [(0, 0)], (1,), (1,)))
+    assert mapped(t, x).tolist() == [[0., 30.], [40., 70.]]
+    scatter = windowed_reductions._select_and_scatter_add
+    assert scatter(np.ones((2, 2), np.float32), x, lax.ge_p, (1, 2), (1, 2), pads).tolist() == \
+        [[0., 1., 1., 0.], [0., 1., 1., 0.]]

@@ -285,6 +285,30 @@ def _select_and_gather_add_transpose(ct, t, x, *, select_prim, window_dimensions
     return [out, None]
 
 
+def _select_and_gather_add(tangents, operand, select_prim, window_dimensions, window_strides,
+                           padding, base_dilation, window_dilation):
+    """The tangent at each window's max (`select_prim` lax.ge_p) or min (lax.le_p) of `operand`
+    (JAX's internal entry point of the primitive that max/min pooling's JVP binds)."""
+    return select_and_gather_add_p.bind(
+        tangents, operand, select_prim=select_prim,
+        window_dimensions=tuple(int(d) for d in window_dimensions),
+        window_strides=tuple(int(s) for s in window_strides),
+        padding=tuple((int(lo), int(hi)) for lo, hi in padding),
+        base_dilation=tuple(int(d) for d in base_dilation),
+        window_dilation=tuple(int(d) for d in window_dilation))
+
+
+def _select_and_scatter_add(source, operand, select_prim, window_dimensions, window_strides,
+                            padding):
+    """`source` added into the position of each window's max (min) of `operand` (the transpose of
+    `_select_and_gather_add`; JAX's internal entry point)."""
+    return select_and_scatter_add_p.bind(
+        source, operand, select_prim=select_prim,
+        window_dimensions=tuple(int(d) for d in window_dimensions),
+        window_strides=tuple(int(s) for s in window_strides),
+        padding=tuple((int(lo), int(hi)) for lo, hi in padding))
+
+
 def _batch_in_front(prim, axis_size, args, dims, **params):
     """Batching of the two-operand window primitives: both batch axes in front, a window of 1."""
     args = [bdim_at_front(a, d, axis_size) for a, d in zip(args, dims)]
