@@ -1022,3 +1022,16 @@ def test_jax_array_objects_are_converted_before_binding():
     np.testing.assert_allclose(pyjax.jit(lambda q: jnp.sin(q))(b), np.sin(1.0), rtol=1e-6)
     f = lambda x: jnp.sin(_Boxed(x)) * jnp.exp(_Boxed(x))  # noqa: E731
     np.testing.assert_allclose(pyjax.grad(f)(1.0), (np.cos(1.0) + np.sin(1.0)) * np.e, rtol=1e-5)
+
+
+def test_polyval_compiles_once_per_signature():
+    """Issue 23 (JAX's op-by-op check in lax_numpy_operators_test): polyval is jitted with a
+    static unroll as in JAX, so a second eager call of a signature compiles nothing (its Horner
+    scan closed over x, a new loop body per call)."""
+    from pyjax._src import test_util as jtu
+    p, x = np.array([1., 0., -1.], np.float32), np.array([2., 3.], np.float16)
+    assert jnp.polyval(p, x).tolist() == [3.0, 8.0]
+    with jtu.count_primitive_compiles() as compiles, jtu.count_jit_and_pmap_lowerings() as lowerings:
+        out = jnp.polyval(p, x)
+    assert out.tolist() == [3.0, 8.0] and out.dtype == np.float32
+    assert compiles() == 0 and lowerings() == 0

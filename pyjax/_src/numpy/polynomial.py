@@ -7,6 +7,8 @@ least-squares problem through jnp.linalg.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pyjax._src import core, dtypes
@@ -27,6 +29,7 @@ from pyjax._src.numpy.shape import atleast_1d, concatenate, expand_dims
 from pyjax._src.numpy.util import (
     asarray_value, broadcast_shapes, check_arraylike, promote_dtypes, promote_dtypes_inexact,
     static_int)
+from pyjax._src.pjit import jit
 
 
 def _aval(x):
@@ -46,6 +49,7 @@ def _concrete(fname, x):
 # -- evaluation and arithmetic -----------------------------------------------------------------
 
 
+@functools.partial(jit, static_argnames=("unroll",))   # (as JAX: eager calls compile once)
 def polyval(p, x, *, unroll=16):
     """The polynomial with coefficients `p` (along its first axis) at `x`, by Horner's rule.
 
