@@ -13,12 +13,14 @@ tracing (jaxpr literals, static indices).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
-from pyjax._src.mesh import SHARDING_IN_TYPES, get_mesh
+from pyjax._src.mesh import SHARDING_IN_TYPES, AxisType, get_mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
                                  named_for_xla)
 
@@ -108,10 +110,12 @@ def put_named(x, sharding) -> ArrayImpl:
     if type(x) is ArrayImpl:
         if x._named_sharding == sharding:
             return x
+        _check_typed_divisible(sharding, x.shape)
         return put_sharded(x._value, x.aval, sharding)
     if isinstance(x, core.Tracer):
         raise core.escaped_tracer_error(x)
     host = canonical_host_value(x)
+    _check_typed_divisible(sharding, host.shape)
     return put_sharded(host, core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(x)),
                        sharding)
 
@@ -135,6 +139,25 @@ def addressable_devices(sharding) -> list:
         return list(devices)
     me = xla.process_index()
     return [d for d in devices if d.process_index == me]
+
+
+def _check_typed_divisible(sharding, shape):
+    """Over Explicit mesh axes the placed value's type carries its sharding, and JAX checks
+    that type first: a plain ValueError in its words (IndivisibleError is the layout's)."""
+    mesh = sharding.mesh
+    if not mesh._any_axis_explicit:
+        return
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes, strict=True))
+    explicit = {a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
+                if t is AxisType.Explicit}
+    for dim, (p, n) in enumerate(zip(sharding.spec._normalized(len(shape)), shape, strict=True)):
+        p = tuple(a for a in p if a in explicit)
+        ways = math.prod(sizes[a] for a in p)
+        if n % ways:
+            raise ValueError(f"Sharding spec {p} implies that array axis {dim} is partitioned "
+                             f"{ways} times, but does not evenly divide the dimension size {n}. "
+                             f"Got shape: {tuple(shape)} and sharding "
+                             f"{NamedSharding(mesh.abstract_mesh, sharding.spec)}")
 
 
 def check_divisible(sharding, shape):
