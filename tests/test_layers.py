@@ -319,7 +319,7 @@ EAGER_MODULES = {
         dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
         interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy
         numpy_placement lax
-        lowering lowering.lower lowering.mlir mesh numpy pjit pretty_print profiler random
+        lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random
         random.keys random.prng random.rbg sharding source_info spmd stages state state.types
         traceback_util tree_util""",
     "pyjax._src.lax": """barriers control_flow control_flow.common control_flow.conditionals

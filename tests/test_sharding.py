@@ -244,10 +244,21 @@ JIT_SCRIPT = textwrap.dedent('''
     m = mesh("4x2")
     f = pyjax.jit(lambda a: lax.with_sharding_constraint(jnp.sin(a) * 2, NamedSharding(m, P("y"))).sum(0),
                   in_shardings=NamedSharding(m, P("x")), out_shardings=NamedSharding(m, P()))
+    shardy = pyjax.config.jax_use_shardy_partitioner  # (as the environment set it)
+    pyjax.config.update("jax_use_shardy_partitioner", False)  # GSPMD's form
     text = f.lower(X).as_text()
+    pyjax.config.update("jax_use_shardy_partitioner", True)  # Shardy's, as JAX 0.10.2 writes it
+    sdy_text = f.lower(X).as_text()
+    pyjax.config.update("jax_use_shardy_partitioner", shardy)
     out["text_has"] = [s in text for s in ["mhlo.num_partitions = 8", 'call_target_name = "Sharding"',
                                            "{devices=[2,1,4]0,2,4,6,1,3,5,7 last_tile_dim_replicate}",
-                                           '{mhlo.sharding = "{replicated}"}']]
+                                           '{mhlo.sharding = "{replicated}"}']] + [
+        s in sdy_text for s in ['#sdy.mesh<["x"=4, "y"=2]>, sym_name = "mesh"',
+                                'sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>',
+                                '"sdy.sharding_constraint"', '#sdy.sharding<@mesh, [{"y"}, {}]>',
+                                '-> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>})',
+                                "mhlo.num_partitions = 8"]] + [
+        "sdy" not in text, "mhlo.sharding" not in sdy_text]
     out["wsc_value"] = np.asarray(f(X)).tolist()
     g = pyjax.grad(lambda a: (lax.with_sharding_constraint(a, NamedSharding(m, P("x"))) ** 2).sum())
     gx = pyjax.jit(g)(pyjax.device_put(X, NamedSharding(m, P("x", "y"))))

@@ -32,7 +32,7 @@ from pyjax._src.array import Array, from_host, put_value
 from pyjax._src.core import ShapedArray
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow.scan import scan
-from pyjax._src.lowering import mlir
+from pyjax._src.lowering import mlir, sdy
 
 _callback_logger = logging.getLogger("pyjax.callback")
 
@@ -127,11 +127,10 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
     # NB: unordered effects are threaded too, on a token of their own: JAX lets XLA reorder
     # them, but prints that come out in program order are what a reader expects. Not in a
     # module over several devices, where XLA's partitioner wants a sharding on every
-    # side-effecting op: there the call stands alone with JAX's sharding (GSPMD's {manual} in a
-    # shard_map/pmap body, else {maximal device=0}: the first device runs it) and ordered
-    # effects are refused, as JAX does.
-    sharding = ("{manual}" if ctx.module.manual
-                else "{maximal device=0}" if ctx.module.partitioned else None)
+    # side-effecting op: there the call stands alone with JAX's sharding (every device runs it
+    # in a shard_map/pmap body, else the first device) and ordered effects are refused, as JAX
+    # does.
+    sharding = sdy.side_effect_sharding(ctx.module)
     if sharding is not None and effect is not None and effect.ordered:
         raise ValueError(f"The following ordered effects are not supported for more than 1 "
                          f"device: [{effect!r}]")
@@ -153,7 +152,7 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
     if side_effect:
         attrs["has_side_effect"] = "true"
     if sharding is not None:
-        attrs["mhlo.sharding"] = f'"{sharding}"'
+        attrs[sharding[0]] = sharding[1]
     types = (["!stablehlo.token"] if ordered else []) + [mlir.aval_type(a) for a in result_avals]
     outs = ctx.fb.op("stablehlo.custom_call", list(operands), types, attrs)
     if ordered:

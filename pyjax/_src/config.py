@@ -282,13 +282,15 @@ ACTED_ON = frozenset({
     "jax_legacy_prng_key",            # random: raw keys allowed, warned about, or refused
     "jax_random_seed_offset",         # random: added to every seed
     "jax_high_dynamic_range_gumbel",  # random: gumbel's default mode
+    "jax_use_shardy_partitioner",     # lowering: Shardy's sdy dialect, else GSPMD's shardings
 })
 NO_OPS = frozenset(name for name, _, _ in _FLAGS) - ACTED_ON
 
 # Flags whose value changes what tracing a function produces: part of every trace-cache key.
 TRACE_FLAGS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_numpy_rank_promotion",
                "jax_numpy_dtype_promotion", "jax_default_matmul_precision",
-               "jax_threefry_partitionable", "jax_random_seed_offset")
+               "jax_threefry_partitionable", "jax_random_seed_offset",
+               "jax_use_shardy_partitioner")
 
 _TRUTHY = {"1", "true", "yes", "on", "t", "y"}
 _ENV_ALIASES = {"jax_log_compiles": "PYJAX_LOG_COMPILES"}  # pyjax's own spelling, also read

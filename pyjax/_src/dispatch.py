@@ -132,20 +132,27 @@ def lower(request: CompileRequest):
     if donated:  # the consts are leading arguments, never donated
         donated = (False,) * len(closed.jaxpr.constvars) + donated
     arg_shardings = result_shardings = None
+    mesh = spmd.request_mesh(request.in_shardings, request.out_shardings)
     if request.in_shardings is not None:  # consts (leading arguments) are replicated
-        arg_shardings = ["{replicated}"] * len(closed.jaxpr.constvars) + _hlo_strings(
-            request.in_shardings, closed.in_avals)
+        const = None if mesh is None else NamedSharding(mesh, PartitionSpec())
+        arg_shardings = [const] * len(closed.jaxpr.constvars) + _checked(request.in_shardings,
+                                                                          closed.in_avals)
     if request.out_shardings is not None:
-        result_shardings = _hlo_strings(request.out_shardings, closed.out_avals)
-    target = spmd.lowering_target.set(
-        (request.devices, spmd.request_mesh(request.in_shardings, request.out_shardings)))
+        result_shardings = _checked(request.out_shardings, closed.out_avals)
+    target = spmd.lowering_target.set((request.devices, mesh))
     try:
         return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
                                      platform=request.platform, num_replicas=request.num_replicas,
                                      num_partitions=request.num_partitions,
-                                     arg_shardings=arg_shardings, result_shardings=result_shardings)
+                                     arg_shardings=arg_shardings, result_shardings=result_shardings,
+                                     shardy=_use_shardy(request))
     finally:
         spmd.lowering_target.reset(target)
+
+
+def _use_shardy(request) -> bool:
+    """Whether `request` is partitioned with Shardy (JAX's default) rather than GSPMD."""
+    return request.num_partitions > 1 and config._values["jax_use_shardy_partitioner"]
 
 
 def _unannotated_outputs(request):
@@ -155,13 +162,12 @@ def _unannotated_outputs(request):
     return [s is None for s in outs]
 
 
-def _hlo_strings(shardings, avals):
-    """GSPMD's text for each NamedSharding (None: left to XLA)."""
+def _checked(shardings, avals):
+    """The NamedShardings (None: left to XLA) of arguments or results, which must divide them."""
     for s, a in zip(shardings, avals, strict=True):
         if s is not None:  # NB: uneven splits are refused (XLA aborts serializing them)
             check_divisible(s, a.shape)
-    return [None if s is None else str(s._to_hlo(len(a.shape)))
-            for s, a in zip(shardings, avals, strict=True)]
+    return list(shardings)
 
 
 def _compile_now(request: CompileRequest, lowered) -> Compiled:
@@ -174,7 +180,7 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
     exe = xla.compile(text, request.devices, out_avals=[_physical_aval(a) for a in closed.out_avals],
                       num_replicas=request.num_replicas, num_partitions=request.num_partitions,
                       host_callbacks=module.host_callbacks,
-                      compile_options=request.compile_options,
+                      compile_options=request.compile_options, use_shardy=_use_shardy(request),
                       propagate_to_outputs=_unannotated_outputs(request))
     if profiler.session[0] is not None:
         profiler.record("lower", request.name, t0, end=t1)

@@ -7,17 +7,18 @@ named axes (`batching.extend_axis_env`), so `lax.psum(v, "x")`, `all_gather`, `p
 `axis_index`... inside record collectives over them. The traced body becomes one `shard_map_p`
 equation carrying the body jaxpr, the mesh, the specs and `check_vma`.
 
-Lowering is GSPMD's manual-sharding region, inside the one partitioned module of the enclosing
-jit (whose device assignment is the mesh's devices in flat order, `spmd.constrained_mesh`):
-each operand goes through `custom_call @Sharding` (its `mhlo.sharding` from the in_spec) and
-`@SPMDFullToShardShape` (`{manual}`), the body is emitted on per-device shapes, and each
-result goes back through `@Sharding {manual}` and `@SPMDShardToFullShape` (the out_spec's
-sharding). Collectives in the body lower to StableHLO collectives whose replica groups are the
-mesh positions along the named axes (`lax/parallel.py`). We use the GSPMD form rather than
-Shardy's `sdy.manual_computation` because the rest of pyjax's SPMD path (jit with shardings)
-already emits GSPMD `mhlo.sharding` annotations and compiles with the Shardy partitioner off;
-one module cannot mix the two. Eager calls run jitted, as in JAX; outputs are Arrays laid out as
-`NamedSharding(mesh, out_spec)`, never gathered to the host.
+Lowering, with Shardy (JAX 0.10.2's default, `jax_use_shardy_partitioner`): one
+`sdy.manual_computation` whose in/out shardings are the specs over the mesh and whose region is
+the body on per-device shapes (`_manual_computation`). With GSPMD (the flag off), the manual
+region of that partitioner: each operand goes through `custom_call @Sharding` (its
+`mhlo.sharding` from the in_spec) and `@SPMDFullToShardShape` (`{manual}`), the body is emitted
+on per-device shapes, and each result goes back through `@Sharding {manual}` and
+`@SPMDShardToFullShape` (the out_spec's sharding). Either way the region sits inside the one
+partitioned module of the enclosing jit (whose device assignment is the mesh's devices in flat
+order, `spmd.constrained_mesh`), and collectives in the body lower to StableHLO collectives
+whose replica groups are the mesh positions along the named axes (`lax/parallel.py`). Eager
+calls run jitted, as in JAX; outputs are Arrays laid out as `NamedSharding(mesh, out_spec)`,
+never gathered to the host.
 
 Differentiation: the JVP is a shard_map of the body's JVP; partial evaluation splits the body
 into a known and an unknown shard_map whose residuals travel as per-device blocks stacked
@@ -27,9 +28,12 @@ backward pass.
 NB: pyjax's avals carry no "varying manual axes" (JAX's vma types), so reverse mode uses the
 rule JAX applies when `check_vma=False` for every shard_map: output cotangents are divided by
 the number of devices of the mesh axes their out_spec leaves out, and input cotangents are
-summed (`psum`) over the axes their in_spec leaves out. The gradients are the same as JAX's.
-`check_vma=True` replication checking is a separate static pass over the body jaxpr
-(`_check_vma`), with JAX's rules for the collectives.
+summed (`psum`) over the axes their in_spec leaves out. Gradients *of* a shard_map are JAX's.
+Gradients taken *inside* a body are JAX's with `check_vma=False` only: with vma types JAX
+inserts a `pvary` where an unvarying value meets a varying one, whose transpose is a `psum`,
+so `grad` of a replicated parameter inside the body is already summed over devices there
+(pyjax's is the local gradient). `check_vma=True` replication checking is a separate static
+pass over the body jaxpr (`_check_vma`), with JAX's rules for the collectives.
 
 NB: the body is manual over every mesh axis; `axis_names=` naming only some (the others left
 to XLA's partitioner) is refused. In GSPMD form such a region needs subgroup shardings
@@ -54,6 +58,7 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import barriers, shape_ops
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax.parallel import psum_p
+from pyjax._src.lowering import mlir, sdy
 from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh
 from pyjax._src.pjit import _drop_unread_residuals, jit
 from pyjax._src.sharding import NamedSharding, PartitionSpec, _hlo_sharding
@@ -639,6 +644,9 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     try:
         if mesh.size == 1:  # one device: nothing to partition
             return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
+        if module.shardy:
+            return _manual_computation(ctx, args, jaxpr.jaxpr, mesh, in_specs, out_specs,
+                                       manual_axes)
         local_args = []
         for x, a, v, s in zip(args, ctx.avals_in, jaxpr.jaxpr.invars, in_specs, strict=True):
             full = _custom_call(ctx, "Sharding", x, a, _hlo(mesh, s, a.ndim))
@@ -652,6 +660,25 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         return results
     finally:
         module.axis_env, module.manual = saved, saved_manual
+
+
+def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual_axes):
+    """Shardy's form: one `sdy.manual_computation` whose region is the body on per-device
+    blocks; its in/out shardings are the specs over the mesh (every dimension left open to
+    the mesh axes the region is not manual over)."""
+    partly = set(manual_axes) != set(mesh.axis_names)
+
+    def shardings(specs, avals):
+        return "#sdy.sharding_per_value<[" + ", ".join(
+            sdy.tensor_sharding(ctx.module, NamedSharding(mesh, s), a.ndim, open_all=partly)
+            for s, a in zip(specs, avals, strict=True)) + "]>"
+    axes = ", ".join(f'"{a}"' for a in mesh.axis_names if a in manual_axes)
+    attrs = {"in_shardings": shardings(in_specs, ctx.avals_in),
+             "manual_axes": f"#sdy<manual_axes{{{axes}}}>",
+             "out_shardings": shardings(out_specs, ctx.avals_out)}
+    region = ([mlir.aval_type(v.aval) for v in jaxpr.invars],
+              lambda *xs: ctx.lower_jaxpr(jaxpr, [], list(xs)), "sdy.return")
+    return ctx.op_multi("sdy.manual_computation", *args, attrs=attrs, regions=[region])
 
 
 def _hlo(mesh, spec, ndim):

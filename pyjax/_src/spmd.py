@@ -2,8 +2,9 @@
 
 `jit(f, in_shardings=..., out_shardings=...)` (or a call on arrays already laid out over a
 mesh) compiles one SPMD executable for the mesh's devices: the module's arguments and results
-carry GSPMD `mhlo.sharding` annotations and XLA's partitioner splits the computation
-(`dispatch.lower`). This module turns the user's pytree prefixes of shardings into one
+carry sharding annotations (Shardy's `sdy.sharding` by default, as JAX 0.10.2; GSPMD's
+`mhlo.sharding` with `jax_use_shardy_partitioner` off: lowering/sdy.py) and XLA's partitioner
+splits the computation (`dispatch.lower`). This module turns the user's pytree prefixes of shardings into one
 NamedSharding per flat argument (and per output, or None: XLA chooses).
 """
 from __future__ import annotations

@@ -14,6 +14,7 @@ from pyjax._src.interpreters.batching import defvectorized
 from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.shape_ops import _unchanged
 from pyjax._src.lax.utils import standard_primitive
+from pyjax._src.lowering import sdy
 from pyjax._src.mesh import get_mesh
 from pyjax._src.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
@@ -152,13 +153,10 @@ deflinear(sharding_constraint_p, lambda ct, x, **params: [
 
 
 def _sharding_constraint_lowering(ctx, x, *, sharding, **params):
-    # GSPMD's form: a `Sharding` custom call whose result XLA lays out as annotated
+    # Shardy's sdy.sharding_constraint, or GSPMD's `Sharding` custom call
     if not isinstance(sharding, NamedSharding):
         return x
-    hlo = sharding._to_hlo(ctx.avals_in[0].ndim)
-    return ctx.op("stablehlo.custom_call", x, attrs={
-        "call_target_name": '"Sharding"', "backend_config": '""',
-        "mhlo.sharding": f'"{hlo}"'})
+    return sdy.constrain(ctx, x, sharding, ctx.avals_out[0])
 
 
 

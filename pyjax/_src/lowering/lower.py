@@ -14,7 +14,7 @@ import numpy as np
 
 from pyjax._src import core, source_info
 from pyjax._src.interpreters import partial_eval as pe
-from pyjax._src.lowering import mlir
+from pyjax._src.lowering import mlir, sdy
 from pyjax._src.lowering.mlir import aval_type
 
 
@@ -28,6 +28,8 @@ class ModuleContext:
         self.functions = {}        # name -> text of a private function (an exported module's)
         self.dim_values = None     # symbolic dimension variable -> SSA name (export lowering)
         self.keepalives = []       # objects the executable's callbacks need alive (JAX's name)
+        self.shardy = False        # shardings in Shardy's sdy dialect, else GSPMD's (sdy.py)
+        self.sdy_meshes = {}       # the `sdy.mesh` ops the module declares (sdy.mesh_symbol)
         self.partitioned = False   # a module over several devices (SPMD) ...
         self.manual = False        # ... and inside a shard_map body there (GSPMD {manual}):
                                    # side-effecting ops need a sharding in both
@@ -255,18 +257,19 @@ def _live_eqns(jaxpr: core.Jaxpr) -> list:
 
 def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replicas, num_partitions,
                           donated=(), arg_shardings=None,
-                          result_shardings=None) -> tuple[str, ModuleContext]:
+                          result_shardings=None, shardy=False) -> tuple[str, ModuleContext]:
     """Lower a jaxpr whose constvars and invars all become arguments of `main`, in that order.
     `donated` holds one bool per (constvar + invar) argument. The platform (which lowering
     rules apply) and the replica/partition counts (written as `mhlo.num_replicas` /
     `mhlo.num_partitions`) come from the compile request (`dispatch.CompileRequest`).
-    `arg_shardings` / `result_shardings` (one HloSharding string or None per argument / result)
-    annotate `main` for XLA's SPMD partitioner (GSPMD's `mhlo.sharding`)."""
+    `arg_shardings` / `result_shardings` (one NamedSharding or None per argument / result)
+    annotate `main` for XLA's SPMD partitioner: Shardy's `sdy.sharding` when `shardy`, else
+    GSPMD's `mhlo.sharding` (lowering/sdy.py)."""
     fb = mlir.FuncBuilder()
     if _debug_locations[0]:
         fb.name_prefix = _module_label(name)
     module = ModuleContext(platform)
-    module.partitioned = num_partitions > 1
+    module.partitioned, module.shardy = num_partitions > 1, shardy
     all_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) or [False] * len(all_vars)
     args = []
@@ -275,16 +278,18 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
         fb.types[n] = aval_type(v.aval)
         attrs = ["jax.buffer_donor = true"] if d else []
         if arg_shardings is not None and arg_shardings[i] is not None:
-            attrs.append(f'mhlo.sharding = "{arg_shardings[i]}"')
+            attrs.append(sdy.sharding_attr(module, arg_shardings[i], v.aval.ndim))
         args.append((n, fb.types[n], "{" + ", ".join(attrs) + "}" if attrs else ""))
     names = [a[0] for a in args]
     nconst = len(jaxpr.constvars)
     outs = lower_jaxpr_body(fb, module, jaxpr, names[:nconst], names[nconst:])
     text = mlir.module_text(_sanitize(name), args, [aval_type(v.aval) for v in jaxpr.outvars],
                             fb.lines, outs, num_replicas, num_partitions,
-                            [f'{{mhlo.sharding = "{s}"}}' if s is not None else ""
-                             for s in result_shardings] if result_shardings else None,
-                            functions=list(module.functions.values()))
+                            [f'{{{sdy.sharding_attr(module, s, v.aval.ndim)}}}' if s is not None
+                             else "" for s, v in zip(result_shardings, jaxpr.outvars, strict=True)]
+                            if result_shardings else None,
+                            functions=list(module.functions.values()),
+                            declarations=sdy.mesh_ops(module))
     return text, module
 
 

@@ -167,9 +167,9 @@ class FuncBuilder:
         self.emit(f"}}){format_attrs(attrs)}{sig}{loc}")
         return results
 
-    def _emit_region(self, arg_types, body_fn):
+    def _emit_region(self, arg_types, body_fn, terminator="stablehlo.return"):
         """One region: a block with typed arguments; `body_fn(*arg_names)` emits the body and
-        returns the names to `stablehlo.return`."""
+        returns the names to `terminator` (`stablehlo.return`, or `sdy.return`...)."""
         args = [self.fresh("%a") for _ in arg_types]
         for a, t in zip(args, arg_types, strict=True):
             self.types[a] = t
@@ -177,7 +177,7 @@ class FuncBuilder:
         self._indent += 2
         with self.scoped_consts():
             outs = body_fn(*args)
-            self.op("stablehlo.return", list(outs), [])
+            self.op(terminator, list(outs), [])
         self._indent -= 2
 
     def constant(self, value, dtype, shape=()) -> str:
@@ -214,16 +214,17 @@ def name_loc(name: str, file=None, line=0, column=0) -> str:
 
 def module_text(name: str, args: list[tuple[str, str, str]], results: list[str], body: list[str],
                 ret_names: list[str], num_replicas=1, num_partitions=1,
-                result_attrs=None, functions=()) -> str:
+                result_attrs=None, functions=(), declarations=()) -> str:
     """Assemble a module. `args` holds (name, type, extra attributes) triples;
     `result_attrs` one attribute string per result ("" for none); `functions` holds the texts
-    of further (private) functions, placed after `main`."""
+    of further (private) functions, placed after `main`, and `declarations` module-level ops
+    placed before it (Shardy's meshes)."""
     arg_sig = ", ".join(f"{n}: {t}{(' ' + a) if a else ''}" for n, t, a in args)
     res_sig = ", ".join(f"{t}{(' ' + a) if a else ''}"
                         for t, a in zip(results, result_attrs or [""] * len(results), strict=True))
     ret_types = ", ".join(results)
     lines = [f"module @{name} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
-             f"mhlo.num_replicas = {num_replicas} : i32}} {{",
+             f"mhlo.num_replicas = {num_replicas} : i32}} {{", *declarations,
              f"  func.func public @main({arg_sig}) -> ({res_sig}) {{",
              *body,
              f'    "func.return"({", ".join(ret_names)}) : ({ret_types}) -> ()',

@@ -1,0 +1,107 @@
+"""Shardings in a module, for XLA's two SPMD partitioners: Shardy's `sdy` dialect (JAX 0.10.2's
+default, `jax_use_shardy_partitioner`) or GSPMD's `mhlo.sharding` strings (the legacy path).
+
+With Shardy a module declares each mesh it names once (`sdy.mesh @mesh = <["x"=2, "y"=4]>`)
+and a sharding lists, per dimension, the mesh axes splitting it (major first):
+`#sdy.sharding<@mesh, [{"x"}, {}]>`; `{}` is a closed dimension (not split, and the partitioner
+must not split it), `{?}` an open one (left to the partitioner), `{"x", ?}` split over "x" and
+open to more. The devices of the module are the mesh's in flat order (the compile request's
+device assignment), so meshes never need `device_ids`.
+
+The functions here return attribute text; `ModuleContext.shardy` says which form to write.
+"""
+from __future__ import annotations
+
+from pyjax._src.sharding import NamedSharding, PartitionSpec
+
+
+def mesh_symbol(module, axis_names, axis_sizes, device_ids=None) -> str:
+    """The name of the module's `sdy.mesh` for these axes (declared on first use): `mesh`
+    for the first, as JAX names it, then `mesh_1`, ...; `device_ids` (a mesh without axes,
+    maximal on one device) gives `maximal_mesh_<id>`, and no axes `empty_mesh`."""
+    key = (tuple(axis_names), tuple(axis_sizes), device_ids)
+    name = module.sdy_meshes.get(key)
+    if name is not None:
+        return name[0]
+    if device_ids is not None:
+        name = f"maximal_mesh_{device_ids[0]}"
+        body = f"[], device_ids=[{', '.join(str(d) for d in device_ids)}]"
+    elif not axis_names:
+        name, body = "empty_mesh", "[]"
+    else:
+        taken = sum(1 for k in module.sdy_meshes if k[0] and k[2] is None)
+        name = "mesh" if taken == 0 else f"mesh_{taken}"
+        body = "[" + ", ".join(f'"{a}"={s}' for a, s in zip(axis_names, axis_sizes,
+                                                             strict=True)) + "]"
+    op = f'  "sdy.mesh"() {{mesh = #sdy.mesh<{body}>, sym_name = "{name}"}} : () -> ()'
+    module.sdy_meshes[key] = (name, op)
+    return name
+
+
+def mesh_ops(module) -> list[str]:
+    """The `sdy.mesh` declarations a module's functions refer to (module-level ops)."""
+    return [op for _, op in module.sdy_meshes.values()]
+
+
+def _dims(parts, open_dims=(), open_all=False) -> str:
+    out = []
+    for i, p in enumerate(parts):
+        names = [f'"{a}"' for a in p]
+        if open_all or i in open_dims:
+            names.append("?")
+        out.append("{" + ", ".join(names) + "}")
+    return "[" + ", ".join(out) + "]"
+
+
+def _parts(sharding: NamedSharding, ndim):
+    return sharding.spec._normalized(ndim)
+
+
+def _open_dims(sharding: NamedSharding, ndim) -> tuple:
+    return tuple(i for i, p in enumerate(tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec)))
+                 if p is PartitionSpec.UNCONSTRAINED)
+
+
+def tensor_sharding(module, sharding: NamedSharding, ndim, *, open_all=False) -> str:
+    """`<@mesh, [{"x"}, {}]>` (without the `#sdy.sharding` prefix): `sharding` laid over a
+    rank-`ndim` value. `open_all` leaves every dimension open to further splitting (the axes
+    a partly manual shard_map does not make manual)."""
+    mesh = sharding.mesh
+    name = mesh_symbol(module, mesh.axis_names, mesh.axis_sizes)
+    return (f"<@{name}, "
+            f"{_dims(_parts(sharding, ndim), _open_dims(sharding, ndim), open_all)}>")
+
+
+def sharding_attr(module, sharding: NamedSharding, ndim) -> str:
+    """The attribute of an argument or result laid out as `sharding`: Shardy's or GSPMD's."""
+    if module.shardy:
+        return f"sdy.sharding = #sdy.sharding{tensor_sharding(module, sharding, ndim)}"
+    return f'mhlo.sharding = "{sharding._to_hlo(ndim)}"'
+
+
+def constrain(ctx, x, sharding: NamedSharding, aval):
+    """`x` (of `aval`) constrained to lie out as `sharding`: `sdy.sharding_constraint`, or
+    GSPMD's `Sharding` custom call."""
+    if ctx.module.shardy:
+        attr = f"#sdy.sharding{tensor_sharding(ctx.module, sharding, aval.ndim)}"
+        return ctx.op("sdy.sharding_constraint", x, out=aval, attrs={"sharding": attr})
+    return ctx.op("stablehlo.custom_call", x, out=aval, attrs={
+        "call_target_name": '"Sharding"', "backend_config": '""',
+        "mhlo.sharding": f'"{sharding._to_hlo(aval.ndim)}"'})
+
+
+def side_effect_sharding(module) -> tuple[str, str] | None:
+    """(attribute name, value) of the sharding a side-effecting op needs in a module over
+    several devices (None for one device): in a shard_map body, Shardy's empty mesh or GSPMD's
+    `{manual}`; elsewhere, maximal on the first device (which runs it), as JAX lowers them."""
+    if module.manual:
+        if module.shardy:
+            return ("sdy.sharding", "#sdy.sharding_per_value<[<@"
+                    f"{mesh_symbol(module, (), ())}, []>]>")
+        return ("mhlo.sharding", '"{manual}"')
+    if module.partitioned:
+        if module.shardy:
+            return ("sdy.sharding", "#sdy.sharding_per_value<[<@"
+                    f"{mesh_symbol(module, (), (), device_ids=(0,))}, []>]>")
+        return ("mhlo.sharding", '"{maximal device=0}"')
+    return None
