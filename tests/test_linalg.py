@@ -14,6 +14,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
+import pyjax.scipy.linalg as jsp_linalg
 from pyjax import lax
 from pyjax.test_util import check_grads
 from recorded_cases import assert_matches, evaluate_cases
@@ -568,3 +569,52 @@ def test_qr_raw_mode_is_numpys(shape, dtype):
     _close(h, want_h, dtype)
     _close(taus, want_taus, dtype)
     _close(pyjax.jit(lambda a: L.qr(a, mode="raw")[0])(a), want_h, dtype)
+
+
+# -- issue 23: JAX's linalg_test ------------------------------------------------------------------
+
+def test_count_nonzero_and_slogdet_under_strict_promotion_and_raise():
+    """Issue 23: count_nonzero compares with a zero of the array's own dtype (bool arrays count
+    under jax_numpy_dtype_promotion='strict', as slogdet's parity needs); batched slogdet runs
+    under jax_numpy_rank_promotion='raise'. Values recorded from JAX 0.10.2."""
+    with pyjax.numpy_dtype_promotion("strict"):
+        assert int(jnp.count_nonzero(np.array([True, False, True]))) == 2
+        assert jnp.count_nonzero(np.array([[1, 0], [2, 3]], np.int8), axis=1).tolist() == [1, 2]
+    with pyjax.numpy_rank_promotion("raise"), pyjax.numpy_dtype_promotion("strict"):
+        sign, logdet = jnp.linalg.slogdet(np.array([[[2., 1.], [1., 3.]], [[0., 1.], [1., 0.]]], np.float32))
+    assert sign.tolist() == [1.0, -1.0]
+    np.testing.assert_allclose(logdet, [1.6094379425048828, 0.0], rtol=1e-6)
+
+
+def test_lstsq_of_empty_matrices():
+    """Issue 23: lstsq of a matrix with no entries gives zeros, rank 0 and no singular values
+    (JAX 0.10.2's shapes and dtypes), instead of indexing an empty s."""
+    for shape, bshape, resid_shape in (((0, 3), (0,), (1,)), ((4, 0), (4, 2), (2,)), ((0, 0), (0,), (1,))):
+        x, resid, rank, s = jnp.linalg.lstsq(np.zeros(shape, np.float32), np.zeros(bshape, np.float32))
+        assert x.shape == (shape[1],) + bshape[1:] and not np.asarray(x).any()
+        assert resid.shape == resid_shape and int(rank) == 0 and rank.dtype == np.int32
+        assert s.shape == (0,) and s.dtype == np.float32
+
+
+def test_vecdot_takes_each_operands_axis_then_broadcasts():
+    """Issue 23: vecdot is a gufunc (n),(n)->() as in JAX and NumPy: `axis` of each operand is its
+    vector, the remaining dimensions broadcast (not the other way round)."""
+    rs = np.random.RandomState(0)
+    for ls, rsh, axis in (((2, 2, 2), (2, 2), 0), ((2, 2, 2), (2, 2), 1), ((4, 3), (1, 3), -1)):
+        a, b = rs.randint(-5, 5, ls).astype(np.int8), rs.randint(-5, 5, rsh).astype(np.int8)
+        out = jnp.linalg.vecdot(a, b, axis=axis)
+        assert out.dtype == np.int8
+        np.testing.assert_array_equal(out, np.linalg.vecdot(a, b, axis=axis))
+
+
+def test_toeplitz_and_convolution_matrix_batch_and_empty():
+    """Issue 23: toeplitz broadcasts the batch dimensions of c and r and builds empty matrices;
+    convolution_matrix is batched over a's leading dimensions (JAX 0.10.2's values)."""
+    a = np.array([1., 2., 3.], np.float32)
+    assert jsp_linalg.convolution_matrix(np.stack([a, -a]), 2, "same").tolist() == \
+        [[[1.0, 0.0], [2.0, 1.0], [3.0, 2.0]], [[-1.0, 0.0], [-2.0, -1.0], [-3.0, -2.0]]]
+    assert jsp_linalg.toeplitz(np.ones((2, 1, 3), np.float32), np.zeros((2, 4, 0), np.float32)).shape == (2, 4, 3, 0)
+    assert jsp_linalg.toeplitz(np.array([[1., 2.], [3., 4.]]), np.array([5., 6., 7.])).tolist() == \
+        [[[1.0, 6.0, 7.0], [2.0, 1.0, 6.0]], [[3.0, 6.0, 7.0], [4.0, 3.0, 6.0]]]
+    with pytest.raises(ValueError, match="len\\(a\\) must be at least 1"):
+        jsp_linalg.convolution_matrix(np.zeros(0, np.float32), 2)

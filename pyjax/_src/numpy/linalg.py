@@ -282,16 +282,21 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     vector = b.ndim == 1
     b = b[:, None] if vector else b
     m, n = a.shape
-    if rcond is None:
-        rcond = float(dtypes.finfo(a.dtype).eps) * max(n, m)
+    if a.size == 0:   # no singular values: x is zeros, rank 0 (JAX's shapes and dtypes)
+        s = creation.zeros((0,), a.dtype)
+        rank = creation.asarray(0, dtypes.default_int_dtype())
+        x = creation.zeros((n,) + b.shape[1:], a.dtype)
     else:
-        rcond = lax_numpy.where(asarray_value(rcond) < 0, dtypes.finfo(a.dtype).eps, rcond)
-    u, s, vt = svd(a, full_matrices=False)
-    mask = (s > 0) & (s >= rcond * s[0])
-    rank = reductions.sum(mask)
-    safe_s = lax_numpy.where(mask, s, 1).astype(a.dtype)
-    s_inv = lax_numpy.where(mask, 1 / safe_s, 0)[:, None]
-    x = _matmul(_H(vt), s_inv * _matmul(_H(u), b))
+        if rcond is None:
+            rcond = float(dtypes.finfo(a.dtype).eps) * max(n, m)
+        else:
+            rcond = lax_numpy.where(asarray_value(rcond) < 0, dtypes.finfo(a.dtype).eps, rcond)
+        u, s, vt = svd(a, full_matrices=False)
+        mask = (s > 0) & (s >= rcond * s[0])
+        rank = reductions.sum(mask)
+        safe_s = lax_numpy.where(mask, s, 1).astype(a.dtype)
+        s_inv = lax_numpy.where(mask, 1 / safe_s, 0)[:, None]
+        x = _matmul(_H(vt), s_inv * _matmul(_H(u), b))
     if numpy_resid and (int(rank) < n or m <= n):
         resid = creation.asarray(np.zeros((0,), s.dtype))
     else:
@@ -378,7 +383,8 @@ def _slogdet_lu(a):
     lu_, pivots, _ = lax_linalg.lu(a)
     diag = lax_numpy.diagonal(lu_, axis1=-2, axis2=-1)
     is_zero = reductions.any(diag == 0, axis=-1)
-    parity = reductions.count_nonzero(pivots != np.arange(a.shape[-1], dtype=np.int32), axis=-1)
+    parity = reductions.count_nonzero(
+        pivots != np.broadcast_to(np.arange(a.shape[-1], dtype=np.int32), pivots.shape), axis=-1)
     if _is_complex(a):
         sign = reductions.prod(diag / ufuncs.absolute(diag).astype(diag.dtype), axis=-1)
     else:

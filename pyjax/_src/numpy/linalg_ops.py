@@ -121,6 +121,12 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
                precision=precision, preferred_element_type=preferred_element_type)
 
 
+def _axis_last(x, axis):
+    nd = _aval(x).ndim
+    a = canonicalize_axis(axis, nd)
+    return lax.transpose(x, tuple(d for d in range(nd) if d != a) + (a,))
+
+
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     check_arraylike("vecdot", x1, x2)
     s1, s2 = _aval(asarray_value(x1)).shape, _aval(asarray_value(x2)).shape
@@ -128,8 +134,12 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     n2 = s2[canonicalize_axis(axis, len(s2), "axis", "vecdot")]
     if n1 != n2:
         raise ValueError(f"vecdot: axes must match; got shapes {s1} and {s2} with axis={axis}")
-    prod = ufuncs.multiply(ufuncs.conjugate(x1), x2)
-    return jred.sum(prod, axis=axis, dtype=_aval(prod).dtype)  # no integer promotion, as JAX
+    # as JAX (a gufunc (n),(n)->()): `axis` of each operand is its vector; the others broadcast
+    x1, x2 = promote_dtypes(asarray_value(x1), asarray_value(x2))
+    x1, x2 = (_axis_last(x, axis) for x in (x1, x2))
+    shape = _broadcast(_aval(x1).shape[:-1], _aval(x2).shape[:-1]) + (n1,)
+    prod = ufuncs.multiply(ufuncs.conjugate(_broadcast_to(x1, shape)), _broadcast_to(x2, shape))
+    return jred.sum(prod, axis=-1, dtype=_aval(prod).dtype)  # no integer promotion, as JAX
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):

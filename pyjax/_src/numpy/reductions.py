@@ -394,7 +394,11 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    return sum(ufuncs.not_equal(a, 0), axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+    check_arraylike("count_nonzero", a)
+    a = asarray_value(a)
+    # NB: compared with a zero of a's own dtype (no promotion: bool arrays count under 'strict')
+    zero = np.zeros((), core.get_aval(a).dtype)
+    return sum(lax.ne(a, zero), axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):

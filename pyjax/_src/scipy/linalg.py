@@ -8,6 +8,7 @@ is its JVP. The special matrices (toeplitz, hilbert, ...) are built from index a
 from __future__ import annotations
 
 import math
+import operator
 from functools import partial
 
 import numpy as np
@@ -25,7 +26,8 @@ from pyjax._src.numpy import creation, lax_numpy, linalg_ops, reductions, ufuncs
 from pyjax._src.numpy import linalg as jnp_linalg
 from pyjax._src.numpy import pad as jpad
 from pyjax._src.numpy import shape as jshape
-from pyjax._src.numpy.util import asarray_value, promote_dtypes_inexact
+from pyjax._src.numpy import util as jnp_util
+from pyjax._src.numpy.util import asarray_value, check_arraylike, promote_dtypes_inexact
 from pyjax._src.pjit import jit
 
 
@@ -484,14 +486,22 @@ def block_diag(*arrs):
 
 def toeplitz(c, r=None):
     """The Toeplitz matrix with first column c and first row r (default: conj(c)); r[0] is
-    ignored. Batched over leading dimensions."""
-    c = asarray_value(c)
+    ignored. Batched over leading dimensions (those of c and r broadcast)."""
     if r is None:
+        check_arraylike("toeplitz", c)
+        c = jshape.atleast_1d(asarray_value(c))
         r = ufuncs.conj(c)
-    r = asarray_value(r)
+    else:
+        check_arraylike("toeplitz", c, r)
+        c = jshape.atleast_1d(asarray_value(c))
+    r = jshape.atleast_1d(asarray_value(r))
     c, r = _promote(c, r)
     m, n = c.shape[-1], r.shape[-1]
-    vals = jshape.concatenate([jshape.flip(c, -1)[..., :m], r[..., 1:]], axis=-1)  # c[m-1..0], r[1:]
+    batch = np.broadcast_shapes(c.shape[:-1], r.shape[:-1])
+    if m == 0 or n == 0:
+        return creation.zeros(batch + (m, n), c.dtype)
+    c, r = jnp_util.broadcast_to(c, batch + (m,)), jnp_util.broadcast_to(r, batch + (n,))
+    vals = jshape.concatenate([jshape.flip(c, -1), r[..., 1:]], axis=-1)  # c[m-1..0], r[1:]
     idx = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]
     return vals[..., idx]
 
@@ -645,24 +655,29 @@ def leslie(f, s):
 
 
 def convolution_matrix(a, n: int, mode: str = "full"):
-    """The matrix A with A @ v == np.convolve(a, v, mode) for v of length n."""
-    a = asarray_value(a)
-    if a.ndim != 1 or a.shape[0] == 0:
-        raise ValueError("convolution_matrix: a must be a non-empty one-dimensional array")
+    """The matrix A with A @ v == np.convolve(a, v, mode) for v of length n; batched over the
+    leading dimensions of `a` (..., m)."""
+    n = operator.index(n)
     if n <= 0:
-        raise ValueError(f"n must be a positive integer; got n={n}")
-    m = a.shape[0]
+        raise ValueError(f"n must be a positive integer; got {n}.")
+    check_arraylike("convolution_matrix", a)
+    a = asarray_value(a)
+    if a.ndim == 0:
+        raise ValueError("convolution_matrix: a must be at least 1-dimensional, got a scalar.")
+    m = a.shape[-1]
+    if m < 1:
+        raise ValueError(f"len(a) must be at least 1; got shape {a.shape}.")
     full_rows = m + n - 1
     if mode == "full":
         start, rows = 0, full_rows
     elif mode == "same":
         rows = max(m, n)
-        start = (full_rows - rows) // 2
+        start = (min(m, n) - 1) // 2
     elif mode == "valid":
         rows = max(m, n) - min(m, n) + 1
         start = min(m, n) - 1
     else:
-        raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
+        raise ValueError(f"mode must be one of 'full', 'valid', 'same'; got {mode!r}.")
     i = np.arange(start, start + rows)[:, None] - np.arange(n)[None, :]
-    padded = jshape.concatenate([a, creation.zeros((1,), a.dtype)])
-    return padded[np.where((i >= 0) & (i < m), i, m)]
+    padded = jshape.concatenate([a, creation.zeros(a.shape[:-1] + (1,), a.dtype)], axis=-1)
+    return padded[..., np.where((i >= 0) & (i < m), i, m)]
