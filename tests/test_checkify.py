@@ -274,3 +274,19 @@ def test_checkpoint_and_custom_vjp_bodies_are_checked_and_differentiate():
         np.testing.assert_allclose(g, np.cos(2.0) * 2.0 + np.sin(2.0), rtol=1e-5)
         err, out = jax.vmap(checked)(jnp.array([1.0, 6.0]))
         assert err.get() == "at mapped index 1: big 6.0 (`check` failed)"
+
+
+def test_index_checks_with_traced_index_tuples_under_rank_promotion_raise():
+    """Issue 23 (JAX's checkify_test numpy_indexing_oobs): a tuple of jit-traced ints indexes as an
+    array (not through NumPy), and the gather/scatter out-of-bounds checks broadcast explicitly,
+    so they run under jax_numpy_rank_promotion='raise'. Messages recorded from JAX 0.10.2."""
+    x = jnp.ones((2, 3, 7))
+    head = "out-of-bounds indexing for array of shape (2, 3, 7): "
+    cases = [(((1, 20), (1, 4)), "index 20 is out of bounds for axis 0 with size 2."),
+             (((1, 20), (3, 4)), "index 3 is out of bounds for axis 1 with size 3."),
+             ((((1, 1), (1, 20)), 0), "index 20 is out of bounds for axis 0 with size 2.")]
+    with jax.numpy_rank_promotion("raise"):
+        for idx, want in cases:
+            for fn in (lambda x, i: x.at[i].add(1.), lambda x, i: x[i]):
+                err, _ = checkify.checkify(jax.jit(fn), errors=checkify.index_checks)(x, idx)
+                assert err.get().splitlines()[0].strip() == head + want

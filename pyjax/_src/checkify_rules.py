@@ -105,8 +105,8 @@ def _gather_rule(error, enabled, operand, indices, **params):
     smap = np.asarray(dnums.start_index_map, np.int64)
     upper = np.asarray(shape, np.int64)[smap] - np.asarray(sizes, np.int64)[smap]
     idt = np.dtype(_aval(indices).dtype)
-    upper = np.minimum(upper, np.iinfo(idt).max).astype(idt)
-    mask = (indices < 0) | (indices > upper)
+    upper = np.broadcast_to(np.minimum(upper, np.iinfo(idt).max).astype(idt), np.shape(indices))
+    mask = (indices < 0) | (indices > upper)   # (explicit broadcast: rank_promotion='raise' too)
     payload = _oob_payload(mask, indices, dnums.start_index_map, shape)
     return assert_func(error, reductions.any(mask),
                        OOBError(_current_traceback(), "gather", shape, payload)), out
@@ -129,7 +129,7 @@ def _scatter_rule(error, enabled, operand, indices, updates, **params):
             pos += 1
     idt = np.dtype(_aval(indices).dtype)
     upper = np.asarray([shape[i] - sizes[i] for i in dnums.scatter_dims_to_operand_dims], np.int64)
-    upper = np.minimum(upper, np.iinfo(idt).max).astype(idt)
+    upper = np.broadcast_to(np.minimum(upper, np.iinfo(idt).max).astype(idt), np.shape(indices))
     mask = (indices < 0) | (indices > upper)
     payload = _oob_payload(mask, indices, dnums.scatter_dims_to_operand_dims, shape)
     error = assert_func(error, reductions.any(mask),

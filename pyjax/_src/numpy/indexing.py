@@ -566,8 +566,24 @@ def has_advanced(idx) -> bool:
     return not isinstance(idx, list) and _is_array_index(idx)
 
 
-def _array_entry(i, pos):
+def _holds_tracer(i):
     if isinstance(i, (list, tuple)):
+        return any(_holds_tracer(x) for x in i)
+    return isinstance(i, core.Tracer)
+
+
+def _stacked(i):
+    """A nested list/tuple of scalars and arrays, some traced, as one array (as jnp.array)."""
+    if not isinstance(i, (list, tuple)):
+        return asarray_value(i)
+    parts = promote_dtypes(*[_stacked(x) for x in i])
+    return shape_ops.concatenate([shape_ops.expand_dims(p, (0,)) for p in parts], 0)
+
+
+def _array_entry(i, pos):
+    if isinstance(i, (list, tuple)) and _holds_tracer(i):   # e.g. jit-traced ints in a tuple
+        i = _stacked(i)
+    elif isinstance(i, (list, tuple)):
         v = np.asarray(i)
         i = v.astype(np.int32) if v.size == 0 else v
     aval = core.get_aval(i)
