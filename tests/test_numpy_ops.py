@@ -1035,3 +1035,25 @@ def test_polyval_compiles_once_per_signature():
         out = jnp.polyval(p, x)
     assert out.tolist() == [3.0, 8.0] and out.dtype == np.float32
     assert compiles() == 0 and lowerings() == 0
+
+
+def test_complex_logaddexp_and_logaddexp2_match_jax():
+    """Issue 23 (JAX's testLogaddexp2Complex): complex logaddexp/logaddexp2 take JAX's formula
+    (lexicographic max, imaginary part wrapped into one period) and their JVP reads a +inf real
+    part as 0; values recorded from JAX 0.10.2 (they mixed complex and real dtypes before)."""
+    a = np.array([1 + 2j, -3 + 0.5j, 0.5 - 4j, 2 + 3.1j], np.complex64)
+    b = np.array([0.3 - 1j, 2 + 2j, -1 + 0j, 2 + 3.2j], np.complex64)
+    np.testing.assert_allclose(jnp.logaddexp(a, b), [0.33289 + 1.86302j, 2.0005 + 1.99328j,
+                                                     0.36152 + 2.088j, 2.6919 - 3.13319j], atol=2e-5)
+    np.testing.assert_allclose(jnp.logaddexp2(a, b), [0.82019 + 1.05531j, 2.02316 + 1.96174j,
+                                                      -0.05159 - 3.72875j, 2.99913 + 3.15j], atol=2e-5)
+    g = pyjax.grad(lambda x: jnp.logaddexp2(x, 1.0).real)(np.complex64(1 + 1j))
+    np.testing.assert_allclose(g, 0.5 + 0.18057519j, rtol=1e-5)
+
+
+def test_compress_condition_is_read_as_bool_without_promotion():
+    """Issue 23 (JAX's testCompressMethod): a float condition is nonzero-as-True with no dtype
+    promotion, so compress runs under jax_numpy_dtype_promotion='strict'."""
+    with pyjax.numpy_dtype_promotion("strict"):
+        assert jnp.compress(np.array([0., 1.5, 0., 2.]), np.arange(4.)).tolist() == [1.0, 3.0]
+        assert jnp.arange(6.).reshape(2, 3).compress(np.array([True, False]), axis=0).tolist() == [[0., 1., 2.]]

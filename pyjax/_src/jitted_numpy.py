@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import inspect
 
-from pyjax._src import pjit
+import numpy as np
+
+from pyjax._src import dtypes, pjit
 from pyjax._src.array import ArrayImpl
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.numpy import array_methods, ufuncs
@@ -77,7 +79,9 @@ def _reduction(name):
 # `pyjax.numpy` exports them.
 
 def _inf_to_zero(v):
-    return ufuncs.where_(ufuncs.isposinf(v), 0.0, v)
+    """v with +inf (a complex v: real part +inf) read as 0."""
+    re = ufuncs.real(v) if dtypes.issubdtype(v.dtype, np.complexfloating) else v
+    return ufuncs.where_(ufuncs.isposinf(re), ufuncs._zero_like(v), v)
 
 
 def _with_logaddexp_rule(name, plain, power):

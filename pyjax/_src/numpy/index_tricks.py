@@ -255,7 +255,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     check_arraylike("compress", condition, a, fill_value)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-    cond = ufuncs.not_equal(asarray_value(condition), False)
+    cond = asarray_value(condition)   # (as astype(bool): no promotion, strict mode too)
+    cond = lax.ne(cond, np.zeros((), core.get_aval(cond).dtype))
     if len(_shape(cond)) != 1:
         raise ValueError("condition must be a 1D array")
     arr = asarray_value(a)

@@ -503,8 +503,26 @@ def hypot(x1, x2, /):
     return where_(logical_or(isposinf(x1), isposinf(x2)), np.inf, out)  # hypot(inf, nan) = inf
 
 
+def _wrap_into(x, half):
+    """x moved by a multiple of 2 half into [-half, half)."""
+    period = 2 * half
+    r = lax.rem(lax.add(x, half), period)
+    return lax.sub(where_(lax.lt(r, _zero_like(r)), lax.add(r, period), r), half)
+
+
+def _complex_logaddexp(x1, x2, log1p_exp, scale, half_period):
+    """log(exp(x1) + exp(x2)) for complex operands, as amax + log1p(exp(x1 + x2 - 2 amax)) (amax
+    the lexicographic max), its imaginary part wrapped into one period (JAX's formula)."""
+    amax = lax.max(x1, x2)
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, 2.0))
+    out = lax.add(amax, lax.mul(log1p_exp(delta), scale))
+    return lax.complex(lax.real(out), _wrap_into(lax.imag(out), half_period))
+
+
 def logaddexp(x1, x2, /):
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    if kind(_dtype(x1)) == "c":
+        return _complex_logaddexp(x1, x2, lambda d: lax.log1p(lax.exp(d)), 1.0, np.pi)
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
@@ -514,6 +532,8 @@ def logaddexp(x1, x2, /):
 def logaddexp2(x1, x2, /):
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     ln2 = float(np.log(2))
+    if kind(_dtype(x1)) == "c":
+        return _complex_logaddexp(x1, x2, lambda d: lax.log1p(lax.exp2(d)), 1 / ln2, np.pi / ln2)
     return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
 
 
