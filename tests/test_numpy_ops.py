@@ -1057,3 +1057,12 @@ def test_compress_condition_is_read_as_bool_without_promotion():
     with pyjax.numpy_dtype_promotion("strict"):
         assert jnp.compress(np.array([0., 1.5, 0., 2.]), np.arange(4.)).tolist() == [1.0, 3.0]
         assert jnp.arange(6.).reshape(2, 3).compress(np.array([True, False]), axis=0).tolist() == [[0., 1., 2.]]
+
+
+def test_transpose_and_permute_dims_take_ndarray_axes():
+    """Issue 23 (JAX's testPermuteDims passes numpy's permutation array): a 1-D ndarray of axes is a
+    sequence of axes (an ndarray has __index__, which read it as one axis before)."""
+    x = np.arange(24).reshape(2, 3, 4)
+    assert jnp.permute_dims(x, np.array([2, 0, 1])).shape == (4, 2, 3)
+    np.testing.assert_array_equal(jnp.transpose(x, np.array([1, 2, 0])), np.transpose(x, (1, 2, 0)))
+    assert jnp.sum(x, axis=np.array([0, 2])).tolist() == np.sum(x, axis=(0, 2)).tolist()

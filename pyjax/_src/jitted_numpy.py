@@ -60,8 +60,8 @@ def _reduction(name):
     def reduce(a, axis=None, *args, **kwargs):
         if args or kwargs.get("initial") is not None or kwargs.get("where") is not None:
             return plain(a, axis, *args, **kwargs)
-        if type(axis) is list:
-            axis = tuple(axis)
+        if type(axis) is list or (isinstance(axis, np.ndarray) and axis.ndim):
+            axis = tuple(axis.tolist() if isinstance(axis, np.ndarray) else axis)
         return jitted(a, axis, **kwargs)
 
     reduce.__name__ = reduce.__qualname__ = name

@@ -33,9 +33,11 @@ def _arraylike(fname, a):
 
 def _axis_items(axis, fname, name="axis"):
     """An int-or-sequence axis argument as a tuple of its (unchecked) entries."""
+    if isinstance(axis, np.ndarray) and axis.ndim:   # (an ndarray has __index__, even 1-D)
+        return tuple(axis)
     if hasattr(axis, "__index__"):
         return (axis,)
-    if isinstance(axis, (tuple, list, np.ndarray)):
+    if isinstance(axis, (tuple, list)):
         return tuple(axis)
     raise TypeError(f"{fname}: {name} must be an integer or a sequence of integers, got "
                     f"{axis!r} of type {type(axis).__name__}")
