@@ -618,3 +618,21 @@ def test_toeplitz_and_convolution_matrix_batch_and_empty():
         [[[1.0, 6.0, 7.0], [2.0, 1.0, 6.0]], [[3.0, 6.0, 7.0], [4.0, 3.0, 6.0]]]
     with pytest.raises(ValueError, match="len\\(a\\) must be at least 1"):
         jsp_linalg.convolution_matrix(np.zeros(0, np.float32), 2)
+
+
+def test_polar_batched_and_sqrtm_of_singular_diagonals():
+    """Issue 23: polar over a batch of matrices factors each one (the singular values broadcast
+    per matrix); sqrtm of a singular diagonal matrix is its diagonal root, not NaN (a zero
+    numerator over a zero denominator gives 0, as JAX 0.10.2)."""
+    import scipy.linalg
+    a = np.random.RandomState(0).randn(3, 5, 3).astype(np.float32)
+    for side in ("right", "left"):
+        u, p = jsp_linalg.polar(a, side=side)
+        for i in range(3):
+            want_u, want_p = scipy.linalg.polar(a[i].astype(np.float64), side=side)
+            np.testing.assert_allclose(u[i], want_u, atol=1e-4)
+            np.testing.assert_allclose(p[i], want_p, atol=1e-4)
+    for diag, root in (([1, 0, 0], [1, 0, 0]), ([0, 0, 9, 0, 0, 4], [0, 0, 3, 0, 0, 2])):
+        for dtype in (np.float32, np.complex64):
+            r = jsp_linalg.sqrtm(np.diag(diag).astype(dtype))
+            np.testing.assert_allclose(r, np.diag(root).astype(np.complex64), atol=1e-6)

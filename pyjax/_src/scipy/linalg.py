@@ -428,7 +428,8 @@ def _sqrtm_triangular(T):
         # R_ij (j = i + k) = (T_ij - sum_{i<l<j} R_il R_lj) / (R_ii + R_jj)
         inner = (cols > rows) & (cols < rows + k)                     # l strictly between
         s = _dot(lax_numpy.where(inner, R, 0), R)
-        r = (T - s) / (diag[:, None] + diag[None, :])
+        # (a zero numerator gives 0, also over a zero denominator: singular T, as JAX)
+        r = lax_numpy.where(T == s, 0, (T - s) / (diag[:, None] + diag[None, :]))
         return lax_numpy.where(cols == rows + k, r, R)
     return fori_loop(1, n, superdiagonal, R)
 
@@ -456,10 +457,11 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
     a, = _inexact(a)
     u_svd, s, vh = jnp_linalg.svd(a, full_matrices=False)
     u = _dot(u_svd, vh)
+    s = s[..., None, :].astype(a.dtype)   # (batched: one row of singular values per matrix)
     if side == "right":
-        p = _dot(_H(vh) * s[None, :].astype(a.dtype), vh)
+        p = _dot(_H(vh) * s, vh)
     else:
-        p = _dot(u_svd * s[None, :].astype(a.dtype), _H(u_svd))
+        p = _dot(u_svd * s, _H(u_svd))
     return u, p
 
 
