@@ -239,6 +239,24 @@ def test_switch_stubs_what_pyjax_lacks_and_keeps_what_it_has():
     assert proc.stdout.split() == ["True", "True", "True", "raised"]
 
 
+def test_switch_gives_jax_src_lax_linalg_the_structured_functions():
+    """Issue 23 (JAX's linalg_test testOrmqr): jax._src.lax.linalg.ormqr is pyjax's
+    (linalg_structured's, reached through the switch's stubs), and it multiplies by Q."""
+    code = ("import pyjax; pyjax.as_jax(); import numpy as np\n"
+            "from jax._src.lax import linalg as lax_linalg\n"
+            "from pyjax._src.lax import linalg_structured\n"
+            "a = np.random.RandomState(0).randn(4, 3).astype(np.float32)\n"
+            "qr, taus = lax_linalg.geqrf(a)\n"
+            "q = np.linalg.qr(a, mode='complete')[0]\n"
+            "c = np.eye(4, dtype=np.float32)\n"
+            "out = np.asarray(lax_linalg.ormqr(qr, taus, c, left=True, transpose=True))\n"
+            "print(lax_linalg.ormqr is linalg_structured.ormqr, np.allclose(np.abs(out @ q), np.eye(4), atol=1e-5))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["True", "True"]
+
+
 def test_tree_registry_view():
     from pyjax._src.tree_util import _registry
     assert tuple in _registry and dict in _registry and type(None) in _registry

@@ -15,6 +15,7 @@ import numpy as np
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
 from pyjax._src import api as _api, errors as _errors, sharding as _sharding
+from pyjax._src.lax import linalg_structured as _linalg_structured
 from pyjax._src.pjit import jit as _jit
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
@@ -147,6 +148,8 @@ STUBS = {
     # NB: pyjax keeps no ordered-effect tokens between calls, so there is nothing to clear.
     "_src.dispatch": {"runtime_tokens": _NoTokens()},
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
+    # lax.linalg's structured functions sit in pyjax's linalg_structured (it imports linalg.py)
+    "_src.lax.linalg": {"ormqr": _linalg_structured.ormqr, "ormqr_p": _linalg_structured.ormqr_p},
     "_src.core": {"call_p": unsupported("jax._src.core.call_p"), "typeof": _api.typeof,
                   "ShardingTypeError": _ShardingTypeError,
                   "ConcretizationTypeError": _errors.ConcretizationTypeError,
