@@ -285,3 +285,16 @@ def test_skip_on_flag_reads_test_flags():
     result = unittest.TestResult()
     T("test_x").run(result)
     assert len(result.skipped) == 1 and not result.errors
+
+
+def test_lax_reference_keeps_the_operands_float_dtype_and_sort_takes_kind():
+    """Issue 23 (JAX's lax_test testOpAgainstNumpy, testSortAgainstNumpy): as JAX's references,
+    a real floating result has the operand's dtype (erf_inv/round of bfloat16 and float16 are
+    not float32) and sort is np.sort (kind= accepted)."""
+    import ml_dtypes
+    from pyjax._jax_compat.internal import lax_reference as R
+    for dt in (ml_dtypes.bfloat16, np.float16):
+        x = np.array([-0.5, 0.25, 1.5], dt)
+        assert R.erf_inv(x).dtype == dt and R.round(x).dtype == dt and R.erf(x).dtype == dt
+        assert R.round(x).astype(np.float32).tolist() == [-1.0, 0.0, 2.0]
+    assert R.sort(np.array([3, 1, 2]), 0, kind="stable").tolist() == [1, 2, 3]

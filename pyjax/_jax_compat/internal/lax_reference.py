@@ -19,9 +19,19 @@ from pyjax._src import dtypes
 
 def _impl(prim, **params):
     def reference(*args):
-        return prim.np_impl(*(np.asarray(a) for a in args), **params)
+        args = [np.asarray(a) for a in args]
+        out = prim.np_impl(*args, **params)
+        # as JAX's references (scipy's results .astype(x.dtype)): a real floating result has its
+        # operand's dtype (np_impl may compute bfloat16/float16 in a wider type)
+        if args and _real_float(np.result_type(out)) and _real_float(args[0].dtype):
+            out = np.asarray(out).astype(args[0].dtype)
+        return out
     reference.__name__ = prim.name
     return reference
+
+
+def _real_float(dt):
+    return dtypes.issubdtype(dt, np.floating)
 
 
 neg, sign, floor, ceil = (_impl(p) for p in (lax.neg_p, lax.sign_p, lax.floor_p, lax.ceil_p))
@@ -190,8 +200,9 @@ def dot_general(lhs, rhs, dimension_numbers):
     return np.einsum(f"{''.join(lhs_names)},{''.join(rhs_names)}->{''.join(out)}", lhs, rhs)
 
 
-def sort(operand, dimension=-1):
-    return np.sort(operand, axis=dimension, kind="stable")
+def sort(operand, dimension=-1, kind="stable"):
+    """np.sort (JAX's reference is np.sort itself: `kind` as NumPy's)."""
+    return np.sort(operand, axis=dimension, kind=kind)
 
 
 def sort_key_val(keys, values, dimension=-1):
