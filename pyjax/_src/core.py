@@ -60,8 +60,8 @@ class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type", "sharding", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False, *, sharding=None, vma=None,
-                 memory_space=None, manual_axis_type=None):
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, **_jax_only):
+        # (_jax_only: JAX's vma=, memory_space=, manual_axis_type=, which pyjax's avals ignore)
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
@@ -74,12 +74,17 @@ class ShapedArray:
     # an empty set, which JAX's APIs read as "none".
     vma = frozenset()
 
-    def update(self, shape=None, dtype=None, weak_type=None, sharding=None, **_):
-        # a new shape drops the sharding unless one is given (the sharding rules say what it is)
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=None, vma=None,
+               memory_space=None):
         s = self.sharding
+        if s is None and sharding is None:  # (the common case: no sharding in the type)
+            return ShapedArray(self.shape if shape is None else shape,
+                               self.dtype if dtype is None else dtype,
+                               self.weak_type if weak_type is None else weak_type)
+        # a new shape drops the sharding unless one is given (the sharding rules say what it is)
         if sharding is not None:
             s = sharding
-        elif s is not None and shape is not None and tuple(shape) != self.shape:
+        elif shape is not None and tuple(shape) != self.shape:
             s = None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
