@@ -623,6 +623,9 @@ LAX_SHAPE_OPS = [
     op("stage", lax.stage_p.bind, 1, ANY, shapes=(MATRIX, SCALAR)),
     op("sharding_constraint", lambda x: lax.with_sharding_constraint(
         x, pyjax.sharding.SingleDeviceSharding(pyjax.devices()[0])), 1, ANY, shapes=(MATRIX, SCALAR)),
+    # (a one-device mesh of an Auto axis: sharding in types stays off in this process)
+    op("reshard", lambda x: pyjax.reshard(x, pyjax.sharding.NamedSharding(pyjax.sharding.Mesh(
+        np.array(pyjax.devices()[:1]), ("i",)), pyjax.P())), 1, ANY, shapes=(MATRIX, SCALAR)),
     op("iota", lambda: lax.iota(np.float32, 5), 0, F32, shapes=((),), out_dtype=lambda dt: np.dtype(np.float32)),
     op("iota[int8]", lambda: lax.iota(np.int8, 4), 0, F32, shapes=((),), out_dtype=lambda dt: np.dtype(np.int8)),
     op("iota[broadcasted]", lambda: lax.broadcasted_iota(np.int32, (2, 3, 4), 1), 0, F32, shapes=((),),

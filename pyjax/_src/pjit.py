@@ -915,6 +915,15 @@ def _spec_in(x, mesh):
     return sharding_lib.PartitionSpec(*parts)
 
 
+def _given_or_popped(value, kwargs, name):
+    """The sharding given to auto_axes/explicit_axes, else the call's keyword `name`."""
+    if value is not None:
+        return value
+    if name not in kwargs:
+        raise TypeError(f"Missing required keyword argument: '{name}'")
+    return kwargs.pop(name)
+
+
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """`f` run with the mesh `axes` (default: all) of type Auto (XLA lays those out), its
     results resharded to `out_sharding` (here or a keyword of the call).
@@ -926,11 +935,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        out_s = out_sharding
-        if out_s is None:
-            if "out_sharding" not in kwargs:
-                raise TypeError("Missing required keyword argument: 'out_sharding'")
-            out_s = kwargs.pop("out_sharding")
+        out_s = _given_or_popped(out_sharding, kwargs, "out_sharding")
         info = _new_mesh(axes, mesh_lib.AxisType.Auto, "auto_axes", out_s)
         if info is None:
             return f(*args, **kwargs)
@@ -952,11 +957,7 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        in_s = in_sharding
-        if in_s is None:
-            if "in_sharding" not in kwargs:
-                raise TypeError("Missing required keyword argument: 'in_sharding'")
-            in_s = kwargs.pop("in_sharding")
+        in_s = _given_or_popped(in_sharding, kwargs, "in_sharding")
         info = _new_mesh(axes, mesh_lib.AxisType.Explicit, "explicit_axes")
         if info is None:
             raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
