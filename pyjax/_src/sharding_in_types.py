@@ -1,0 +1,98 @@
+"""Sharding in types, the parts below core: the sharding an aval carries for a NamedSharding
+(over the AbstractMesh, one spec entry per dimension, Explicit axes only), how a sharded shape
+prints (`8@x,4`), and JAX's ManualAxisType. `core.ShapedArray` holds the result; see core's
+"sharding in types" section for how abstract evaluation computes it."""
+from __future__ import annotations
+
+import weakref
+
+from pyjax._src.sharding import NamedSharding, PartitionSpec
+
+_aval_shardings: dict = {}  # (mesh, spec, ndim) -> the canonical aval sharding (or None)
+
+
+def aval_sharding(sharding, ndim):
+    """The sharding an aval of rank `ndim` carries for `sharding` (a NamedSharding over a Mesh or
+    AbstractMesh): over the abstract mesh, one spec entry per dimension, naming Explicit axes
+    only; None when no mesh axis is Explicit."""
+    mesh, spec = sharding.mesh, sharding.spec
+    key = (mesh, spec, ndim)
+    out = _aval_shardings.get(key, False)
+    if out is False:
+        out = _aval_shardings[key] = _canonical_aval_sharding(mesh.abstract_mesh, spec, ndim)
+    return out
+
+
+def _canonical_aval_sharding(mesh, spec, ndim):
+    if not mesh._any_axis_explicit:
+        return None
+    explicit = set(mesh.explicit_axes)
+    if len(spec) > ndim:
+        raise ValueError(f"PartitionSpec {spec!r} has {len(spec)} entries but the array has "
+                         f"rank {ndim}")
+    parts = []
+    for p in tuple(spec) + (None,) * (ndim - len(spec)):
+        names = () if p is None or p is PartitionSpec.UNCONSTRAINED else (
+            (p,) if isinstance(p, str) else tuple(p))
+        names = tuple(a for a in names if a in explicit)
+        parts.append(None if not names else names[0] if len(names) == 1 else names)
+    return NamedSharding(mesh, PartitionSpec(*parts))
+
+
+class ManualAxisType:
+    """The manual-axes part of a type inside shard_map: the mesh axes a value varies over, and
+    those it is unreduced / reduced over. Interned (equal ones are the same object), as JAX's.
+
+    NB: pyjax's avals do not carry it yet (their `vma` is empty); it exists for code that builds
+    or compares these types."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        varying, unreduced, reduced = frozenset(varying), frozenset(unreduced), frozenset(reduced)
+        if varying & unreduced:
+            raise ValueError(f"varying and unreduced cannot have common mesh axes. Got "
+                             f"varying={varying} and unreduced={unreduced}")
+        if varying & reduced:
+            raise ValueError(f"varying and reduced cannot have common mesh axes. Got "
+                             f"varying={varying} and reduced={reduced}")
+        key = (varying, unreduced, reduced)
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            for k, v in zip(cls.__slots__, key):
+                object.__setattr__(obj, k, v)
+            cls._interned[key] = obj
+        return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ManualAxisType is immutable")
+
+    def __repr__(self):
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
+
+    def __getnewargs_ex__(self):
+        return (), {"varying": self.varying, "unreduced": self.unreduced, "reduced": self.reduced}
+
+    def update(self, **kwargs):
+        return ManualAxisType(**{"varying": self.varying, "unreduced": self.unreduced,
+                                 "reduced": self.reduced, **kwargs})
+
+    @property
+    def empty(self):
+        return not (self.varying or self.unreduced or self.reduced)
+
+
+def sharded_dims_str(shape, spec) -> str:
+    """`8@x,4` / `8@(x,y)`: each dimension with the mesh axes it is split along (JAX's form)."""
+    out = []
+    for d, p in zip(shape, tuple(spec) + (None,) * (len(shape) - len(spec))):
+        if p is None:
+            out.append(f"{d}")
+        elif isinstance(p, tuple):
+            out.append(f"{d}@({','.join(p)})")
+        else:
+            out.append(f"{d}@{p}")
+    return ",".join(out)
