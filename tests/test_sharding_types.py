@@ -96,3 +96,17 @@ def test_rules_on_abstract_avals():
             core.ShapedArray((4, 6), np.float32, sharding=NamedSharding(mesh, P("x"))),
             dimension_numbers=(((1,), (0,)), ((), ())), precision=None,
             preferred_element_type=None)
+
+
+def test_jax_core_sharding_type_error_is_pyjax_s():
+    # under the switch `jax._src.core.ShardingTypeError` is the class pyjax raises, so JAX
+    # programs (and JAX's tests) catch it
+    code = '''
+from pyjax import jax_alias
+jax_alias.as_jax()
+import jax._src.core
+from pyjax._src import errors
+print(jax._src.core.ShardingTypeError is errors.ShardingTypeError)
+'''
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout.split()[-1] == "True", res.stderr[-2000:]

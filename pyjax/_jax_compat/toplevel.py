@@ -84,11 +84,6 @@ def _dtype_list(names):
     return [np.dtype(t) for t in found if t is not None]
 
 
-class _ShardingTypeError(TypeError):
-    """JAX's error for sharding-in-types mismatches (pyjax raises other errors for them)."""
-
-
-_ShardingTypeError.__name__ = _ShardingTypeError.__qualname__ = "ShardingTypeError"
 _canonicalize_value_handlers: dict = {}
 _UNSPECIFIED = object()
 
@@ -151,7 +146,7 @@ STUBS = {
     # lax.linalg's structured functions sit in pyjax's linalg_structured (it imports linalg.py)
     "_src.lax.linalg": {"ormqr": _linalg_structured.ormqr, "ormqr_p": _linalg_structured.ormqr_p},
     "_src.core": {"call_p": unsupported("jax._src.core.call_p"), "typeof": _api.typeof,
-                  "ShardingTypeError": _ShardingTypeError,
+                  "ShardingTypeError": _errors.ShardingTypeError,
                   "ConcretizationTypeError": _errors.ConcretizationTypeError,
                   "TracerArrayConversionError": _errors.TracerArrayConversionError,
                   "TracerIntegerConversionError": _errors.TracerIntegerConversionError,
