@@ -918,3 +918,19 @@ def test_jvp_values_with_zero_tangents_stay_primals():
     assert (float(p[0]), int(p[1]), p[2]) == (2.0, 3, 6) and type(p[2]) is int
     assert float(t[0]) == 2.0
     assert all(isinstance(v, np.ndarray) and v.dtype == dtypes.float0 for v in t[1:])
+
+
+def test_vmap_of_remat_keeps_unbatched_outputs_unbatched():
+    """As JAX's api_test (test_remat_vmap): a remat's JVP under vmap (jacfwd) keeps its primal
+    output unbatched (it does not depend on the basis vector), and a remat body may use the
+    vmap's named axis."""
+    g = pyjax.remat(lambda x: lax.sin(lax.sin(x)))
+    x = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_allclose(pyjax.jacfwd(g)(x), np.diag(np.cos(np.sin(x)) * np.cos(x)),
+                               rtol=1e-6, atol=1e-7)
+    h = pyjax.remat(lambda x: x - lax.psum(x, "i") / 3)
+    np.testing.assert_allclose(pyjax.vmap(h, axis_name="i")(x), x - x.sum() / 3, rtol=1e-6)
+    closed = pyjax.make_jaxpr(pyjax.vmap(lambda x, y: pyjax.remat(lambda a, b: (a * 2, b + 1))(x, y),
+                                         in_axes=(0, None)))(x, 1.0)
+    eqn, = [e for e in closed.jaxpr.eqns if e.primitive is checkpoint_p]
+    assert [v.aval.shape for v in eqn.outvars] == [(3,), ()]   # b + 1 stays unbatched

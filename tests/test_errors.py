@@ -312,3 +312,23 @@ def test_errors_are_exported():
     for name in ("ConcretizationTypeError", "TracerBoolConversionError", "TracerArrayConversionError",
                  "TracerIntegerConversionError", "UnexpectedTracerError"):
         assert issubclass(getattr(errors, name), TypeError)
+
+
+def test_transformation_argument_errors_say_jax_words():
+    """Texts recorded from JAX 0.10.2 (its api_test matches them)."""
+    with pytest.raises(TypeError, match=re.escape("Expected a callable value, got 3")):
+        pyjax.jit(3)
+    with pytest.raises(TypeError, match=re.escape(
+            "jacrev with holomorphic=True requires inputs with complex dtype, but got float32.")):
+        pyjax.jacrev(lambda x: x ** 2, holomorphic=True)(3.0)
+    with pytest.raises(ValueError, match=re.escape(
+            "vmap wrapped function must be passed at least one argument containing an array or "
+            "axis_size must be specified, got empty *args=({},) and **kwargs={}")):
+        pyjax.vmap(lambda x: x)({})
+
+    def superfun(a):
+        """Does things with stuff."""
+    assert pyjax.vmap(superfun).__doc__ == (
+        "Vectorized version of superfun. Takes similar arguments as superfun but with additional "
+        "array axes over which superfun is mapped.\n\nOriginal documentation:\n\nDoes things with "
+        "stuff.")

@@ -20,7 +20,7 @@ from scipy import special, stats
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax, random
-from pyjax._src.random import prng
+from pyjax._src.random import keys, prng
 from random_cases import CASES, PRELUDE, evaluate
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "random.json").read_text())
@@ -292,3 +292,20 @@ def test_typeof_a_key_array():
     assert pyjax.dtypes.issubdtype(t.dtype, pyjax.dtypes.prng_key)
     assert t == pyjax.typeof(random.split(random.key(1), 3)) and t.sharding is None
     assert pyjax.typeof(jnp.ones(2)).sharding is None
+
+
+def test_prng_internal_key_array_operations():
+    """jax._src.random.prng's key-array operations as JAX's random tests use them (values
+    recorded from JAX 0.10.2): seeding an array of seeds, wrapping and unwrapping key data."""
+
+    k = keys.random_seed(np.array([1, 2, 3]), impl=prng.threefry_prng_impl)
+    assert isinstance(k, keys.PRNGKeyArray) and k.shape == (3,)
+    assert np.asarray(keys.random_unwrap(k)).tolist() == [[0, 1], [0, 2], [0, 3]]
+    w = keys.random_wrap(jnp.arange(6, dtype=jnp.uint32).reshape(3, 2), impl=prng.threefry_prng_impl)
+    assert w.shape == (3,)
+    assert np.asarray(keys.random_bits(w[1], 32, (2,))).tolist() == [3196973704, 4162200046]
+    assert pyjax.vmap(lambda d: keys.random_wrap(d, impl=prng.threefry_prng_impl))(
+        jnp.arange(6, dtype=jnp.uint32).reshape(3, 2)).shape == (3,)
+    with pytest.raises(TypeError, match="random_unwrap takes key array operand"):
+        keys.random_unwrap(jnp.zeros(2, jnp.uint32))
+    assert k.device == pyjax.devices()[0] and k.devices() == {pyjax.devices()[0]}

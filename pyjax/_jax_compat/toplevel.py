@@ -17,6 +17,7 @@ from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _conf
 from pyjax._src import api as _api, errors as _errors, sharding as _sharding
 from pyjax._src.lax import linalg_structured as _linalg_structured
 from pyjax._src.pjit import jit as _jit
+from pyjax._src.random import keys as _keys
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
 
@@ -158,6 +159,11 @@ STUBS = {
     "_src.sharding": {"common_devices_indices_map": unsupported(
         "jax._src.sharding.common_devices_indices_map"), "IndivisibleError": _sharding.IndivisibleError},
     "experimental": {"primal_tangent_dtype": unsupported("jax.experimental.primal_tangent_dtype")},
+    # JAX's internal key-array vocabulary, pyjax's objects of the same meaning (random.keys)
+    "_src.random": {"default_prng_impl": _keys.default_prng_impl},
+    "_src.random.prng": {"PRNGKeyArray": _keys.PRNGKeyArray, "KeyTy": _keys.KeyTy,
+                         "random_seed": _keys.random_seed, "random_wrap": _keys.random_wrap,
+                         "random_unwrap": _keys.random_unwrap, "random_bits": _keys.random_bits},
     "_src.state.primitives": {"pin": unsupported("jax._src.state.primitives.pin"),
                               "unpin": unsupported("jax._src.state.primitives.unpin")},
     "_src.state.discharge": {

@@ -335,7 +335,7 @@ def _check_input_dtype(x, i, holomorphic, allow_int, fname):
     dt = aval.dtype
     if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
         raise TypeError(f"{fname} with holomorphic=True requires inputs with complex dtype, but "
-                        f"argument {i} has dtype {dt.name}")
+                        f"got {dt.name}.")   # JAX's words
     if not dtypes.issubdtype(dt, np.inexact) and not allow_int:
         raise TypeError(f"{fname} requires real- or complex-valued inputs (input dtype that is a "
                         f"sub-dtype of np.inexact), but argument {i} has dtype {dt.name} "

@@ -16,7 +16,6 @@ import itertools
 
 from pyjax._src import core, source_info, tree_util
 from pyjax._src.ad_api import linearize_flat
-from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
@@ -266,15 +265,16 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
     return [c if m else None for c, m in zip(cts_in, mask)]
 
 
-def _checkpoint_batch(axis_size, args, dims, *, jaxpr, **params):
-    args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
-    closed, _ = pe.trace_to_jaxpr(vmap(core.jaxpr_as_fun(jaxpr)), [core.get_aval(a) for a in args])
-    free, consts = pe.as_const_free(closed)
-    outs = checkpoint_p.bind(*consts, *args, jaxpr=free, **params)
-    return outs, [0] * len(outs)
+def _checkpoint_batch(axis_data, args, dims, *, jaxpr, **params):
+    """The body batched where its inputs are (an output that does not depend on a batched
+    input stays unbatched, as in JAX: vmap of a remat's JVP keeps the primal out unbatched); an
+    AxisBatchRule, so the body may use the vmap's named axis."""
+    batched, out_dims, consts = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, **params)
+    return outs, list(out_dims)
 
 
-checkpoint_p.def_batch(_checkpoint_batch)
+checkpoint_p.def_batch(batching.AxisBatchRule(_checkpoint_batch))
 
 
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):

@@ -54,6 +54,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         in_axes_flat = tree_util.flatten_prefix((in_axes, 0), (args, kwargs), "vmap in_axes")
         names = _leaf_names(fun, args, kwargs)
         in_dims = [_canonical_in_axis(x, a) for x, a in zip(args_flat, in_axes_flat, strict=True)]
+        if not args_flat and axis_size is None:
+            raise ValueError("vmap wrapped function must be passed at least one argument "
+                             "containing an array or axis_size must be specified, got empty "
+                             f"*args={args} and **kwargs={kwargs}")
         size = _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size)
         out_tree_box = []
 
@@ -71,6 +75,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 for x, d, a in zip(outs, out_dims, out_axes_flat, strict=True)]
         return tree_util.tree_unflatten(out_tree, outs)
 
+    # JAX's docstring for the vmapped function
+    name = getattr(fun, "__name__", type(fun).__name__)
+    vmap_f.__doc__ = (f"Vectorized version of {name}. Takes similar arguments as {name} but with "
+                      f"additional array axes over which {name} is mapped.")
+    if getattr(fun, "__doc__", None):
+        vmap_f.__doc__ += "\n\nOriginal documentation:\n\n" + fun.__doc__
     return vmap_f
 
 

@@ -294,7 +294,7 @@ def _check_callable(fun):
         raise TypeError(f"jit: staticmethod objects are not supported, got {fun}; apply jit to the "
                         f"function before making it a staticmethod")
     if not callable(fun):
-        raise TypeError(f"jit: expected a callable value, got {fun!r}")
+        raise TypeError(f"Expected a callable value, got {fun!r}")   # JAX's words
     if inspect.isgeneratorfunction(fun):
         raise TypeError(f"jit: expected a function, got a generator function {fun!r}")
 

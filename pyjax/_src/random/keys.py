@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pyjax._src import core, dtypes, tree_util
+from pyjax._src.api_vmap import vmap
 from pyjax._src.array import Array, extra_array_types
 from pyjax._src.config import LegacyPrngKeyState, config
 from pyjax._src.numpy import creation
@@ -187,6 +188,16 @@ class PRNGKeyArray:
         self._base_array.block_until_ready()
         return self
 
+    # placement: the key data's (JAX's key arrays answer for their base array)
+    device = property(lambda self: self._base_array.device)
+    is_fully_addressable = property(lambda self: self._base_array.is_fully_addressable)
+
+    def devices(self):
+        return self._base_array.devices()
+
+    def copy_to_host_async(self):
+        self._base_array.copy_to_host_async()
+
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray) or other._impl != self._impl:
             return NotImplemented
@@ -339,6 +350,31 @@ def return_keys(wrapped: bool, keys: PRNGKeyArray):
 def random_bits(key: PRNGKeyArray, bit_width: int, shape) -> Array:
     """uint{bit_width}[*shape] random bits of one typed key."""
     return key._impl.random_bits(key._base_array, bit_width, tuple(shape))
+
+
+# -- JAX's internal key-array operations (jax._src.random.prng's names) ------------------------
+
+
+def random_seed(seeds, impl: PRNGImpl) -> PRNGKeyArray:
+    """One key of `impl` per element of `seeds` (an int or an integer array of any shape)."""
+    seeds = _seed_array(seeds)
+    seed = impl.seed
+    for _ in range(np.ndim(seeds)):
+        seed = vmap(seed)
+    return PRNGKeyArray(impl, seed(seeds))
+
+
+def random_wrap(base_arr, *, impl: PRNGImpl) -> PRNGKeyArray:
+    """The key array of `impl` over uint32 key data (trailing dims: `impl.key_shape`)."""
+    _check_key_data(impl, base_arr)
+    return PRNGKeyArray(impl, _as_array(base_arr))
+
+
+def random_unwrap(keys) -> Array:
+    """The uint32 data under a key array."""
+    if not isinstance(keys, PRNGKeyArray):
+        raise TypeError(f"random_unwrap takes key array operand, got {core.get_aval(keys)}")
+    return keys._base_array
 
 
 def split_key(key: PRNGKeyArray, num=2) -> PRNGKeyArray:
