@@ -186,6 +186,18 @@ def test_pyjax_blob_round_trips_and_runs(name):
         assert_trees_close(list(grads), arrays(run["grads"]), rtol=1e-4, atol=1e-5)
 
 
+def test_uses_global_constants_as_jax():
+    # (JAX 0.10.2: True for symbolic shapes or several platforms, the module says so too)
+    spec3 = jax.ShapeDtypeStruct((3,), jnp.float32)
+    one = export.export(jax.jit(jnp.sin))(spec3)
+    two = export.export(jax.jit(jnp.sin), platforms=("cpu", "cuda"))(spec3)
+    assert not one.uses_global_constants and two.uses_global_constants
+    assert "jax.uses_shape_polymorphism = false" in one.mlir_module()
+    assert "jax.uses_shape_polymorphism = true" in two.mlir_module()
+    np.testing.assert_allclose(export.deserialize(two.serialize()).call(np.ones(3, np.float32)),
+                               np.sin(np.ones(3)), rtol=1e-6)
+
+
 def test_pyjax_module_carries_shape_assertions():
     d, = export.symbolic_shape("d", constraints=["d >= 4"])
     exp = export.export(jax.jit(lambda x, y: x * 2 + y[:, 0]))(

@@ -209,6 +209,11 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, fun) ->
                                   "exporting them (token arguments) is not supported")
     texts = [lower_for_export(name, closed, p) for p in platforms]
     text = texts[0] if len(platforms) == 1 else _multi_platform_module(name, closed, texts)
+    # (JAX's "global constants": the dimension variables and the platform index)
+    uses_global_constants = (len(platforms) > 1 or not all(
+        shape_poly.is_constant_shape(a.shape) for a in closed.in_avals))
+    text = text.replace(" attributes {", " attributes {jax.uses_shape_polymorphism = "
+                        f"{str(uses_global_constants).lower()}, ", 1)
     in_avals = tuple(closed.in_avals)
     scope = _scope_of(in_avals)
     exp = Exported(
@@ -220,7 +225,7 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, fun) ->
         mlir_module_serialized=_module_bytes(text),
         calling_convention_version=maximum_supported_calling_convention_version,
         module_kept_var_idx=tuple(range(len(in_avals))),
-        uses_global_constants=not all(shape_poly.is_constant_shape(a.shape) for a in in_avals),
+        uses_global_constants=uses_global_constants,
         _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled), _scope=scope)
     return exp
 
