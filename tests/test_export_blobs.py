@@ -10,6 +10,7 @@
 - Optional: with PYJAX_JAX_PYTHON naming a python with JAX 0.10.2 (and flatbuffers), JAX
   deserializes and runs pyjax's blobs (tests/data/check_blobs_on_jax.py).
 """
+import collections
 import json
 import os
 import subprocess
@@ -251,3 +252,48 @@ def test_pyjax_blobs_run_on_jax(tmp_path):
     subprocess.run([os.environ["PYJAX_JAX_PYTHON"], os.path.join(HERE, "check_blobs_on_jax.py"),
                     str(tmp_path)], check=True, timeout=600,
                    env={**os.environ, "JAX_PLATFORMS": "cpu"})
+
+
+class PerElement:
+    """A node whose constructor looks at its child's shape (as JAX's test has it)."""
+
+    def __init__(self, array, names):
+        assert len(names) == array.shape[0]
+        self.array, self.names = array, names
+
+
+jax.tree_util.register_pytree_node(PerElement, lambda p: ((p.array,), p.names),
+                                   lambda names, ch: PerElement(ch[0], names))
+
+
+def test_pytree_registrations_as_jax():
+    od = collections.OrderedDict([("foo", np.float32(1)), ("baz", np.float32(2))])
+    exp = export.export(jax.jit(lambda d: d))(od)
+    back = export.deserialize(exp.serialize())
+    assert back.in_tree == exp.in_tree
+    assert list(back.call(od)) == ["foo", "baz"]
+    # a node built from the avals while deserializing
+    export.register_pytree_node_serialization(
+        PerElement, serialized_name="test_export_blobs.PerElement",
+        serialize_auxdata=lambda names: "/".join(names).encode(),
+        deserialize_auxdata=lambda b: tuple(b.decode().split("/")))
+    p = PerElement(np.ones(2, np.float32), ("a", "b"))
+    back = export.deserialize(export.export(jax.jit(lambda p: p))(p).serialize())
+    assert back.call(p).names == ("a", "b")
+    # JAX's errors
+    T = collections.namedtuple("T", "a b")
+    with pytest.raises(ValueError, match="If `from_children` is not present.*register_pytree_node"):
+        export.register_pytree_node_serialization(
+            T, serialized_name="test_export_blobs.T", serialize_auxdata=lambda x: b"",
+            deserialize_auxdata=lambda b: None)
+    with pytest.raises(ValueError, match="Use `jax.export.register_pytree_node_serialization`"):
+        export.register_namedtuple_serialization(str, serialized_name="n/a")
+    export.register_namedtuple_serialization(T, serialized_name="test_export_blobs.T")
+    with pytest.raises(ValueError, match="Duplicate serialization registration for type .*"
+                                         "Previous registration was with serialized_name "
+                                         "`test_export_blobs.T`"):
+        export.register_namedtuple_serialization(T, serialized_name="x")
+    with pytest.raises(ValueError, match="for serialized_name `test_export_blobs.T`. Previous "
+                                         "registration was for type"):
+        export.register_namedtuple_serialization(collections.namedtuple("U", "a"),
+                                                 serialized_name="test_export_blobs.T")

@@ -767,8 +767,8 @@ def _to_data(exp: Exported, vjp_order: int) -> dict:
                                       "serialization format")
     return {
         "fun_name": exp.fun_name,
-        "in_tree": serialization.tree_to_jax(exp.in_tree),
-        "out_tree": serialization.tree_to_jax(exp.out_tree),
+        "in_tree": serialization.tree_to_jax(exp.in_tree, exp.in_avals),
+        "out_tree": serialization.tree_to_jax(exp.out_tree, exp.out_avals),
         "in_avals": [_aval_data(a, i in exp._float0[0]) for i, a in enumerate(exp.in_avals)],
         "out_avals": [_aval_data(a, i in exp._float0[1]) for i, a in enumerate(exp.out_avals)],
         "in_shardings": list(exp._in_named_shardings or (None,) * len(exp.in_avals)),
@@ -835,8 +835,8 @@ def _from_data(d: dict) -> Exported:
     symbolic = not all(shape_poly.is_constant_shape(a.shape) for a in in_avals)
     vjp_exported = _from_data(d["vjp"]) if d["vjp"] is not None else None
     return Exported(
-        fun_name=d["fun_name"], in_tree=serialization.tree_from_jax(d["in_tree"]),
-        in_avals=in_avals, out_tree=serialization.tree_from_jax(d["out_tree"]),
+        fun_name=d["fun_name"], in_tree=serialization.tree_from_jax(d["in_tree"], in_avals),
+        in_avals=in_avals, out_tree=serialization.tree_from_jax(d["out_tree"], out_avals),
         out_avals=out_avals, in_shardings_hlo=(None,) * len(in_avals),
         out_shardings_hlo=(None,) * len(out_avals), nr_devices=d["nr_devices"] or 1,
         platforms=tuple(d["platforms"]),

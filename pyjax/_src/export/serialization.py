@@ -24,6 +24,7 @@ bytes, base64). A blob of another version is refused with a ValueError naming bo
 from __future__ import annotations
 
 import base64
+import collections
 import json
 import struct
 import zlib
@@ -44,6 +45,16 @@ _serializers: dict[type, tuple[str, Callable, Callable]] = {}   # type -> (name,
 _deserializers: dict[str, tuple[type, Callable, Callable | None]] = {}  # name -> (type, deser, from_children)
 
 
+def _check_not_registered(nodetype, serialized_name):
+    if nodetype in _serializers:
+        raise ValueError(f"Duplicate serialization registration for type `{nodetype}`. Previous "
+                         f"registration was with serialized_name `{_serializers[nodetype][0]}`.")
+    if serialized_name in _deserializers:
+        raise ValueError(f"Duplicate serialization registration for serialized_name "
+                         f"`{serialized_name}`. Previous registration was for type "
+                         f"`{_deserializers[serialized_name][0]}`.")
+
+
 def register_pytree_node_serialization(nodetype, *, serialized_name: str, serialize_auxdata,
                                        deserialize_auxdata, from_children=None):
     """Let pytree structures containing `nodetype` (a registered pytree node) be serialized:
@@ -54,14 +65,14 @@ def register_pytree_node_serialization(nodetype, *, serialized_name: str, serial
     >>> register_pytree_node_serialization(MyNode, serialized_name="my.MyNode",
     ...     serialize_auxdata=lambda aux: b"", deserialize_auxdata=lambda b: None)
     """
+    if from_children is None and (nodetype not in tree_util._registry
+                                  or (issubclass(nodetype, tuple) and hasattr(nodetype, "_fields"))):
+        raise ValueError("If `from_children` is not present, you must call first "
+                         f"`jax.tree_util.register_pytree_node` for {nodetype}")
     if not tree_util.is_tree_node(nodetype):
         raise ValueError(f"Cannot register serialization for {nodetype}: it is not a registered "
                          "pytree node")
-    if serialized_name in _deserializers:
-        raise ValueError(f"Duplicate serialization registration for serialized_name "
-                         f"'{serialized_name}'")
-    if nodetype in _serializers:
-        raise ValueError(f"Duplicate serialization registration for type '{nodetype}'")
+    _check_not_registered(nodetype, serialized_name)
     _serializers[nodetype] = (serialized_name, serialize_auxdata, deserialize_auxdata)
     _deserializers[serialized_name] = (nodetype, deserialize_auxdata, from_children)
     return nodetype
@@ -71,14 +82,27 @@ def register_namedtuple_serialization(nodetype, *, serialized_name: str):
     """Let pytree structures containing the namedtuple class `nodetype` be serialized under
     `serialized_name`."""
     if not (issubclass(nodetype, tuple) and hasattr(nodetype, "_fields")):
-        raise ValueError(f"Cannot register namedtuple serialization for {nodetype}: it is not a "
-                         "namedtuple class")
-    if serialized_name in _deserializers or nodetype in _serializers:
-        raise ValueError(f"Duplicate namedtuple serialization registration for "
-                         f"'{serialized_name}' / {nodetype}")
+        raise ValueError("Use `jax.export.register_pytree_node_serialization` for types other "
+                         "than `collections.namedtuple`.")
+    _check_not_registered(nodetype, serialized_name)
     _serializers[nodetype] = (serialized_name, None, None)
     _deserializers[serialized_name] = (nodetype, None, None)
     return nodetype
+
+
+def _ordereddict_keys_to_bytes(keys):
+    if not all(isinstance(k, str) for k in keys):
+        raise NotImplementedError("Serialization of collections.OrderedDict is supported only "
+                                  f"when the keys are strings. Found keys: {keys}.")
+    return json.dumps(list(keys)).encode("utf-8")
+
+
+# (an OrderedDict's aux data are its keys, in order; JAX registers it under this name)
+register_pytree_node_serialization(
+    collections.OrderedDict, serialized_name="collections.OrderedDict",
+    serialize_auxdata=_ordereddict_keys_to_bytes,
+    deserialize_auxdata=lambda b: json.loads(b.decode("utf-8")),
+    from_children=lambda keys, children: collections.OrderedDict(zip(keys, children, strict=True)))
 
 
 class _Leaf:
@@ -93,14 +117,14 @@ def tree_from_json(obj):
     return tree_util.tree_structure(example, is_leaf=lambda x: x is _LEAF)
 
 
-def _node_from(obj, custom):
+def _node_from(obj, custom, leaves=None):
     """The example pytree of a structure as nested data (either format); `custom(obj, kind,
-    children)` makes the nodes of registered types."""
+    children)` makes the nodes of registered types; leaves are `_LEAF` or from `leaves`."""
     if obj == "*":
-        return _LEAF
+        return _LEAF if leaves is None else next(leaves)
     if obj is None:
         return None
-    kind, children = obj["node"], [_node_from(c, custom) for c in obj["children"]]
+    kind, children = obj["node"], [_node_from(c, custom, leaves) for c in obj["children"]]
     if kind == "tuple":
         return tuple(children)
     if kind == "list":
@@ -128,28 +152,30 @@ def _custom_from_json(obj, kind, children):
 # -- pytree structures in JAX's format (flatbuf.py's plain data) ---------------------------------
 
 
-def tree_to_jax(treedef) -> Any:
+def tree_to_jax(treedef, leaves) -> Any:
     """A pytree structure as `flatbuf`'s nodes: `"*"`, None, {"node": "tuple"/"list"/"dict"/
     "custom", ...}; a namedtuple is a custom node whose aux data are its fields' names (JSON), as
-    JAX writes it."""
-    return _node_to_jax(tree_util.tree_unflatten(treedef, [_LEAF] * treedef.num_leaves))
+    JAX writes it. The example tree is built with `leaves` (the avals: a node's constructor may
+    look at its children)."""
+    ids = {id(leaf) for leaf in leaves}
+    return _node_to_jax(tree_util.tree_unflatten(treedef, list(leaves)), lambda x: id(x) in ids)
 
 
-def _node_to_jax(x):
-    if x is _LEAF:
+def _node_to_jax(x, is_leaf=lambda x: x is _LEAF):
+    if is_leaf(x):
         return "*"
     if x is None:
         return None
     t = type(x)
     if t in (tuple, list):
-        return {"node": t.__name__, "children": [_node_to_jax(c) for c in x]}
+        return {"node": t.__name__, "children": [_node_to_jax(c, is_leaf) for c in x]}
     if t is dict:
         keys = sorted(x)
         for k in keys:
             if not isinstance(k, str):
                 raise TypeError("Serialization is supported only for dictionaries with string "
                                 f"keys. Found key {k} of type {type(k)}.")
-        return {"node": "dict", "aux": keys, "children": [_node_to_jax(x[k]) for k in keys]}
+        return {"node": "dict", "aux": keys, "children": [_node_to_jax(x[k], is_leaf) for k in keys]}
     if t in _serializers:
         name, ser, _ = _serializers[t]
         if ser is None:  # a namedtuple
@@ -161,7 +187,7 @@ def _node_to_jax(x):
                 raise ValueError("The custom serialization function for `node_type` must return "
                                  f"a `bytes` object. It returned a {type(aux)}.")
         return {"node": "custom", "name": name, "aux": bytes(aux),
-                "children": [_node_to_jax(c) for c in children]}
+                "children": [_node_to_jax(c, is_leaf) for c in children]}
     if isinstance(x, tuple) and hasattr(t, "_fields"):
         raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
                          "Use `export.register_namedtuple_serialization`.")
@@ -169,8 +195,13 @@ def _node_to_jax(x):
                      "Use `export.register_pytree_node_serialization`.")
 
 
-def tree_from_jax(obj):
-    return tree_util.tree_structure(_node_from(obj, _custom_from_jax), is_leaf=lambda x: x is _LEAF)
+def tree_from_jax(obj, leaves=None):
+    """The structure of nested data; `leaves` (the avals, for nodes whose constructors look at
+    their children) stand for the leaves while the example tree is built."""
+    it = iter(leaves) if leaves is not None else None
+    example = _node_from(obj, _custom_from_jax, it)
+    return tree_util.tree_structure(
+        example, is_leaf=(lambda x: x is _LEAF) if it is None else None)
 
 
 def _custom_from_jax(obj, kind, children):
