@@ -35,12 +35,13 @@ so `grad` of a replicated parameter inside the body is already summed over devic
 (pyjax's is the local gradient). `check_vma=True` replication checking is a separate static
 pass over the body jaxpr (`_check_vma`), with JAX's rules for the collectives.
 
-NB: the body is manual over every mesh axis; `axis_names=` naming only some (the others left
-to XLA's partitioner) is refused. In GSPMD form such a region needs subgroup shardings
-(`last_tile_dims={manual, replicated}`) on the body's values, and XLA handles them poorly: JAX
-0.10.2's own GSPMD lowering of a partly manual all_gather aborts the process inside XLA, and
-its gradients fail. That needs the Shardy form (`sdy.manual_computation`), i.e. the whole SPMD
-path emitting Shardy.
+`axis_names=` (manual over some mesh axes only, the others left to XLA's partitioner) needs
+Shardy: the region's shardings leave every dimension open to the automatic axes, the body sees
+only the manual axes (its blocks are split along them alone), and ops that read the partition
+id (`axis_index`) run in a nested region manual over the rest, as JAX lowers them. With GSPMD
+it is refused: that form needs subgroup shardings (`last_tile_dims={manual, replicated}`),
+which XLA handles poorly (JAX 0.10.2's own GSPMD lowering of a partly manual all_gather
+aborts inside XLA).
 """
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ import weakref
 import numpy as np
 
 from pyjax._src import core, dispatch, dtypes, spmd, tree_util
+from pyjax._src.config import config
 from pyjax._src.array import ArrayImpl, named_sharding_for, put_named
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import ad, batching
@@ -95,24 +97,43 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if not isinstance(m, (Mesh, AbstractMesh)):
             raise ValueError("shard_map: pass mesh=, or call it under pyjax.set_mesh(mesh)")
         specs = in_specs if in_specs is not None else _infer_in_specs(m, args)
-        if axis_names and set(axis_names) != set(m.axis_names):
-            raise NotImplementedError(f"shard_map: axis_names={set(axis_names)} (manual over some "
-                                      f"mesh axes only) is not supported yet; the mesh axes are "
-                                      f"{m.axis_names} (see the NB in pyjax/_src/shard_map.py)")
+        manual = _manual_axes(m, axis_names)
         if type(core.current_trace()) is core.EvalTrace and isinstance(m, Mesh):
             flat_specs, spec_tree = tree_util.tree_flatten(specs, is_leaf=_is_spec)
-            key = (m, spec_tree, tuple(flat_specs))
+            key = (m, spec_tree, tuple(flat_specs), manual)
             j = eager.get(key)
             if j is None:
                 j = eager[key] = jit(functools.partial(_shard_map, f, m, specs, out_specs,
-                                                       check_vma))
+                                                       check_vma, manual))
             out = j(*_place_host_args(args, specs, m))
             flat, tree = tree_util.tree_flatten(out)
             specs = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
             return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
                                                    for o, s in zip(flat, specs, strict=True)])
-        return _shard_map(f, m, specs, out_specs, check_vma, *args)
+        return _shard_map(f, m, specs, out_specs, check_vma, manual, *args)
     return mapped
+
+
+def _manual_axes(mesh, axis_names) -> frozenset:
+    """The mesh axes a shard_map is manual over: `axis_names`, or all (the others stay with
+    XLA's partitioner, which needs Shardy for a partly manual region)."""
+    if not axis_names:
+        return frozenset(mesh.axis_names)
+    unknown = set(axis_names) - set(mesh.axis_names)
+    if unknown:
+        raise ValueError(f"shard_map: axis_names {sorted(unknown)} are not axes of the mesh "
+                         f"{mesh.axis_names}")
+    if set(axis_names) != set(mesh.axis_names) and not config.jax_use_shardy_partitioner:
+        raise NotImplementedError(
+            f"shard_map: axis_names={set(axis_names)} (manual over some mesh axes only) needs "
+            f"the Shardy partitioner (jax_use_shardy_partitioner, on by default); GSPMD's "
+            f"subgroup-manual regions are not supported (see the NB in pyjax/_src/shard_map.py)")
+    return frozenset(axis_names)
+
+
+def _axis_env(mesh, manual_axes) -> dict:
+    """The named axes a body sees: the manual ones, in mesh order, with their sizes."""
+    return {a: n for a, n in mesh.shape.items() if a in manual_axes}
 
 
 def _infer_in_specs(mesh, args):
@@ -247,7 +268,7 @@ def _as_tuple(specs):
     return tuple(specs) if isinstance(specs, list) else specs
 
 
-def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
+def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
     if batching.mesh_axes_bound():
         # JAX 0.10.2 refuses a pmap in a pmap, and a shard_map in a shard_map unless the outer
         # one leaves mesh axes automatic (axis_names=...), which pyjax does not support yet
@@ -260,6 +281,7 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
     in_avals = [core.get_aval(x) for x in leaves]
     for i, (s, a) in enumerate(zip(specs, in_avals, strict=True)):
         _check_spec(s, a, mesh, f"in_specs[{i}]", f, global_shape=True)
+        _check_manual(s, manual_axes, "in_specs")
     local = [_local_aval(a, s, mesh) for a, s in zip(in_avals, specs, strict=True)]
     box = []
 
@@ -271,19 +293,20 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, *args):
         box.append((tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs"),
                     tree))
         return flat
-    with batching.extend_axis_env(mesh.shape):
+    with batching.extend_axis_env(_axis_env(mesh, manual_axes)):
         closed, _ = pe.trace_to_jaxpr(body, local)
     out_flat_specs, out_tree = box[0]
     flat_out = [o if o is not None else PartitionSpec() for o in out_flat_specs]
     for i, (s, a) in enumerate(zip(flat_out, closed.out_avals, strict=True)):
         _check_spec(s, a, mesh, f"out_specs[{i}]", f)
+        _check_manual(s, manual_axes, "out_specs")
     jaxpr, consts = pe.as_const_free(closed)
     all_specs = (PartitionSpec(),) * len(consts) + tuple(specs)
     if check_vma:
         _check_vma(jaxpr.jaxpr, all_specs, flat_out, mesh, f)
     outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh, in_specs=all_specs,
                             out_specs=tuple(flat_out), check_vma=check_vma,
-                            manual_axes=frozenset(mesh.axis_names))
+                            manual_axes=manual_axes)
     return tree_util.tree_unflatten(out_tree, outs)
 
 
@@ -314,6 +337,16 @@ def _check_spec(spec, aval, mesh, what, f, global_shape=False):
                                  f"axes {p} ({what} is {spec!r})")
 
 
+def _check_manual(spec, manual_axes, what):
+    for p in spec:
+        for a in (p if isinstance(p, tuple) else (p,)):
+            if a is not None and a is not PartitionSpec.UNCONSTRAINED and a not in manual_axes:
+                raise ValueError(
+                    f"shard_map {what} argument must refer to an axis marked as manual "
+                    f"({manual_axes}), but:\n\n  {what} refers to {a!r}\n\nCheck the {what} "
+                    f"values passed to shard_map.")
+
+
 def _ways(spec, ndim, mesh):
     return [math.prod(mesh.shape[a] for a in p) for p in spec._normalized(ndim)]
 
@@ -329,15 +362,15 @@ def _global_aval(aval, spec, mesh):
     return aval.update(shape=tuple(n * w for n, w in zip(aval.shape, ways, strict=True)))
 
 
-def _unmentioned(spec, ndim, mesh):
+def _unmentioned(spec, ndim, mesh, manual_axes):
     used = {a for p in spec._normalized(ndim) for a in p}
-    return tuple(a for a in mesh.axis_names if a not in used)
+    return tuple(a for a in mesh.axis_names if a not in used and a in manual_axes)
 
 
-def _trace(fun, avals, mesh):
-    """Trace a flat per-device function into a const-free jaxpr with the mesh axes bound;
-    returns (jaxpr, consts)."""
-    with batching.extend_axis_env(mesh.shape):
+def _trace(fun, avals, mesh, manual_axes):
+    """Trace a flat per-device function into a const-free jaxpr with the manual mesh axes
+    bound; returns (jaxpr, consts)."""
+    with batching.extend_axis_env(_axis_env(mesh, manual_axes)):
         closed, _ = pe.trace_to_jaxpr(fun, list(avals))
     return pe.as_const_free(closed)
 
@@ -491,7 +524,7 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
                    manual_axes):
     nonzero = [type(t) is not ad.Zero for t in tangents]
-    with batching.extend_axis_env(mesh.shape):
+    with batching.extend_axis_env(_axis_env(mesh, manual_axes)):
         closed = ad.jvp_jaxpr(jaxpr, nonzero)
     free, consts = pe.as_const_free(closed)
     nout = len(jaxpr.out_avals)
@@ -510,8 +543,8 @@ def _is_float0(aval):
     return dtypes.is_float0(aval.dtype)
 
 
-def _all_axes_spec(mesh):
-    return PartitionSpec(tuple(mesh.axis_names))
+def _all_axes_spec(mesh, manual_axes):
+    return PartitionSpec(tuple(a for a in mesh.axis_names if a in manual_axes))
 
 
 def _shard_map_partial_eval(eqn, in_unknown):
@@ -536,12 +569,13 @@ def _shard_map_partial_eval(eqn, in_unknown):
     def unknown_fun(*xs):
         res = [shape_ops.reshape(r, ()) if s else r for r, s in zip(xs[:nres], scalar, strict=True)]
         return core.eval_jaxpr(unknown, [], *res, *xs[nres:])
-    k_jaxpr, k_consts = _trace(known_fun, [v.aval for v in known.invars], mesh)
+    manual = p["manual_axes"]
+    k_jaxpr, k_consts = _trace(known_fun, [v.aval for v in known.invars], mesh, manual)
     res_local = [a.update(shape=(1,)) if s else a for a, s in zip(res_avals, scalar, strict=True)]
     u_jaxpr, u_consts = _trace(unknown_fun, res_local + [v.aval for v in unknown.invars[nres:]],
-                               mesh)
+                               mesh, manual)
     assert not k_consts and not u_consts
-    res_spec = _all_axes_spec(mesh)
+    res_spec = _all_axes_spec(mesh, manual)
     in_specs, out_specs = p["in_specs"], p["out_specs"]
     common = dict(mesh=mesh, check_vma=p["check_vma"], manual_axes=p["manual_axes"])
     res_vars = [core.Var(_global_aval(a, res_spec, mesh)) for a in res_local]
@@ -582,19 +616,19 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
                 full.append(ad.Zero(ad.tangent_aval(a)))
                 continue
             c = next(cs)
-            n = math.prod(mesh.shape[ax] for ax in _unmentioned(s, a.ndim, mesh))
+            n = math.prod(mesh.shape[ax] for ax in _unmentioned(s, a.ndim, mesh, manual_axes))
             full.append(c if n == 1 or _is_float0(a) else elt.div(c, np.asarray(n, a.dtype)))
         in_cts = ad.backward_pass(jaxpr.jaxpr, list(res), mask, full)
         outs = []
         for c, a, s in zip([c for c, m in zip(in_cts, mask) if m], lin_avals, lin_specs,
                            strict=True):
             c = ad.instantiate(c)
-            axes = _unmentioned(s, a.ndim, mesh)
+            axes = _unmentioned(s, a.ndim, mesh, manual_axes)
             if axes and not _is_float0(a):
                 c = psum_p.bind(c, axes=axes, axis_index_groups=None)
             outs.append(c)
         return outs
-    free, consts = _trace(bwd, res_local + ct_local, mesh)
+    free, consts = _trace(bwd, res_local + ct_local, mesh, manual_axes)
     outs = shard_map_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
                             jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
                             in_specs=(PartitionSpec(),) * len(consts) + tuple(res_specs)
@@ -623,7 +657,7 @@ def _shard_map_batch(axis_size, args, dims, *, jaxpr, mesh, in_specs, out_specs,
         box.append([None if d is batching.not_mapped else 0 for d in out_dims])
         return [o if d is batching.not_mapped else batching.moveaxis(o, d, 0)
                 for o, d in zip(outs, out_dims, strict=True)]
-    free, consts = _trace(body, local, mesh)
+    free, consts = _trace(body, local, mesh, manual_axes)
     out_dims = box[0]
     outs = shard_map_p.bind(
         *consts, *args, jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
@@ -639,8 +673,8 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         raise ValueError("shard_map: lowering needs a concrete Mesh (of devices), got "
                          f"{mesh!r}")
     module = ctx.module
-    saved, saved_manual = getattr(module, "axis_env", ()), module.manual
-    module.axis_env, module.manual = mesh, mesh.size > 1
+    saved = getattr(module, "axis_env", ()), module.manual, module.manual_axes
+    module.axis_env, module.manual, module.manual_axes = mesh, mesh.size > 1, manual_axes
     try:
         if mesh.size == 1:  # one device: nothing to partition
             return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
@@ -659,7 +693,7 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                                         _hlo(mesh, s, a.ndim)))
         return results
     finally:
-        module.axis_env, module.manual = saved, saved_manual
+        module.axis_env, module.manual, module.manual_axes = saved
 
 
 def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual_axes):

@@ -35,7 +35,7 @@ from pyjax._src.interpreters.batching import AxisBatchRule, axis_data_of
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax import reductions, shape_ops
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
-from pyjax._src.lowering import mlir
+from pyjax._src.lowering import mlir, sdy
 from pyjax._src.mesh import Mesh
 
 
@@ -297,11 +297,15 @@ def _axis_index_lowering(ctx, *, axis_name):
     if size == 1:
         return ctx.const(0, np.int32)
     u32 = ShapedArray((), np.uint32)
-    pid = ctx.op("stablehlo.partition_id", out=u32)
-    if stride != 1:
-        pid = ctx.op("stablehlo.divide", pid, ctx.const(stride, np.uint32), out=u32)
-    pid = ctx.op("stablehlo.remainder", pid, ctx.const(size, np.uint32), out=u32)
-    return ctx.op("stablehlo.convert", pid)
+
+    def index():
+        pid = ctx.op("stablehlo.partition_id", out=u32)
+        if stride != 1:
+            pid = ctx.op("stablehlo.divide", pid, ctx.const(stride, np.uint32), out=u32)
+        pid = ctx.op("stablehlo.remainder", pid, ctx.const(size, np.uint32), out=u32)
+        return ctx.op("stablehlo.convert", pid)
+    # (in a partly manual shard_map body, the partition id is read where all axes are manual)
+    return sdy.fully_manual(ctx, mesh, ctx.avals_out[0], index)
 
 
 axis_index_p = _collective("axis_index", lambda *, axis_name: ShapedArray((), np.int32),

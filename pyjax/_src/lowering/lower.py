@@ -33,6 +33,7 @@ class ModuleContext:
         self.partitioned = False   # a module over several devices (SPMD) ...
         self.manual = False        # ... and inside a shard_map body there (GSPMD {manual}):
                                    # side-effecting ops need a sharding in both
+        self.manual_axes = frozenset()  # the mesh axes that body is manual over
 
     def add_keepalive(self, keepalive):
         self.keepalives.append(keepalive)

@@ -173,7 +173,9 @@ class FuncBuilder:
         args = [self.fresh("%a") for _ in arg_types]
         for a, t in zip(args, arg_types, strict=True):
             self.types[a] = t
-        self.emit("^bb0(" + ", ".join(f"{a}: {t}" for a, t in zip(args, arg_types, strict=True)) + "):")
+        if args:  # (a block without arguments needs no label)
+            self.emit("^bb0(" + ", ".join(f"{a}: {t}" for a, t in zip(args, arg_types,
+                                                                     strict=True)) + "):")
         self._indent += 2
         with self.scoped_consts():
             outs = body_fn(*args)

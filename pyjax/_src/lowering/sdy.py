@@ -90,6 +90,29 @@ def constrain(ctx, x, sharding: NamedSharding, aval):
         "mhlo.sharding": f'"{sharding._to_hlo(aval.ndim)}"'})
 
 
+def fully_manual(ctx, mesh, out_aval, body_fn):
+    """`body_fn()`'s one result, computed where every mesh axis is manual: in a shard_map
+    body manual over some axes only (Shardy), inside a nested `sdy.manual_computation` over
+    the others, as JAX does for ops such as `partition_id` that mean nothing to the
+    partitioner; elsewhere `body_fn()` itself."""
+    module = ctx.module
+    rest = [a for a in mesh.axis_names if a not in module.manual_axes]
+    if not (module.shardy and module.manual and rest):
+        return body_fn()
+    name = mesh_symbol(module, mesh.axis_names, mesh.axis_sizes)
+    axes = ", ".join(f'"{a}"' for a in rest)
+    attrs = {"in_shardings": "#sdy.sharding_per_value<[]>",
+             "manual_axes": f"#sdy<manual_axes{{{axes}}}>",
+             "out_shardings": f"#sdy.sharding_per_value<[<@{name}, []>]>"}
+    saved = module.manual_axes
+    module.manual_axes = frozenset(mesh.axis_names)
+    try:
+        return ctx.op("sdy.manual_computation", out=out_aval, attrs=attrs,
+                      regions=[([], lambda: [body_fn()], "sdy.return")])
+    finally:
+        module.manual_axes = saved
+
+
 def side_effect_sharding(module) -> tuple[str, str] | None:
     """(attribute name, value) of the sharding a side-effecting op needs in a module over
     several devices (None for one device): in a shard_map body, Shardy's empty mesh or GSPMD's
