@@ -14,7 +14,7 @@ import threading
 import time
 
 from pyjax._src.backend import cache as _cache
-from pyjax._src.config import config
+from pyjax._src.config import _FLAGS, config
 
 logger = logging.getLogger("pyjax")
 
@@ -29,13 +29,25 @@ _writer = _cache.BackgroundWriter()  # entries are written off the compile's cri
 
 # JAX's write thresholds (an executable compiled in less time, or whose entry is smaller, is not
 # written). NB: by default pyjax writes every executable (JAX: those compiled in >= 1 s), since
-# the write costs the compile nothing and a second process then starts warm; a value set through
-# jax.config.update or the environment applies as in JAX.
+# the write costs the compile nothing and a second process then starts warm; a value set in the
+# environment, or set through jax.config.update to anything but JAX's default, applies as in
+# JAX (setting JAX's default back restores pyjax's: code that sets a flag and restores it
+# leaves no trace).
 _MIN_TIME, _MIN_SIZE = ("jax_persistent_cache_min_compile_time_secs",
                         "jax_persistent_cache_min_entry_size_bytes")
 _thresholds_set = {name for name in (_MIN_TIME, _MIN_SIZE) if name.upper() in os.environ}
-config.on_change(_MIN_TIME, lambda _: _thresholds_set.add(_MIN_TIME))
-config.on_change(_MIN_SIZE, lambda _: _thresholds_set.add(_MIN_SIZE))
+_JAX_DEFAULTS = {name: default for name, default, _ in _FLAGS if name in (_MIN_TIME, _MIN_SIZE)}
+
+
+def _threshold_updated(name, value):
+    if value != _JAX_DEFAULTS[name]:
+        _thresholds_set.add(name)
+    elif name.upper() not in os.environ:
+        _thresholds_set.discard(name)
+
+
+config.on_change(_MIN_TIME, functools.partial(_threshold_updated, _MIN_TIME))
+config.on_change(_MIN_SIZE, functools.partial(_threshold_updated, _MIN_SIZE))
 
 
 def _threshold(name):
