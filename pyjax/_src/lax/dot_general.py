@@ -222,20 +222,19 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
     if len(lc) != len(rc) or len(lb) != len(rb):
         raise TypeError(f"dot_general: contracting/batch dimension lists must have equal lengths, "
                         f"got {dimension_numbers}")
-    for dims, a, side in ((lc + lb, lhs, "lhs"), (rc + rb, rhs, "rhs")):
-        if any(not 0 <= d < a.ndim for d in dims) or len(set(dims)) != len(dims):
+    ls, rs = lhs.shape, rhs.shape
+    ldims, rdims = lc + lb, rc + rb
+    for dims, nd, a, side in ((ldims, len(ls), lhs, "lhs"), (rdims, len(rs), rhs, "rhs")):
+        if dims and (min(dims) < 0 or max(dims) >= nd or len(set(dims)) != len(dims)):
             raise TypeError(f"dot_general: invalid dimensions {dims} for {side} {a.str_short()}")
-    for l, r in zip(lc, rc):
-        if lhs.shape[l] != rhs.shape[r]:
-            raise TypeError(f"dot_general: contracting dimensions differ: {lhs.str_short()} (dim {l}) "
+    for ld, rd, what in ((lc, rc, "contracting"), (lb, rb, "batch")):
+        if ld and [ls[d] for d in ld] != [rs[d] for d in rd]:
+            l, r = next((l, r) for l, r in zip(ld, rd) if ls[l] != rs[r])
+            raise TypeError(f"dot_general: {what} dimensions differ: {lhs.str_short()} (dim {l}) "
                             f"vs {rhs.str_short()} (dim {r})")
-    for l, r in zip(lb, rb):
-        if lhs.shape[l] != rhs.shape[r]:
-            raise TypeError(f"dot_general: batch dimensions differ: {lhs.str_short()} (dim {l}) "
-                            f"vs {rhs.str_short()} (dim {r})")
-    batch = tuple(lhs.shape[d] for d in lb)
-    lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc and i not in lb)
-    rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc and i not in rb)
+    batch = tuple([ls[d] for d in lb])
+    lfree = tuple([s for i, s in enumerate(ls) if i not in ldims])
+    rfree = tuple([s for i, s in enumerate(rs) if i not in rdims])
     dt = _dot_result_dtype(lhs, rhs, preferred_element_type)
     return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
 

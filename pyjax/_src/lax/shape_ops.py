@@ -52,6 +52,12 @@ def shape_param(shape, what="shape") -> tuple:
 def _int_tuple(values, what) -> tuple:
     """A static sequence of integers (axes, indices, strides) as a tuple of Python ints; floats
     are refused rather than truncated."""
+    if type(values) is tuple:
+        for v in values:
+            if type(v) is not int:
+                break
+        else:
+            return values
     try:
         return tuple(v if type(v) in core.symbolic_dim_types else operator.index(v) for v in values)
     except TypeError:
