@@ -195,7 +195,8 @@ class JVPTracer(Tracer):
 
     @property
     def aval(self):
-        return core.get_aval(self.primal)
+        primal = self.primal
+        return primal.aval if isinstance(primal, Tracer) else core.get_aval(primal)
 
     def to_concrete_value(self):
         return core.to_concrete_value(self.primal)

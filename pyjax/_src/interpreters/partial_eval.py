@@ -180,7 +180,8 @@ class DynamicJaxprTrace(core.Trace):
             # ensure_compile_time_eval: an operation on constants only runs now, as in JAX
             with core.set_current_trace(core.EvalTrace()):
                 return prim.bind(*args, **params)
-        invars = [self.to_var(x) for x in args]
+        invars = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_var(x)
+                  for x in args]
         out = (prim.abstract_eval or prim.rule("abstract_eval"))(*[v.aval for v in invars], **params)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
@@ -213,7 +214,7 @@ class PartialEvalTrace(DynamicJaxprTrace):
         return not (isinstance(x, DynamicJaxprTracer) and x._trace is self)
 
     def process_primitive(self, prim, args, params):
-        known = [self.is_known(x) for x in args]
+        known = [not (type(x) is DynamicJaxprTracer and x._trace is self) for x in args]
         if all(known):
             with core.set_current_trace(self.parent):
                 return prim.bind(*args, **params)
