@@ -14,6 +14,8 @@ import collections
 import json
 import os
 import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -124,19 +126,112 @@ def test_jax_blob_for_two_platforms_takes_the_platform_index():
                                rtol=2e-5)
 
 
-def test_jax_blob_sharded_over_8_devices_deserializes():
+SHARDED = sorted(n for n, c in DATA.items() if "nr_devices" in c)
+
+# Runs in a fresh interpreter with 8 CPU devices: each sharded blob of argv[1] (JSON: name ->
+# path) called on arguments laid out as `in_shardings_jax(mesh)` says, eagerly, differentiated
+# and under jit; prints its results and what it knows of its shardings as JSON.
+SHARDED_SCRIPT = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import pyjax as jax
+    import pyjax.numpy as jnp
+    from pyjax import export
+
+    def leaves(t):
+        return [np.asarray(x).tolist() for x in jax.tree_util.tree_leaves(t)]
+
+    out = {}
+    for name, (path, (sizes, names, types), args) in json.loads(sys.argv[1]).items():
+        with open(path, "rb") as f:
+            exp = export.deserialize(f.read())
+        mesh = jax.make_mesh(tuple(sizes), tuple(names),
+                             axis_types=(getattr(jax.sharding.AxisType, types),) * len(names))
+        args = [np.asarray(a, np.float32) for a in args]
+        placed = [jax.device_put(a, s) for a, s in zip(args, exp.in_shardings_jax(mesh))]
+
+        def loss(*xs):
+            return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(exp.call(*xs)))
+        with jax.set_mesh(mesh):
+            res = exp.call(*placed)
+            grads = jax.grad(loss, argnums=tuple(range(len(placed))))(*placed)
+            jitted = jax.jit(lambda *xs: jax.tree_util.tree_map(lambda o: o * 2.0,
+                                                                exp.call(*xs)))(*placed)
+        errors = []
+        for label, call in [("numpy arguments", lambda: exp.call(*args)),
+                            ("4 devices", lambda: exp.call(*[jax.device_put(
+                                a, jax.sharding.NamedSharding(
+                                    jax.make_mesh((4,), ("z",), devices=jax.devices()[:4]),
+                                    jax.sharding.PartitionSpec()))
+                                for a in args]))]:
+            try:
+                call()
+                errors.append(None)
+            except ValueError as e:
+                errors.append(str(e))
+        out[name] = {
+            "out": leaves(res), "grads": leaves(grads), "jit_out": leaves(jitted),
+            "out_layouts": [repr(o.sharding.spec) for o in jax.tree_util.tree_leaves(res)],
+            "in_shardings_hlo": [str(s) for s in exp.in_shardings_hlo],
+            "out_shardings_hlo": [str(s) for s in exp.out_shardings_hlo],
+            "vjp_in_shardings_hlo": [str(s) for s in exp.vjp().in_shardings_hlo],
+            "vjp_out_shardings_hlo": [str(s) for s in exp.vjp().out_shardings_hlo],
+            "in_avals": [str(a) for a in exp.in_avals],
+            "out_avals": [str(a) for a in exp.out_avals],
+            "errors": errors}
+    print(json.dumps(out))
+''')
+
+
+def run_with_8_devices(script, *args):
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
+               JAX_PLATFORMS="cpu")
+    res = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def sharded_runs():
+    given = {name: (os.path.join(HERE, "export_blobs", name + ".bin"), DATA[name]["mesh"],
+                    [a.tolist() for a in arrays(DATA[name]["runs"][0]["args"])])
+             for name in SHARDED}
+    return run_with_8_devices(SHARDED_SCRIPT, json.dumps(given))
+
+
+def test_jax_blob_sharded_deserializes():
     d = flatbuf.decode(blob("sharded"))
     assert d["nr_devices"] == 8
     s = d["in_shardings"][0]
     assert s["mesh"]["axis_sizes"] == [8] and s["mesh"]["axis_names"] == ["x"]
     assert s["spec"] == ("x",)
     exp = export.deserialize(blob("sharded"))
-    assert exp.nr_devices == 8 and [str(a) for a in exp.in_avals] == ["float32[16,4]"]
+    assert exp.nr_devices == 8 and [str(a) for a in exp.in_avals] == ["float32[16@x,4]"]
     # re-serialized by pyjax, the shardings are the same
-    assert flatbuf.decode(exp.serialize())["in_shardings"] == d["in_shardings"]
-    # (its module is partitioned with Shardy: pyjax does not run it yet)
-    with pytest.raises(NotImplementedError, match="exported for 8 devices"):
-        exp.call(arrays(DATA["sharded"]["runs"][0]["args"])[0])
+    again = flatbuf.decode(exp.serialize(vjp_order=1))
+    assert again["in_shardings"] == d["in_shardings"]
+    assert again["vjp"]["out_shardings"] == d["vjp"]["out_shardings"]
+
+
+@pytest.mark.parametrize("name", SHARDED)
+def test_jax_blob_sharded_over_8_devices_runs(sharded_runs, name):
+    # eagerly, differentiated through its VJP and under jit, on arguments laid out as exported
+    got, want = sharded_runs[name], DATA[name]
+    run = want["runs"][0]
+    def close(got_lists, want, **tol):
+        assert_trees_close([np.asarray(g, np.float32) for g in got_lists],
+                           jax.tree_util.tree_leaves(want), **tol)
+    close(got["out"], arrays(run["out"]))
+    close(got["grads"], arrays(run["grads"]), rtol=1e-4, atol=1e-5)
+    close(got["jit_out"], arrays(run["jit_out"]))
+    assert got["out_layouts"] == want["out_layouts"]
+    for field in ("in_shardings_hlo", "out_shardings_hlo", "vjp_in_shardings_hlo",
+                  "vjp_out_shardings_hlo", "in_avals", "out_avals"):
+        assert got[field] == want[field], field
+    # JAX's errors: a call on one device, or over 4 devices
+    assert "exported for 8 devices and is called in a context with 1 devices" in got["errors"][0]
+    assert "exported for 8 devices and is called in a context with 4 devices" in got["errors"][1]
 
 
 def test_jax_blob_with_an_ordered_effect_threads_its_token():

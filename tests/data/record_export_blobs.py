@@ -94,19 +94,62 @@ def record_case(name, src, specs, platforms, calls, rng):
     return {"src": src, "specs": specs, "platforms": list(exp.platforms), "runs": runs}
 
 
-def record_sharded(rng):
-    """A function jitted with shardings over 8 devices (blob and JAX's results)."""
-    mesh = jax.make_mesh((8,), ("x",))
-    s = NamedSharding(mesh, P("x"))
-    f = jax.jit(lambda x: jnp.sin(x) * 2.0, in_shardings=s, out_shardings=s)
-    exp = export.export(f)(jax.ShapeDtypeStruct((16, 4), jnp.float32, sharding=s))
-    with open(os.path.join(OUT, "sharded.bin"), "wb") as fh:
-        fh.write(exp.serialize())
-    x = rng.standard_normal((16, 4)).astype(np.float32)
-    out = export.deserialize(exp.serialize()).call(jax.device_put(x, s))
-    return {"src": "lambda x: jnp.sin(x) * 2.0", "specs": ["f32[16,4]"], "nr_devices": 8,
-            "in_shardings": [str(s) for s in exp.in_shardings_hlo],
-            "runs": [{"args": to_json([x]), "out": to_json(out)}]}
+# name -> (source, argument specs, mesh (axis sizes, names, types), in specs, out specs)
+SHARDED = {
+    "sharded": ("lambda x: jnp.sin(x) * 2.0", ["f32[16,4]"], ((8,), ("x",), "Explicit"),
+                [("x",)], [("x",)]),
+    "sharded_matmul_2d": ("lambda x, w: jnp.tanh(x @ w)", ["f32[8,6]", "f32[6,4]"],
+                          ((2, 4), ("a", "b"), "Auto"), [("a", None), (None, "b")],
+                          [("a", "b")]),
+    "sharded_two_outputs": ("lambda x: (x.sum(axis=0), jnp.cos(x) * x)", ["f32[8,4]"],
+                            ((4, 2), ("x", "y"), "Explicit"), [("x", "y")], [("y",), ("x", "y")]),
+}
+
+
+def sharded_mesh(sizes, names, types):
+    return jax.make_mesh(sizes, names, axis_types=(getattr(jax.sharding.AxisType, types),)
+                         * len(names))
+
+
+def record_sharded(name, src, specs, mesh_axes, in_specs, out_specs, rng):
+    """A function jitted with shardings over 8 devices: its blob (with its VJP) and JAX's
+    results, gradients and output layouts, called on arguments laid out as exported."""
+    fun = eval(src, {"jnp": jnp, "lax": lax, "W": W})
+    mesh = sharded_mesh(*mesh_axes)
+    ins = tuple(NamedSharding(mesh, P(*p)) for p in in_specs)
+    outs = tuple(NamedSharding(mesh, P(*p)) for p in out_specs)
+    f = jax.jit(fun, in_shardings=ins, out_shardings=outs if len(outs) > 1 else outs[0])
+    exp = export.export(f)(*[parse_spec(s, None) for s in specs])
+    blob = exp.serialize(vjp_order=1)
+    with open(os.path.join(OUT, name + ".bin"), "wb") as fh:
+        fh.write(blob)
+    back = export.deserialize(blob)
+    arg_shapes = [tuple(a.shape) for a in exp.in_avals]
+    args = [rng.standard_normal(s).astype(np.float32) for s in arg_shapes]
+    placed = [jax.device_put(a, s) for a, s in zip(args, back.in_shardings_jax(mesh))]
+
+    def loss(*xs):
+        return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(back.call(*xs)))
+    with jax.set_mesh(mesh):  # (a scalar loss of Explicit-sharded values needs the mesh)
+        out = back.call(*placed)
+        grads = jax.grad(loss, argnums=tuple(range(len(args))))(*placed)
+        jitted = jax.jit(lambda *xs: jax.tree_util.tree_map(lambda o: o * 2.0,
+                                                            back.call(*xs)))(*placed)
+    return {"src": src, "specs": specs, "nr_devices": exp.nr_devices,
+            "mesh": [list(mesh_axes[0]), list(mesh_axes[1]), mesh_axes[2]],
+            "in_specs": [list(p) for p in in_specs], "out_specs": [list(p) for p in out_specs],
+            # (all None on the Exported export() returns, as JAX 0.10.2 has it; the HloShardings
+            # on a deserialized one)
+            "exported_in_shardings_hlo": [str(s) for s in exp.in_shardings_hlo],
+            "in_shardings_hlo": [str(s) for s in back.in_shardings_hlo],
+            "out_shardings_hlo": [str(s) for s in back.out_shardings_hlo],
+            "in_avals": [str(a) for a in back.in_avals],
+            "out_avals": [str(a) for a in back.out_avals],
+            "vjp_in_shardings_hlo": [str(s) for s in back.vjp().in_shardings_hlo],
+            "vjp_out_shardings_hlo": [str(s) for s in back.vjp().out_shardings_hlo],
+            "out_layouts": [repr(o.sharding.spec) for o in jax.tree_util.tree_leaves(out)],
+            "runs": [{"args": to_json(args), "out": to_json(out), "grads": to_json(list(grads)),
+                      "jit_out": to_json(jitted)}]}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,7 +192,8 @@ def main():
     cases = {name: record_case(name, *case, rng) for name, case in CASES.items()}
     cases["ordered_effect"] = record_ordered_effect(rng)
     if jax.device_count() >= 8:
-        cases["sharded"] = record_sharded(rng)
+        for name, case in SHARDED.items():
+            cases[name] = record_sharded(name, *case, rng)
     with open(os.path.join(HERE, "export_blobs.json"), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": cases}, f, indent=1)
         f.write("\n")

@@ -8,5 +8,7 @@ and callable again.
 - `flatbuf.py`: JAX 0.10.2's serialization format (the flatbuffer of its schema), read and
   written as plain data (`Exported.serialize()` writes it; `deserialize` reads it);
 - `serialization.py`: the pytree node registrations both formats need, and pyjax's former
-  format (`PYJAXEXP` + version + zlib JSON), still read.
+  format (`PYJAXEXP` + version + zlib JSON), still read;
+- `sharded.py`: modules laid out over several devices (their NamedShardings over abstract
+  meshes, Shardy's meshes renamed into the calling module, the device count checked).
 """

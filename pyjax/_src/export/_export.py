@@ -32,7 +32,7 @@ from pyjax._src.ad_api import vjp
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.custom_derivatives import custom_vjp
-from pyjax._src.export import flatbuf, serialization, shape_poly
+from pyjax._src.export import flatbuf, serialization, shape_poly, sharded
 from pyjax._src.export.shape_poly import DimExpr
 from pyjax._src.lax import helpers as lax
 from pyjax._src.lowering import lower, mlir
@@ -114,8 +114,8 @@ class Exported:
     uses_global_constants: bool
     _get_vjp: Callable | None = None
     _scope: Any = None
-    # the shardings as JAX's format carries them (flatbuf's plain data, or None), kept so that a
-    # deserialized blob serializes back the same
+    # the shardings as JAX's format carries them: a NamedSharding over an AbstractMesh or None
+    # (unspecified) per argument / result (None: all unspecified)
     _in_named_shardings: tuple | None = None
     _out_named_shardings: tuple | None = None
     # the indices of the (in, out) avals that are float0 in JAX's format (the cotangents of
@@ -146,12 +146,13 @@ class Exported:
                              "Serialize with vjp_order=1 (or more) to keep its VJP.")
         return self._get_vjp(self)
 
-    # NB: pyjax exports for one device: every sharding is None (unspecified)
     def in_shardings_jax(self, mesh):
-        return tuple(None for _ in self.in_shardings_hlo)
+        """The exported in-shardings over `mesh` (a Mesh or AbstractMesh of the exported mesh's
+        axes), for `jit` or `device_put`; None where unspecified."""
+        return sharded.shardings_on(self._in_named_shardings or (None,) * len(self.in_avals), mesh)
 
     def out_shardings_jax(self, mesh):
-        return tuple(None for _ in self.out_shardings_hlo)
+        return sharded.shardings_on(self._out_named_shardings or (None,) * len(self.out_avals), mesh)
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """Bytes that `deserialize` (pyjax's or JAX's) turns back into this Exported: JAX
@@ -494,8 +495,9 @@ def _call_with_vjp(exported: Exported):
 @call_exported_p.def_abstract_eval
 def _call_exported_abstract_eval(*avals, exported: Exported):
     env = solve_dimensions(exported, avals)
-    return [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype)
-            for a in exported.out_avals]
+    return [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype, sharding=s)
+            for a, s in zip(exported.out_avals, exported._out_named_shardings
+                            or (None,) * len(exported.out_avals), strict=True)]
 
 
 def solve_dimensions(exported: Exported, avals) -> dict:
@@ -625,27 +627,27 @@ def _call_main(fb, callee, args, exported: Exported, platform_index) -> list:
 
 
 def _call_exported_lowering(ctx, *args, exported: Exported):
-    if exported.nr_devices > 1:
-        # (its module is partitioned with Shardy over a mesh: pyjax's modules are GSPMD's)
-        raise NotImplementedError(
-            f"pyjax.export: function '{exported.fun_name}' was exported for "
-            f"{exported.nr_devices} devices; pyjax calls exported modules of one device only "
-            "(a sharded module deserializes, and serializes back, but does not run)")
     platform = ctx.module.platform or xla.default_backend()
     index = _platform_index(exported, platform)
+    none = (None,) * len(exported.in_avals)
+    args = sharded.constrain_all(ctx, args, exported._in_named_shardings or none, ctx.avals_in)
     avals_in = tuple(ctx.avals_in[i] for i in exported.module_kept_var_idx)
     args = [args[i] for i in exported.module_kept_var_idx]
     static = all(shape_poly.is_constant_shape(a.shape) for a in avals_in)
-    callee, functions = _callee(exported, avals_in if static else None, index)
-    for fname, text in functions:
+    callee, functions, meshes = _callee(exported, avals_in if static else None, index)
+    sharded.check_calling_context(ctx, exported, bool(meshes))
+    for fname, text in sharded.rename_meshes(functions, meshes, ctx.module):
         ctx.module.functions.setdefault(fname, text)
     if static:  # the refined module's main takes the arguments as they are
-        return ctx.fb.op("func.call", list(args), [mlir.aval_type(a) for a in ctx.avals_out],
+        outs = ctx.fb.op("func.call", list(args), [mlir.aval_type(a) for a in ctx.avals_out],
                          {"callee": "@" + callee})
-    outs = _call_main(ctx.fb, callee, list(args), exported, index)
-    return [o if mlir.aval_type(want) == mlir.aval_type(a)
-            else ctx.fb.op("stablehlo.convert", [o], [mlir.aval_type(a)])[0]
-            for o, want, a in zip(outs, exported.out_avals, ctx.avals_out, strict=True)]
+    else:
+        outs = _call_main(ctx.fb, callee, list(args), exported, index)
+        outs = [o if mlir.aval_type(want) == mlir.aval_type(a)
+                else ctx.fb.op("stablehlo.convert", [o], [mlir.aval_type(a)])[0]
+                for o, want, a in zip(outs, exported.out_avals, ctx.avals_out, strict=True)]
+    return sharded.constrain_all(ctx, outs, exported._out_named_shardings
+                                 or (None,) * len(outs), ctx.avals_out)
 
 
 call_exported_p.def_lowering(_call_exported_lowering)
@@ -655,9 +657,9 @@ _callee_lock = threading.Lock()
 
 
 def _callee(exported: Exported, avals, platform_index):
-    """(name of the function to call, [(name, text)] of the functions to add): the module
-    refined for the kept arguments' `avals` on the platform of `platform_index` (None: the
-    module as exported)."""
+    """(name of the function to call, [(name, text)] of the functions to add, the meshes they
+    name): the module refined for the kept arguments' `avals` on the platform of
+    `platform_index` (None: the module as exported)."""
     key = (exported.mlir_module_serialized, avals, platform_index)
     with _callee_lock:
         hit = _callees.get(key)
@@ -668,10 +670,11 @@ def _callee(exported: Exported, avals, platform_index):
     digest = hashlib.sha256(repr(key).encode()).hexdigest()
     prefix = f"_pyjax_exported_{digest[:16]}"
     text = exported.mlir_module()
+    meshes = sharded.module_meshes(text)
     if avals is not None:
         text = _refine_for(text, exported, avals, platform_index)
     functions = _rename_functions(_module_functions(text), prefix)
-    out = (f"{prefix}_main", functions)
+    out = (f"{prefix}_main", functions, meshes)
     with _callee_lock:
         if len(_callees) > 1024:
             _callees.clear()
@@ -701,7 +704,8 @@ def _refine_for(text, exported, avals, platform_index) -> str:
            for r, o, w in zip(res, outs, exported.out_avals, strict=True)]
     inner = _rename_functions(_module_functions(text), "_pyjax_inner")
     wrapper = mlir.module_text("pyjax_refine", args, [mlir.aval_type(o) for o in outs], fb.lines,
-                               res, functions=[t for _, t in inner])
+                               res, functions=[t for _, t in inner],
+                               declarations=sharded.mesh_declarations(text))
     try:
         return xla.refine_polymorphic_shapes(wrapper)
     except ValueError as e:
@@ -771,8 +775,10 @@ def _to_data(exp: Exported, vjp_order: int) -> dict:
         "out_tree": serialization.tree_to_jax(exp.out_tree, exp.out_avals),
         "in_avals": [_aval_data(a, i in exp._float0[0]) for i, a in enumerate(exp.in_avals)],
         "out_avals": [_aval_data(a, i in exp._float0[1]) for i, a in enumerate(exp.out_avals)],
-        "in_shardings": list(exp._in_named_shardings or (None,) * len(exp.in_avals)),
-        "out_shardings": list(exp._out_named_shardings or (None,) * len(exp.out_avals)),
+        "in_shardings": [sharded.data_from_named(s)
+                         for s in exp._in_named_shardings or (None,) * len(exp.in_avals)],
+        "out_shardings": [sharded.data_from_named(s)
+                          for s in exp._out_named_shardings or (None,) * len(exp.out_avals)],
         "nr_devices": exp.nr_devices,
         "platforms": list(exp.platforms),
         "ordered_effects": [str(e) for e in exp.ordered_effects],
@@ -830,15 +836,20 @@ def _from_data(d: dict) -> Exported:
                          f"[{minimum_supported_calling_convention_version}.."
                          f"{maximum_supported_calling_convention_version}])")
     scope = shape_poly.SymbolicScope()
-    in_avals = tuple(_aval_from_data(a, scope) for a in d["in_avals"])
-    out_avals = tuple(_aval_from_data(a, scope) for a in d["out_avals"])
+    in_named = tuple(sharded.named_from_data(s) for s in d["in_shardings"])
+    out_named = tuple(sharded.named_from_data(s) for s in d["out_shardings"])
+    in_avals = tuple(_aval_from_data(a, scope, s) for a, s in zip(d["in_avals"], in_named,
+                                                                  strict=True))
+    out_avals = tuple(_aval_from_data(a, scope, s) for a, s in zip(d["out_avals"], out_named,
+                                                                   strict=True))
     symbolic = not all(shape_poly.is_constant_shape(a.shape) for a in in_avals)
     vjp_exported = _from_data(d["vjp"]) if d["vjp"] is not None else None
     return Exported(
         fun_name=d["fun_name"], in_tree=serialization.tree_from_jax(d["in_tree"], in_avals),
         in_avals=in_avals, out_tree=serialization.tree_from_jax(d["out_tree"], out_avals),
-        out_avals=out_avals, in_shardings_hlo=(None,) * len(in_avals),
-        out_shardings_hlo=(None,) * len(out_avals), nr_devices=d["nr_devices"] or 1,
+        out_avals=out_avals, in_shardings_hlo=sharded.hlo_shardings(in_named, in_avals),
+        out_shardings_hlo=sharded.hlo_shardings(out_named, out_avals),
+        nr_devices=d["nr_devices"] or 1,
         platforms=tuple(d["platforms"]),
         ordered_effects=tuple(SerializedEffect(e) for e in d["ordered_effects"]),
         unordered_effects=tuple(SerializedEffect(e) for e in d["unordered_effects"]),
@@ -849,19 +860,18 @@ def _from_data(d: dict) -> Exported:
         uses_global_constants=d["uses_global_constants"],
         _get_vjp=(lambda _: vjp_exported) if vjp_exported is not None else None,
         _scope=scope if symbolic else None,
-        _in_named_shardings=tuple(d["in_shardings"]),
-        _out_named_shardings=tuple(d["out_shardings"]),
+        _in_named_shardings=in_named, _out_named_shardings=out_named,
         _float0=tuple(tuple(i for i, a in enumerate(d[k]) if a["dtype"] == "float0")
                       for k in ("in_avals", "out_avals")))
 
 
-def _aval_from_data(a, scope):
+def _aval_from_data(a, scope, sharding=None):
     shape = tuple(int(d) if d.lstrip("-").isdigit() else shape_poly._parse_dim(d, scope, d)
                   for d in a["shape"])
     # (float0, the cotangent type of integer values in JAX's VJPs, is bool in the module: pyjax
-    # reads it as its physical type)
+    # reads it as its physical type); a sharding over Explicit mesh axes is part of the type
     return core.ShapedArray(shape, np.dtype(np.bool_) if a["dtype"] == "float0"
-                            else dtypes.dtype(a["dtype"]))
+                            else dtypes.dtype(a["dtype"]), sharding=sharding)
 
 
 def _from_json(d: dict) -> Exported:
