@@ -934,3 +934,38 @@ def test_vmap_of_remat_keeps_unbatched_outputs_unbatched():
                                          in_axes=(0, None)))(x, 1.0)
     eqn, = [e for e in closed.jaxpr.eqns if e.primitive is checkpoint_p]
     assert [v.aval.shape for v in eqn.outvars] == [(3,), ()]   # b + 1 stays unbatched
+
+
+def test_grad_through_an_enable_x64_block():
+    """Issue 23 (JAX's x64_context_test test_grad/test_custom_jvp): vjp makes Python-scalar
+    primals arrays of their canonical type first (a block inside cannot widen them past their
+    tangents), and grad's cotangent of a float64 output keeps float64 without x64. Values
+    recorded from JAX 0.10.2."""
+    def fun(x):
+        with pyjax.enable_x64(True):
+            return jnp.sin(x)
+
+    g = pyjax.grad(fun)(0.5)
+    assert (g.dtype, g.weak_type) == (np.float32, True)
+    np.testing.assert_allclose(g, 0.87758255, rtol=1e-6)
+
+    @pyjax.custom_jvp
+    def f(x):
+        return x ** 2.
+
+    @f.defjvp
+    def f_jvp(xs, ts):
+        return f(xs[0]), ts[0] * jnp.sin(xs[0])
+
+    def h(x):
+        with pyjax.enable_x64():
+            return f(jnp.array(x, jnp.float64))
+
+    assert h(5.).dtype == np.float64
+    for fn, want in [(pyjax.grad(h), -0.9589243), (pyjax.grad(pyjax.grad(h)), 0.2836622)]:
+        out = fn(5.)
+        assert (out.dtype, out.weak_type) == (np.float32, True)
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+    y, h_vjp = pyjax.vjp(h, 5.)
+    with pytest.raises(ValueError):  # the cotangent of a float64 output is float64
+        h_vjp(jnp.ones((), jnp.float32))

@@ -228,3 +228,37 @@ def test_config_x64_enabled_reads_the_flag():
     with jax.enable_x64(True):
         assert jax.config.x64_enabled is True
     assert jax.config.x64_enabled is False
+
+
+def test_flag_contexts_are_thread_local():
+    """Issue 23 (JAX's x64_context_test.test_thread_safety): `with jax.enable_x64():` sets the
+    flag for the current thread only, as JAX's; jit's caches (Python and C++) keep the threads'
+    traces apart, and config.update inside a block changes the global value only."""
+    import threading
+    f = jax.jit(lambda x: x + np.int64(1))
+    barrier = threading.Barrier(2)
+    got = {}
+
+    def run(x64):
+        with jax.enable_x64(x64):
+            barrier.wait()  # both threads are inside their blocks now
+            for _ in range(3):  # the later calls take C++'s fast path
+                got[x64] = (jnp.array(np.int64(0)).dtype, f(np.int32(1)).dtype,
+                            jax.config.x64_enabled, jax.config.jax_enable_x64)
+            barrier.wait()
+
+    threads = [threading.Thread(target=run, args=(v,)) for v in (False, True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got[False] == (np.int32, np.int32, False, False)
+    assert got[True] == (np.int64, np.int64, True, True)
+    assert jnp.array(np.int64(0)).dtype == np.int32 and f(np.int32(1)).dtype == np.int32
+    with jax.numpy_rank_promotion("raise"):
+        jax.config.update("jax_numpy_rank_promotion", "warn")
+        assert jax.config.jax_numpy_rank_promotion == "raise"  # the block's value
+    try:
+        assert jax.config.jax_numpy_rank_promotion == "warn"  # the global one
+    finally:
+        jax.config.update("jax_numpy_rank_promotion", "allow")

@@ -21,6 +21,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax import lax
 from pyjax._src import dtypes
 from pyjax._src.config import config
 from pyjax import numpy_dtype_promotion
@@ -782,3 +785,25 @@ def test_jax_type_of_dtype_and_weak_type():
     assert back == [int, float, complex, np.dtype("int8"), float, np.dtype(bool)]
     assert dtypes.python_scalar_types_to_dtypes[int] == np.dtype("int64")
     assert dtypes.default_types["i"]() == np.dtype("int32")   # x64 off
+
+
+def test_a_64_bit_array_without_x64_promotes_as_jax():
+    """Issue 23 (JAX's x64_context_test): an array made float64 inside `jax.enable_x64()` keeps
+    its type alone and met with its own type, and promotes to the 32-bit result met with anything
+    else (warning, as JAX's 'explicit' mode says); `*_like` without a dtype keeps its type.
+    Dtypes as JAX 0.10.2 gives them."""
+    with jax.enable_x64(True):
+        x = jnp.array(5., jnp.float64)
+        i = jnp.array(5, jnp.int64)
+    assert [jnp.sin(x).dtype, (x + x).dtype, jnp.maximum(x, x).dtype] == [np.float64] * 3
+    with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
+        assert (x - 3.0).dtype == np.float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert [(x * 2.0).dtype, (x + jnp.float32(1)).dtype, (i + 1).dtype, (i + x).dtype,
+                jnp.result_type(x, 1.0)] == [np.float32, np.float32, np.int32, np.float32,
+                                             np.float32]
+        assert jnp.ones_like(x, dtype=jnp.float64).dtype == np.float32
+    assert [jnp.ones_like(x).dtype, jnp.zeros_like(x).dtype, jnp.full_like(x, 2).dtype,
+            lax.full_like(x, 1).dtype] == [np.float64] * 4
+    assert jnp.ones_like(np.ones(2, np.float64)).dtype == np.float32

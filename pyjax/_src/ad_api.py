@@ -18,7 +18,11 @@ from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills ad's lax_ops sl
 from pyjax._src.lax.elementwise import _convert_element_type, real
 from pyjax._src.lax.shape_ops import reshape, slice_in_dim
 from pyjax._src.numpy.creation import eye, ones_like
+from pyjax._src.numpy.util import asarray_value
 from pyjax._src.traceback_util import api_boundary
+
+
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def _is_float(aval):
@@ -159,6 +163,10 @@ def linearize_flat(flat, primals) -> _Linearized:
     The JVP runs on top of a `PartialEvalTrace`: primal operations run at once on the current
     trace (concretely outside `jit`, so Python control flow on values works), and only the
     tangent operations are staged into the linear jaxpr, whose constants are the residuals."""
+    # (as JAX: Python scalars and NumPy values become arrays of their canonical type here, so a
+    # jax.enable_x64 block inside `flat` cannot widen the primal past its tangent)
+    primals = [asarray_value(p) if type(p) in _PY_SCALARS or isinstance(p, (np.ndarray, np.generic))
+               else p for p in primals]
     in_avals = [core.get_aval(p) for p in primals]
     diff_mask = [_is_float(a) for a in in_avals]
     with core.new_trace(pe.PartialEvalTrace) as pe_trace:

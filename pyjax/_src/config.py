@@ -15,6 +15,7 @@ but changes nothing (`NO_OPS`), so programs that set them run unchanged.
 import enum
 import functools
 import os
+import threading
 
 # ---------------------------------------------------------------------------------------------
 # Enum-valued flags (JAX's classes; a string names a member: update(..., "strict")).
@@ -308,51 +309,114 @@ def _from_env(name, default, parse):
     return parse(raw)
 
 
+class _ThreadValues(threading.local):
+    """Each thread's view of the flags. `values` is the class attribute (the global dict, shared)
+    until the thread sets a flag for a block; it then holds its own copy with `overrides`."""
+    values = None
+    overrides = None
+
+
+_UNSET = object()
+
+
 class Config:
     """The flags. `update` sets one (checking the value), attributes read them; `_values` is
-    the plain dict hot paths read directly."""
+    the plain dict hot paths read: the global values, or the current thread's when it is inside
+    a flag's context (`with jax.enable_x64():` is thread-local, as in JAX; read it per call,
+    through `config._values` or `config._tls.values`, never keep it)."""
 
     def __init__(self):
-        self._values = {}
+        self._global = {}
         self._parsers = {}
-        self._listeners = {}
+        self._listeners = {}  # name -> [(global listener, local listener or None)]
+        self._tls = _ThreadValues()
+        _ThreadValues.values = self._global
+        self._private = {}  # id(values) -> (values, overrides) of the threads inside a context
+        self._lock = threading.Lock()
+
+    @property
+    def _values(self):
+        return self._tls.values
 
     def define(self, name, default, parse=ANY):
         self._parsers[name] = parse
-        self._values[name] = _from_env(name, default, parse)
+        self._global[name] = _from_env(name, default, parse)
 
     def update(self, name, value):
+        """Set the global value (a thread inside a context for `name` keeps its own)."""
         parse = self._parsers.get(name)
         if parse is None:
             raise AttributeError(f"Unrecognized config option: {name}")
-        self._values[name] = value = parse(value)
-        for fn in self._listeners.get(name, ()):
+        value = parse(value)
+        with self._lock:
+            self._global[name] = value
+            for values, overrides in self._private.values():
+                if name not in overrides:
+                    values[name] = value
+        for fn, _ in self._listeners.get(name, ()):
             fn(value)
 
-    def on_change(self, name, fn):
-        """Call `fn(new_value)` whenever `name` is updated."""
-        self._listeners.setdefault(name, []).append(fn)
+    def on_change(self, name, fn, local=None):
+        """Call `fn(new_value)` whenever `name` is updated globally, and `local(value, own)`
+        when the current thread sets it for a block (`own`: whether it still overrides the
+        global value). Without `local`, a thread's change calls `fn` (process-wide)."""
+        self._listeners.setdefault(name, []).append((fn, local))
+
+    def _set_local(self, name, value):
+        """Set `name` for the current thread only; returns what `_restore_local` needs."""
+        tls = self._tls
+        if tls.overrides is None:
+            with self._lock:
+                tls.values, tls.overrides = dict(self._global), {}
+                self._private[id(tls.values)] = (tls.values, tls.overrides)
+        prev = tls.overrides.get(name, _UNSET)
+        tls.overrides[name] = tls.values[name] = value
+        self._notify_local(name)
+        return prev
+
+    def _restore_local(self, name, prev):
+        tls = self._tls
+        with self._lock:
+            if prev is _UNSET:
+                del tls.overrides[name]
+                tls.values[name] = self._global[name]
+            else:
+                tls.overrides[name] = tls.values[name] = prev
+            if not tls.overrides:
+                del self._private[id(tls.values)]
+                del tls.values, tls.overrides  # back to the class attributes: the global dict
+        self._notify_local(name)
+
+    def _notify_local(self, name):
+        tls = self._tls
+        value = tls.values[name]
+        own = tls.overrides is not None and name in tls.overrides
+        for fn, local in self._listeners.get(name, ()):
+            if local is not None:
+                local(value, own)
+            else:
+                fn(value)
 
     def read(self, name):
-        return self._values[name]
+        return self._tls.values[name]
 
     _read = read  # JAX's spelling
 
     @property
     def x64_enabled(self):
         """Whether 64-bit types are on (JAX's `jax.config.x64_enabled`)."""
-        return self._values["jax_enable_x64"]
+        return self._tls.values["jax_enable_x64"]
 
     def __getattr__(self, name):
         try:
-            return self.__dict__["_values"][name]
+            return self.__dict__["_tls"].values[name]
         except KeyError:
             raise AttributeError(f"'Config' object has no attribute '{name}'") from None
 
     @property
     def values(self):
         """{flag name: value}, as `jax.config.values`."""
-        return dict(self._values)
+        return dict(self._tls.values)
 
     def parse_flags_with_absl(self):
         """JAX reads absl command-line flags here; pyjax has none (kept for JAX's test files)."""
@@ -381,7 +445,7 @@ class State:
     """One flag as JAX exposes it at top level: calling it gives a context manager (also usable
     as a decorator) that sets the flag for a block; `.value` reads it.
 
-    NB: JAX's setting is thread-local; pyjax sets the process-wide value for the block.
+    The setting is thread-local, as JAX's: other threads keep the global value.
     """
 
     def __init__(self, name):
@@ -411,11 +475,10 @@ class _StateContext:
         self.name, self.new_val = name, new_val
 
     def __enter__(self):
-        self.prev = config._values[self.name]
-        config.update(self.name, self.new_val)
+        self.prev = config._set_local(self.name, self.new_val)
 
     def __exit__(self, *exc):
-        config.update(self.name, self.prev)
+        config._restore_local(self.name, self.prev)
 
     def __call__(self, fun):
         @functools.wraps(fun)

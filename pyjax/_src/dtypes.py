@@ -26,7 +26,9 @@ import numpy as np
 
 from pyjax._src import config as _config
 
-_cfg = _config.config._values     # read at call time: flags can change while running
+# the flags, read at call time through the current thread's dict (flags can change while
+# running, and a `with jax.enable_x64():` block is thread-local)
+_tls = _config.config._tls
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,19 +88,19 @@ _python_scalar_types = frozenset(python_scalar_dtypes)
 
 
 def default_float_dtype() -> np.dtype:
-    return _f64 if _cfg["jax_enable_x64"] else _f32
+    return _f64 if _tls.values["jax_enable_x64"] else _f32
 
 
 def default_int_dtype() -> np.dtype:
-    return _i64 if _cfg["jax_enable_x64"] else _i32
+    return _i64 if _tls.values["jax_enable_x64"] else _i32
 
 
 def default_uint_dtype() -> np.dtype:
-    return _u64 if _cfg["jax_enable_x64"] else _u32
+    return _u64 if _tls.values["jax_enable_x64"] else _u32
 
 
 def default_complex_dtype() -> np.dtype:
-    return _c128 if _cfg["jax_enable_x64"] else _c64
+    return _c128 if _tls.values["jax_enable_x64"] else _c64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +199,7 @@ _canonical_cache: dict = {}
 
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype | ExtendedDType:
     """The dtype arrays of `dtype` actually get: 64-bit types become 32-bit unless x64 is on."""
-    key = (dtype, _cfg["jax_enable_x64"], allow_extended_dtype)
+    key = (dtype, _tls.values["jax_enable_x64"], allow_extended_dtype)
     try:
         return _canonical_cache[key]
     except KeyError:
@@ -220,7 +222,7 @@ def public_canonicalize_dtype(dtype, allow_extended_dtype: bool = False):
         d = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"dtype {dtype!r} not understood") from None
-    return d if _cfg["jax_enable_x64"] else _to_32bit.get(d, d)
+    return d if _tls.values["jax_enable_x64"] else _to_32bit.get(d, d)
 
 
 def _canonicalize(x, x64, allow_extended_dtype):
@@ -253,12 +255,12 @@ def maybe_canonicalize_explicit_dtype(d, fun_name: str | None = None, stacklevel
     """A dtype the user asked for by name while 64-bit types are off: as JAX's
     jax_explicit_x64_dtypes says, 'warn' (the default) warns and gives the 32-bit type, 'error'
     raises ValueError, 'allow' gives the 64-bit type anyway (Arrays of it then stay 64-bit)."""
-    if _cfg["jax_enable_x64"] or not isinstance(d, np.dtype):
+    if _tls.values["jax_enable_x64"] or not isinstance(d, np.dtype):
         return d
     out = _to_32bit.get(d, d)
     if out == d:
         return d
-    mode = _cfg["jax_explicit_x64_dtypes"]
+    mode = _tls.values["jax_explicit_x64_dtypes"]
     if mode == _config.ExplicitX64Mode.ALLOW:
         return d
     where = f" requested in {fun_name}" if fun_name else ""
@@ -419,7 +421,7 @@ _lattices = {("standard", False): _Lattice(_standard_edges(False), "standard"),
 
 
 def _lattice() -> _Lattice:
-    return _lattices[_cfg["jax_numpy_dtype_promotion"], _cfg["jax_enable_x64"]]
+    return _lattices[_tls.values["jax_numpy_dtype_promotion"], _tls.values["jax_enable_x64"]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -507,7 +509,7 @@ def lattice_result_type(*args) -> tuple[np.dtype, bool]:
     float32) or when every input is weak. Unlike `result_type` it keeps the width of weak
     arrays: a weak float16 array plus 1 stays a weak float16.
     """
-    x64 = _cfg["jax_enable_x64"]
+    x64 = _tls.values["jax_enable_x64"]
     if len(args) == 2:                         # the hot path: binary operations
         d0, w0 = _dtype_and_weak_type(args[0], x64)
         d1, w1 = _dtype_and_weak_type(args[1], x64)
@@ -516,12 +518,12 @@ def lattice_result_type(*args) -> tuple[np.dtype, bool]:
         lattice = _lattice()
         key = (d0, w0, d1, w1)
         try:
-            return lattice.pair_cache[key]
+            out = lattice.pair_cache[key]
         except KeyError:
             out = lattice.pair_cache[key] = _promote(((d0, w0), (d1, w1)), lattice, x64)
-            return out
         except TypeError:                      # an unhashable extended dtype
             return _promote(((d0, w0), (d1, w1)), lattice, x64)
+        return out if x64 or out[0] not in _to_32bit else _explicit_result(out)
     dws = tuple(_dtype_and_weak_type(x, x64) for x in args)
     if len(dws) == 1:
         d, w = dws[0]
@@ -533,12 +535,19 @@ def lattice_result_type(*args) -> tuple[np.dtype, bool]:
         return d0, False
     lattice = _lattice()
     try:
-        return lattice.pair_cache[dws]
+        out = lattice.pair_cache[dws]
     except KeyError:
         out = lattice.pair_cache[dws] = _promote(dws, lattice, x64)
-        return out
     except TypeError:
         return _promote(dws, lattice, x64)
+    return out if x64 or out[0] not in _to_32bit else _explicit_result(out)
+
+
+def _explicit_result(out):
+    """A 64-bit promotion result without x64 (a 64-bit array met another type): as JAX, it
+    follows jax_explicit_x64_dtypes (warn and narrow, raise, or keep)."""
+    d, weak = out
+    return maybe_canonicalize_explicit_dtype(d, "dtype", stacklevel=6), weak
 
 
 def _promote(dws, lattice: _Lattice, x64: bool) -> tuple[np.dtype, bool]:

@@ -39,7 +39,8 @@ from pyjax._src.stages import Compiled, Lowered, Traced  # noqa: F401 (re-export
 from pyjax._src.traceback_util import api_boundary
 
 logger = logging.getLogger("pyjax")
-_config_values = config._values
+_config_values = config._global  # (the global flags: a thread in a flag's block has its own)
+_tls = config._tls
 
 # The settings that change what tracing produces: part of every trace-cache key. Kept as one
 # tuple, refreshed when a flag changes, so the jit hot path reads a single value.
@@ -53,7 +54,15 @@ def _refresh_trace_context(_=None):
 
 _refresh_trace_context()
 for _name in _TRACE_FLAGS:
-    config.on_change(_name, _refresh_trace_context)
+    config.on_change(_name, _refresh_trace_context, local=lambda value, own: None)
+
+
+def _current_trace_context():
+    """The trace flags of this thread: the cached tuple unless it is inside a flag's block."""
+    values = _tls.values
+    if values is _config_values:
+        return _trace_context[0]
+    return tuple([values.get(name) for name in _TRACE_FLAGS])
 
 # fun -> {signature: (closed jaxpr, out_tree)}: the traces shared by all jit wrappers of fun
 _traces: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -455,7 +464,7 @@ class JitInfo:
             avals = tuple([_leaf_aval_checked(x) for x in leaves])
         if SHARDING_IN_TYPES[0]:  # arrays' types carry their shardings (explicit mesh axes)
             avals = tuple([core.with_context_sharding(_leaf_aval_checked(x)) for x in leaves])
-        key = (in_tree, static_key, avals, _trace_context[0])
+        key = (in_tree, static_key, avals, _current_trace_context())
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(dyn_args, dyn_kwargs, static_key, in_tree, avals, key)
@@ -538,7 +547,7 @@ class JitInfo:
         """Trace the function, or reuse its trace: as in JAX, traces are shared by every `jit`
         wrapper (and `make_jaxpr`) of the same function with the same static configuration,
         so `jit(f)(x)` in a loop, or `make_jaxpr(f)` after `jit(f)`, runs f's body once."""
-        key = (in_tree, static_key, avals, _trace_context[0], self.static_argnums, self.static_argnames)
+        key = (in_tree, static_key, avals, _current_trace_context(), self.static_argnums, self.static_argnames)
         try:
             per_fun = _traces.setdefault(self.fun, {})
         except TypeError:  # not weakly referenceable
@@ -772,17 +781,31 @@ def _refresh_jit_settings(_=None):
     xla.TRACE_SETTINGS.set_global((_trace_context[0], debug))
 
 
+def _refresh_local_jit_settings(value=None, own=None):
+    # a thread inside a flag's block keys C++'s cache by its own settings (jaxlib's
+    # thread-local value), and by the global ones again when it leaves the last block.
+    # NB: a global update of another trace flag made meanwhile (by another thread) does not
+    # reach this thread's key until its next block
+    values = _tls.values
+    if values is _config_values:
+        xla.TRACE_SETTINGS.set_local(xla.CONFIG_UNSET)
+    else:
+        debug = bool(values["jax_debug_nans"] or values["jax_debug_infs"]
+                     or profiler.session[0] is not None)
+        xla.TRACE_SETTINGS.set_local((_current_trace_context(), debug))
+
+
 def _traced(info, t0):
     """A finished trace: a profiler event, and a log line under jax_log_compiles (the user's
     jits, not library wrappers such as jnp's)."""
     if profiler.session[0] is not None:
         profiler.record("trace", info.name, t0)
-    if _config_values["jax_log_compiles"] and not info.inline:
+    if _tls.values["jax_log_compiles"] and not info.inline:
         logger.warning(f"traced {info.name} in {(time.perf_counter() - t0) * 1e3:.1f} ms")
 
 
 for _name in (*_TRACE_FLAGS, "jax_debug_nans", "jax_debug_infs"):
-    config.on_change(_name, _refresh_jit_settings)
+    config.on_change(_name, _refresh_jit_settings, local=_refresh_local_jit_settings)
 profiler.on_change.append(_refresh_jit_settings)
 _refresh_jit_settings()
 

@@ -30,7 +30,7 @@ import types
 from pyjax._src import source_info
 from pyjax._src.config import config
 
-_values = config._values
+_flags = config._tls  # (the current thread's flag values)
 
 SIMPLIFIED_TB_MSG = ("To point at your code, pyjax removed its internal frames from this "
                      "exception's traceback. Set JAX_TRACEBACK_FILTERING=off (or "
@@ -103,7 +103,7 @@ def _running_under_ipython() -> bool:
 
 def filtering_mode() -> str:
     """The effective mode: jax_traceback_filtering with "auto" resolved."""
-    mode = _values["jax_traceback_filtering"]
+    mode = _flags.values["jax_traceback_filtering"]
     if mode is None or mode == "auto":
         mode = "tracebackhide" if _running_under_ipython() else "quiet_remove_frames"
     return mode
@@ -184,7 +184,7 @@ def api_boundary(fun=None, **kwargs):
         try:
             return fun(*args, **kwargs)
         except Exception as e:
-            mode = _values["jax_traceback_filtering"]
+            mode = _flags.values["jax_traceback_filtering"]
             if mode == "off" or e.__traceback__ is None:
                 raise
             if _under_boundary(sys._getframe()):

@@ -96,7 +96,9 @@ _POST_HOOK_STATE = _jax.config.Config("post_hook", None, include_in_jit_key=Fals
 _jax.jax_jit.set_enable_x64_state(_X64_STATE)
 _jax.jax_jit.set_disable_jit_state(_DISABLE_JIT_STATE)
 _jax.jax_jit.set_post_hook_state(_POST_HOOK_STATE)
-config.on_change("jax_enable_x64", lambda v: _X64_STATE.set_global(bool(v)))
+CONFIG_UNSET = _jax.config.unset  # a thread-local value that defers to the global one
+config.on_change("jax_enable_x64", lambda v: _X64_STATE.set_global(bool(v)),
+                 local=lambda v, own: _X64_STATE.set_local(bool(v) if own else CONFIG_UNSET))
 config.on_change("jax_disable_jit", lambda v: _DISABLE_JIT_STATE.set_global(bool(v)))
 
 # C++ jit dispatch (`_jax.pjit`, pyjax's jit). Its cache key holds every Config made with

@@ -112,7 +112,7 @@ def _is_literalable(x) -> bool:
         isinstance(x, (np.generic, np.ndarray)) and np.ndim(x) == 0)
 
 
-_folding = config._values  # (read on every staged equation: the plain dict)
+_flags = config._tls  # (read on every staged equation: the current thread's plain dict)
 # Each staged equation's source_info: where it was traced (jaxlib's C++ traceback capture), read
 # by checkify and debug_nans to name the user's line, and the name stack (named_scope).
 _source_traceback = xla.get_traceback
@@ -176,7 +176,7 @@ class DynamicJaxprTrace(core.Trace):
         return var
 
     def process_primitive(self, prim, args, params):
-        if _folding["eager_constant_folding"] and not any(isinstance(x, Tracer) for x in args):
+        if _flags.values["eager_constant_folding"] and not any(isinstance(x, Tracer) for x in args):
             # ensure_compile_time_eval: an operation on constants only runs now, as in JAX
             with core.set_current_trace(core.EvalTrace()):
                 return prim.bind(*args, **params)
@@ -277,7 +277,7 @@ def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr
         args = [trace.new_arg(a, o) for a, o in zip(in_avals, origins, strict=True)]
         outs = fun(*args)
         closed = trace.to_jaxpr(outs)
-    if _folding["jax_check_tracer_leaks"]:
+    if _flags.values["jax_check_tracer_leaks"]:
         core.check_leaks(trace, args, outs)
     for rewrite in traced_jaxpr_rewrites:
         closed = rewrite(closed)

@@ -71,10 +71,15 @@ def convert_element_type(operand, new_dtype):
     return _convert_element_type(operand, new_dtype, weak_type=False)
 
 
-def _convert_element_type(operand, new_dtype=None, weak_type=False):
+def _convert_element_type(operand, new_dtype=None, weak_type=False, canonicalize=True):
+    """`canonicalize=False` keeps a 64-bit `new_dtype` without x64 (the type of an existing
+    array, which JAX's internal conversion keeps: `full_like` of a float64 array)."""
     if hasattr(operand, "__jax_array__"):
         operand = operand.__jax_array__()
-    new_dtype = np_dtype_param(new_dtype) if new_dtype is not None else core.get_aval(operand).dtype
+    if new_dtype is None:
+        new_dtype = core.get_aval(operand).dtype
+    else:
+        new_dtype = np_dtype_param(new_dtype) if canonicalize else dtypes.dtype(new_dtype)
     if type(operand) in _PY_SCALARS or isinstance(operand, (np.ndarray, np.generic)):
         # constants convert on the host: no device round trip, and they stay literal in jaxprs
         value = _np_convert(operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)

@@ -46,8 +46,12 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """
     fill_shape = np.shape(x) if shape is None else shape_param(shape, "full_like: shape")
     weak = dtype is None and dtypes.is_weakly_typed(x)
-    dt = dtypes.canonicalize_dtype(_value_dtype(x) if dtype is None else dtypes.dtype(dtype))
-    return broadcast(_convert_element_type(fill_value, dt, weak), fill_shape)
+    if dtype is None and hasattr(x, "aval"):  # as JAX: a 64-bit array's own type, even without x64
+        value = _convert_element_type(fill_value, core.get_aval(x).dtype, weak, canonicalize=False)
+    else:
+        dt = dtypes.canonicalize_dtype(_value_dtype(x) if dtype is None else dtypes.dtype(dtype))
+        value = _convert_element_type(fill_value, dt, weak)
+    return broadcast(value, fill_shape)
 
 
 def empty(shape, dtype, *, out_sharding=None):

@@ -9,6 +9,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import helpers as lax_helpers
 from pyjax._src.lax import shape_ops
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.shape import concatenate, stack
@@ -170,6 +171,8 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 def _full_like(fun_name, a, fill_value, dtype, shape):
     shape, dt, aval = _like(fun_name, a, dtype, shape)
+    if dtype is None and hasattr(a, "aval"):  # as JAX: a 64-bit array's own type, even without x64
+        return lax_helpers.full_like(a, fill_value, shape=shape)
     out = full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
         out = lax._convert_element_type(out, core.get_aval(out).dtype, True)
