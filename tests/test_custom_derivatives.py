@@ -494,3 +494,26 @@ def test_symbolic_zeros_are_pytree_leaves():
     f.defjvp(f_jvp, symbolic_zeros=True)
     assert pyjax.jvp(lambda y: f(2.0, y), (3.0,), (1.0,)) == (6.0, 2.0)
     assert seen == [("SymbolicZero", 2)]
+
+
+def test_nondiff_argnames():
+    """Issue 23 (JAX's custom_api_test test_nondiff_argnums_argnames): custom_vjp/custom_jvp take
+    nondiff_argnames (positional parameters by name), merged with nondiff_argnums."""
+    @functools.partial(pyjax.custom_vjp, nondiff_argnums=(0,), nondiff_argnames=("g",))
+    def app(f, g, x):
+        return f(x) + g(x)
+
+    app.defvjp(lambda f, g, x: (app(f, g, x), jnp.cos(x)), lambda f, g, cos_x, v: (cos_x * v,))
+    assert app.nondiff_argnums == (0, 1)
+    double = lambda x: 2 * x
+    v, g = pyjax.value_and_grad(lambda x: app(double, double, x))(1.)
+    np.testing.assert_allclose([v, g], [4., np.cos(1.)], rtol=1e-6)
+
+    @functools.partial(pyjax.custom_jvp, nondiff_argnames=("n",))
+    def power(x, n):
+        return x ** n
+
+    power.defjvp(lambda n, primals, tangents: (power(primals[0], n),
+                                               n * primals[0] ** (n - 1) * tangents[0]))
+    assert power.nondiff_argnums == (1,)
+    np.testing.assert_allclose(pyjax.grad(power)(2., 3), 12.)

@@ -35,6 +35,9 @@ def _signature(fun):
         return None
 
 
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
 def _resolve_args(sig, fname, args, kwargs):
     """The call's arguments as positions, omitted ones with their defaults (JAX passes them to
     the rules too). Keyword-only arguments cannot be positions: passing one is a TypeError."""
@@ -166,12 +169,15 @@ class _CustomFunction:
     """What custom_jvp and custom_vjp share: the wrapped function, its non-differentiable
     arguments, and how a call is flattened and bound."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
         self.symbolic_zeros = False
         self._sig = _signature(fun)
+        # as JAX: arguments named in nondiff_argnames are the positional parameters of those names
+        named = [i for i, (name, p) in enumerate(self._sig.parameters.items())
+                 if name in nondiff_argnames and p.kind in _POSITIONAL] if nondiff_argnames else []
+        self.nondiff_argnums = tuple(sorted({*nondiff_argnums, *named}))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -232,8 +238,8 @@ class custom_jvp(_CustomFunction):
         ... def f_jvp(primals, tangents): (x,), (t,) = primals, tangents; return f(x), jnp.cos(x) * t
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
 
     def defjvp(self, jvp, symbolic_zeros=False):
@@ -399,8 +405,8 @@ class custom_vjp(_CustomFunction):
         >>> clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = None
         self.bwd = None
 
