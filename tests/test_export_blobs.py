@@ -128,26 +128,22 @@ def test_jax_blob_for_two_platforms_takes_the_platform_index():
 
 SHARDED = sorted(n for n, c in DATA.items() if "nr_devices" in c)
 
-# Runs in a fresh interpreter with 8 CPU devices: each sharded blob of argv[1] (JSON: name ->
-# path) called on arguments laid out as `in_shardings_jax(mesh)` says, eagerly, differentiated
-# and under jit; prints its results and what it knows of its shardings as JSON.
+# Runs in a fresh interpreter with 8 CPU devices. For each sharded case of argv[1] (JSON: name
+# -> [JAX's blob, case]): JAX's blob and the blob pyjax exports for the same function (written
+# to the directory argv[2]) are called on arguments laid out as `in_shardings_jax(mesh)` says,
+# eagerly, differentiated and under jit; prints the results and what the Exporteds say.
 SHARDED_SCRIPT = textwrap.dedent('''
-    import json, sys
+    import json, os, sys
     import numpy as np
     import pyjax as jax
     import pyjax.numpy as jnp
-    from pyjax import export
+    from pyjax import export, lax
+    from pyjax.sharding import NamedSharding, PartitionSpec as P
 
     def leaves(t):
         return [np.asarray(x).tolist() for x in jax.tree_util.tree_leaves(t)]
 
-    out = {}
-    for name, (path, (sizes, names, types), args) in json.loads(sys.argv[1]).items():
-        with open(path, "rb") as f:
-            exp = export.deserialize(f.read())
-        mesh = jax.make_mesh(tuple(sizes), tuple(names),
-                             axis_types=(getattr(jax.sharding.AxisType, types),) * len(names))
-        args = [np.asarray(a, np.float32) for a in args]
+    def run(exp, mesh, args):
         placed = [jax.device_put(a, s) for a, s in zip(args, exp.in_shardings_jax(mesh))]
 
         def loss(*xs):
@@ -158,18 +154,15 @@ SHARDED_SCRIPT = textwrap.dedent('''
             jitted = jax.jit(lambda *xs: jax.tree_util.tree_map(lambda o: o * 2.0,
                                                                 exp.call(*xs)))(*placed)
         errors = []
-        for label, call in [("numpy arguments", lambda: exp.call(*args)),
-                            ("4 devices", lambda: exp.call(*[jax.device_put(
-                                a, jax.sharding.NamedSharding(
-                                    jax.make_mesh((4,), ("z",), devices=jax.devices()[:4]),
-                                    jax.sharding.PartitionSpec()))
-                                for a in args]))]:
+        four = NamedSharding(jax.make_mesh((4,), ("z",), devices=jax.devices()[:4]), P())
+        for call in [lambda: exp.call(*args),
+                     lambda: exp.call(*[jax.device_put(a, four) for a in args])]:
             try:
                 call()
                 errors.append(None)
             except ValueError as e:
                 errors.append(str(e))
-        out[name] = {
+        return {
             "out": leaves(res), "grads": leaves(grads), "jit_out": leaves(jitted),
             "out_layouts": [repr(o.sharding.spec) for o in jax.tree_util.tree_leaves(res)],
             "in_shardings_hlo": [str(s) for s in exp.in_shardings_hlo],
@@ -179,6 +172,29 @@ SHARDED_SCRIPT = textwrap.dedent('''
             "in_avals": [str(a) for a in exp.in_avals],
             "out_avals": [str(a) for a in exp.out_avals],
             "errors": errors}
+
+    out = {}
+    for name, (path, case) in json.loads(sys.argv[1]).items():
+        sizes, names, types = case["mesh"]
+        mesh = jax.make_mesh(tuple(sizes), tuple(names),
+                             axis_types=(getattr(jax.sharding.AxisType, types),) * len(names))
+        args = [np.asarray(a, np.float32) for a in case["args"]]
+        with open(path, "rb") as f:
+            out[name] = run(export.deserialize(f.read()), mesh, args)
+        # the same function exported by pyjax
+        ins = tuple(NamedSharding(mesh, P(*p)) for p in case["in_specs"])
+        outs = tuple(NamedSharding(mesh, P(*p)) for p in case["out_specs"])
+        f = jax.jit(eval(case["src"], {"jnp": jnp, "lax": lax}), in_shardings=ins,
+                    out_shardings=outs if len(outs) > 1 else outs[0])
+        exp = export.export(f)(*[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args])
+        blob = exp.serialize(vjp_order=1)
+        with open(os.path.join(sys.argv[2], name + ".bin"), "wb") as f:
+            f.write(blob)
+        out[name + ":pyjax"] = run(export.deserialize(blob), mesh, args)
+        out[name + ":pyjax"]["exported"] = {
+            "nr_devices": exp.nr_devices, "in_avals": [str(a) for a in exp.in_avals],
+            "in_shardings_hlo": [str(s) for s in exp.in_shardings_hlo],
+            "in_shardings_jax": [repr(s) for s in exp.in_shardings_jax(mesh)]}
     print(json.dumps(out))
 ''')
 
@@ -193,11 +209,17 @@ def run_with_8_devices(script, *args):
 
 
 @pytest.fixture(scope="module")
-def sharded_runs():
-    given = {name: (os.path.join(HERE, "export_blobs", name + ".bin"), DATA[name]["mesh"],
-                    [a.tolist() for a in arrays(DATA[name]["runs"][0]["args"])])
+def sharded_blobs_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("sharded_blobs")
+
+
+@pytest.fixture(scope="module")
+def sharded_runs(sharded_blobs_dir):
+    given = {name: (os.path.join(HERE, "export_blobs", name + ".bin"),
+                    {**{k: DATA[name][k] for k in ("mesh", "src", "in_specs", "out_specs")},
+                     "args": [a.tolist() for a in arrays(DATA[name]["runs"][0]["args"])]})
              for name in SHARDED}
-    return run_with_8_devices(SHARDED_SCRIPT, json.dumps(given))
+    return run_with_8_devices(SHARDED_SCRIPT, json.dumps(given), str(sharded_blobs_dir))
 
 
 def test_jax_blob_sharded_deserializes():
@@ -214,10 +236,12 @@ def test_jax_blob_sharded_deserializes():
     assert again["vjp"]["out_shardings"] == d["vjp"]["out_shardings"]
 
 
+@pytest.mark.parametrize("blob_of", ["jax", "pyjax"])
 @pytest.mark.parametrize("name", SHARDED)
-def test_jax_blob_sharded_over_8_devices_runs(sharded_runs, name):
-    # eagerly, differentiated through its VJP and under jit, on arguments laid out as exported
-    got, want = sharded_runs[name], DATA[name]
+def test_sharded_blob_over_8_devices_runs(sharded_runs, name, blob_of):
+    # JAX's blob, and pyjax's for the same function: eagerly, differentiated through the VJP
+    # and under jit, on arguments laid out as exported
+    got, want = sharded_runs[name if blob_of == "jax" else name + ":pyjax"], DATA[name]
     run = want["runs"][0]
     def close(got_lists, want, **tol):
         assert_trees_close([np.asarray(g, np.float32) for g in got_lists],
@@ -232,6 +256,20 @@ def test_jax_blob_sharded_over_8_devices_runs(sharded_runs, name):
     # JAX's errors: a call on one device, or over 4 devices
     assert "exported for 8 devices and is called in a context with 1 devices" in got["errors"][0]
     assert "exported for 8 devices and is called in a context with 4 devices" in got["errors"][1]
+
+
+@pytest.mark.parametrize("name", SHARDED)
+def test_pyjax_sharded_blob_has_the_fields_of_jax_blob(sharded_runs, sharded_blobs_dir, name):
+    ours = flatbuf.decode((sharded_blobs_dir / (name + ".bin")).read_bytes())
+    theirs = flatbuf.decode(blob(name))
+    _compare(ours, theirs, name)
+    _compare(ours["vjp"], theirs["vjp"], name + ".vjp")
+    assert ours["in_shardings"][0]["mesh"]["device"] == {"device_kind": "cpu", "num_cores": None,
+                                                         "platform": "cpu"}
+    exported = sharded_runs[name + ":pyjax"]["exported"]
+    assert exported["nr_devices"] == 8 and exported["in_avals"] == DATA[name]["in_avals"]
+    # (as JAX 0.10.2: None on the Exported that export() returns)
+    assert exported["in_shardings_hlo"] == DATA[name]["exported_in_shardings_hlo"]
 
 
 def test_jax_blob_with_an_ordered_effect_threads_its_token():
@@ -340,13 +378,16 @@ def test_old_pyjax_format_blobs_stay_readable():
 
 @pytest.mark.skipif(not os.environ.get("PYJAX_JAX_PYTHON"),
                     reason="set PYJAX_JAX_PYTHON to a python with JAX 0.10.2 and flatbuffers")
-def test_pyjax_blobs_run_on_jax(tmp_path):
+def test_pyjax_blobs_run_on_jax(tmp_path, sharded_runs, sharded_blobs_dir):
     for name in SINGLE_DEVICE:
         _, exp = export_with_pyjax(name)
         (tmp_path / (name + ".bin")).write_bytes(exp.serialize(vjp_order=1))
+    for name in SHARDED:  # (exported over 8 devices by the sharded_runs subprocess)
+        (tmp_path / (name + ".bin")).write_bytes((sharded_blobs_dir / (name + ".bin")).read_bytes())
     subprocess.run([os.environ["PYJAX_JAX_PYTHON"], os.path.join(HERE, "check_blobs_on_jax.py"),
                     str(tmp_path)], check=True, timeout=600,
-                   env={**os.environ, "JAX_PLATFORMS": "cpu"})
+                   env={**os.environ, "JAX_PLATFORMS": "cpu",
+                        "XLA_FLAGS": "--xla_force_host_platform_device_count=8"})
 
 
 class PerElement:

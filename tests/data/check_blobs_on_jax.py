@@ -5,8 +5,12 @@ recorded results (tests/data/export_blobs.json), gradients through the serialize
 
 DIR holds <case name>.bin files written by pyjax's `Exported.serialize(vjp_order=1)` (the test
 tests/test_export_blobs.py::test_pyjax_blobs_run_on_jax writes them and runs this script).
-Exits with status 1 when a result differs.
+Blobs of the sharded cases (exported over 8 devices) need
+XLA_FLAGS=--xla_force_host_platform_device_count=8: their arguments are laid out as
+`in_shardings_jax(mesh)` says, over a mesh of the recorded axes. Exits with status 1 when a
+result differs.
 """
+import contextlib
 import json
 import os
 import sys
@@ -42,15 +46,25 @@ def main(directory):
     for fname in sorted(os.listdir(directory)):
         name = fname[:-len(".bin")]
         exp = export.deserialize(bytearray(open(os.path.join(directory, fname), "rb").read()))
-        for run in cases[name]["runs"]:
+        case = cases[name]
+        mesh = None
+        if "mesh" in case:  # sharded: the arguments laid out as exported, under the mesh
+            sizes, names, types = case["mesh"]
+            mesh = jax.make_mesh(tuple(sizes), tuple(names), axis_types=(
+                getattr(jax.sharding.AxisType, types),) * len(names))
+        for run in case["runs"]:
             args = arrays(run["args"])
-            if not close(exp.call(*args), arrays(run["out"]), 2e-5, 2e-6):
-                failures.append(f"{name}: results")
+            argnums = run.get("grad_argnums", list(range(len(args))))
+            if mesh is not None:
+                args = [jax.device_put(a, s) for a, s in zip(args, exp.in_shardings_jax(mesh))]
+            with jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext():
+                if not close(exp.call(*args), arrays(run["out"]), 2e-5, 2e-6):
+                    failures.append(f"{name}: results")
 
-            def loss(*xs):
-                return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(exp.call(*xs))
-                           if jnp.issubdtype(o.dtype, jnp.floating))
-            grads = jax.grad(loss, argnums=run["grad_argnums"])(*args)
+                def loss(*xs):
+                    return sum(jnp.sum(o) for o in jax.tree_util.tree_leaves(exp.call(*xs))
+                               if jnp.issubdtype(o.dtype, jnp.floating))
+                grads = jax.grad(loss, argnums=argnums)(*args)
             if not close(list(grads), arrays(run["grads"]), 1e-4, 1e-5):
                 failures.append(f"{name}: gradients")
         print(f"{name}: ran on JAX {jax.__version__}")

@@ -740,7 +740,10 @@ def serialize_portable_artifact(module_text: str) -> bytes:
     with _mlir_lock:
         with _ensure_mlir_context():
             module = ir.Module.parse(module_text)
-            return _jax.mlir.serialize_portable_artifact(module, target)
+            # (Shardy's ops stay in the sdy dialect where the backend reads them so, as JAX
+            # serializes; else they are converted to the GSPMD round-trip form)
+            return _jax.mlir.serialize_portable_artifact(module, target,
+                                                         get_client().serialize_with_sdy)
 
 
 def deserialize_portable_artifact(blob: bytes) -> str:

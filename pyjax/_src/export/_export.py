@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core, dispatch, dtypes, tree_util
+from pyjax._src import core, dispatch, dtypes, spmd, tree_util
 from pyjax._src.ad_api import vjp
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
@@ -35,7 +35,8 @@ from pyjax._src.custom_derivatives import custom_vjp
 from pyjax._src.export import flatbuf, serialization, shape_poly, sharded
 from pyjax._src.export.shape_poly import DimExpr
 from pyjax._src.lax import helpers as lax
-from pyjax._src.lowering import lower, mlir
+from pyjax._src.config import config
+from pyjax._src.lowering import lower, mlir, sdy
 from pyjax._src.pjit import jit, jit_info
 
 # The module calling convention (JAX's, versions 9 and 10): `main`'s arguments are the platform
@@ -188,11 +189,10 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
         traced = info.trace(*args_specs, **kwargs_specs)
-        if traced.shardings is not None:
-            raise NotImplementedError("pyjax.export: exporting a function laid out over several "
-                                      "devices (in/out shardings over a mesh) is not supported")
+        shardings = sharded.export_shardings(info, traced,
+                                             tree_util.tree_leaves((args_specs, kwargs_specs)))
         return _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
-                              platforms, tuple(disabled_checks), info.fun)
+                              platforms, tuple(disabled_checks), shardings)
     return do_export
 
 
@@ -203,31 +203,40 @@ def _canonical_platform(p):
     return p
 
 
-def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, fun) -> Exported:
+def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardings) -> Exported:
+    """`shardings`: (in, out, mesh) from `sharded.export_shardings` (mesh None: one device)."""
     ordered = [e for e in closed.jaxpr.effects if getattr(e, "ordered", False)]
     if ordered:
         raise NotImplementedError(f"pyjax.export: the function has ordered effects {ordered}; "
                                   "exporting them (token arguments) is not supported")
-    texts = [lower_for_export(name, closed, p) for p in platforms]
+    ins, outs, mesh = shardings
+    if mesh is not None and len(platforms) > 1:
+        raise NotImplementedError("pyjax.export: a function laid out over a mesh is exported for "
+                                  "one platform at a time")
+    texts = [lower_for_export(name, closed, p, shardings) for p in platforms]
     text = texts[0] if len(platforms) == 1 else _multi_platform_module(name, closed, texts)
     # (JAX's "global constants": the dimension variables and the platform index)
     uses_global_constants = (len(platforms) > 1 or not all(
         shape_poly.is_constant_shape(a.shape) for a in closed.in_avals))
     text = text.replace(" attributes {", " attributes {jax.uses_shape_polymorphism = "
                         f"{str(uses_global_constants).lower()}, ", 1)
-    in_avals = tuple(closed.in_avals)
+    in_named, out_named = tuple(map(sharded.abstract, ins)), tuple(map(sharded.abstract, outs))
+    in_avals = sharded.with_sharding(closed.in_avals, in_named)
     scope = _scope_of(in_avals)
+    # (JAX 0.10.2's export leaves in/out_shardings_hlo None; a deserialized blob has them)
     exp = Exported(
         fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree,
-        out_avals=tuple(closed.out_avals),
+        out_avals=sharded.with_sharding(closed.out_avals, out_named),
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(closed.out_avals),
-        nr_devices=1, platforms=tuple(platforms), ordered_effects=(), unordered_effects=(),
+        nr_devices=1 if mesh is None else mesh.size, platforms=tuple(platforms),
+        ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled,
         mlir_module_serialized=_module_bytes(text),
         calling_convention_version=maximum_supported_calling_convention_version,
         module_kept_var_idx=tuple(range(len(in_avals))),
         uses_global_constants=uses_global_constants,
-        _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled), _scope=scope)
+        _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled, shardings),
+        _scope=scope, _in_named_shardings=in_named, _out_named_shardings=out_named)
     return exp
 
 
@@ -293,8 +302,9 @@ def _scope_of(avals):
     return None
 
 
-def _vjp_of_jaxpr(closed, platforms, disabled, primal: Exported) -> Exported:
-    """Export the VJP of the traced function: `(*primals, *cts) -> in_cts` (flat)."""
+def _vjp_of_jaxpr(closed, platforms, disabled, shardings, primal: Exported) -> Exported:
+    """Export the VJP of the traced function: `(*primals, *cts) -> in_cts` (flat), laid out as
+    the primal's arguments and results (`shardings`: its (in, out, mesh))."""
     n_in = len(closed.in_avals)
     fwd = core.jaxpr_as_fun(closed)
 
@@ -315,7 +325,10 @@ def _vjp_of_jaxpr(closed, platforms, disabled, primal: Exported) -> Exported:
 
     specs = [ShapeDtypeStruct(a.shape, a.dtype if _differentiable(a) or i < n_in else np.bool_)
              for i, a in enumerate((*closed.in_avals, *closed.out_avals))]
-    exp = export(jit(fun_vjp_jax), platforms=platforms, disabled_checks=disabled)(*specs)
+    ins, outs, mesh = shardings
+    fun = jit(fun_vjp_jax) if mesh is None else jit(fun_vjp_jax, in_shardings=(*ins, *outs),
+                                                     out_shardings=ins)
+    exp = export(fun, platforms=platforms, disabled_checks=disabled)(*specs)
     float0_in = tuple(n_in + k for k, a in enumerate(closed.out_avals) if not _differentiable(a))
     float0_out = tuple(k for k, a in enumerate(closed.in_avals) if not _differentiable(a))
     return dataclasses.replace(exp, _float0=(float0_in, float0_out))
@@ -328,18 +341,25 @@ def _differentiable(aval) -> bool:
 # -- lowering for export ----------------------------------------------------------------------------
 
 
-def lower_for_export(name, closed: core.ClosedJaxpr, platform) -> str:
+def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None) -> str:
     """The StableHLO module of `closed`: its invars are `main`'s arguments (dynamic dimensions
     `?`), its consts are constants in the module; symbolic dimension variables are read from
-    the arguments' shapes with `stablehlo.get_dimension_size`."""
+    the arguments' shapes with `stablehlo.get_dimension_size`. `shardings` (in, out, mesh):
+    over a mesh, the module is partitioned for its devices, its arguments and results
+    annotated (Shardy's or GSPMD's form, as `jax_use_shardy_partitioner` says)."""
     fb = mlir.FuncBuilder()
     module = lower.ModuleContext(platform)
+    ins, outs, mesh = shardings or ((None,) * len(closed.in_avals),
+                                    (None,) * len(closed.out_avals), None)
+    if mesh is not None:
+        module.partitioned, module.shardy = True, config._values["jax_use_shardy_partitioner"]
     jaxpr = closed.jaxpr
     args, names = [], []
-    for i, v in enumerate(jaxpr.invars):
+    for i, (v, s) in enumerate(zip(jaxpr.invars, ins, strict=True)):
         n = f"%arg{i}"
         fb.types[n] = mlir.aval_type(v.aval)
-        args.append((n, fb.types[n], ""))
+        attr = "" if s is None else "{" + sdy.sharding_attr(module, s, v.aval.ndim) + "}"
+        args.append((n, fb.types[n], attr))
         names.append(n)
     symbolic = not all(shape_poly.is_constant_shape(v.aval.shape)
                        for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval"))
@@ -347,14 +367,23 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform) -> str:
         module.dim_values = _dimension_values(fb, jaxpr.invars, names)
         _shape_assertions(fb, module, jaxpr.invars, names)
     consts = [fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in closed.consts]
-    outs = lower.lower_jaxpr_body(fb, module, jaxpr, consts, names)
+    target = spmd.lowering_target.set(((), None) if mesh is None
+                                      else (tuple(mesh.devices.flat), mesh))
+    try:
+        results = lower.lower_jaxpr_body(fb, module, jaxpr, consts, names)
+    finally:
+        spmd.lowering_target.reset(target)
     if module.host_callbacks:  # (their custom calls name Python objects of this process)
         raise NotImplementedError(f"serialization of host_callbacks is not yet implemented: "
                                   f"'{name}' calls back into Python (pure_callback, io_callback "
                                   f"or jax.debug), which an exported module cannot carry")
     out_types = [mlir.aval_type(v.aval) for v in jaxpr.outvars]
-    return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, outs,
-                            functions=list(module.functions.values()))
+    result_attrs = [f"{{{sdy.sharding_attr(module, s, v.aval.ndim)}}}" if s is not None else ""
+                    for s, v in zip(outs, jaxpr.outvars, strict=True)]
+    return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, results,
+                            num_partitions=1 if mesh is None else mesh.size,
+                            result_attrs=result_attrs, functions=list(module.functions.values()),
+                            declarations=sdy.mesh_ops(module))
 
 
 def _dimension_values(fb, invars, names) -> dict:

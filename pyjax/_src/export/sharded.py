@@ -21,6 +21,7 @@ import math
 import re
 
 from pyjax._src import spmd
+from pyjax._src.array import ArrayImpl
 from pyjax._src.backend import xla
 from pyjax._src.lowering import sdy
 from pyjax._src.mesh import AbstractDevice, AbstractMesh, AxisType
@@ -189,3 +190,60 @@ def constrain_all(ctx, values, shardings, avals) -> list:
         return list(values)
     return [x if s is None else sdy.constrain(ctx, x, s, a)
             for x, s, a in zip(values, shardings, avals, strict=True)]
+
+
+# -- exporting ---------------------------------------------------------------------------------
+
+
+def export_shardings(info, traced, leaves):
+    """`(ins, outs, mesh)` for exporting a traced jit: the NamedSharding of each flat argument and
+    result (None: unspecified) over `mesh`, the concrete mesh they name (None: the function runs
+    on one device, every sharding None). The jit's own shardings, else those of the argument
+    specs (`ShapeDtypeStruct(..., sharding=)`); under sharding in types, an unspecified result
+    is laid out as its type says."""
+    n_in, n_out = len(traced.jaxpr.in_avals), len(traced.jaxpr.out_avals)
+    if traced.shardings is not None:
+        ins, outs = traced.shardings
+        if info.in_shardings is None:  # (the arguments' own layouts, where they have one)
+            ins = tuple(s if _placed(x) else None for s, x in zip(ins, leaves, strict=True))
+    else:
+        ins = tuple(_placed(x) for x in leaves)
+        outs = None
+    named = [s for s in (*ins, *(outs or ())) if s is not None]
+    if not named:
+        return (None,) * n_in, (None,) * n_out, None
+    mesh = named[0].mesh
+    for s in named[1:]:
+        if tuple(s.mesh.devices.flat) != tuple(mesh.devices.flat):
+            raise ValueError(f"Received incompatible devices for jitted computation "
+                             f"{traced.name}: {s!r} and {named[0]!r} use different meshes")
+    if outs is None:
+        outs = spmd.out_shardings_from_types([s for s in ins if s is not None] or [named[0]],
+                                             traced.jaxpr.out_avals) or (None,) * n_out
+    return tuple(ins), tuple(outs), mesh
+
+
+def _placed(x):
+    """The NamedSharding a leaf given to export is laid out as (an Array's, or a spec's), or
+    None."""
+    s = x._named_sharding if type(x) is ArrayImpl else getattr(x, "sharding", None)
+    return s if isinstance(s, NamedSharding) else None
+
+
+def abstract(s: NamedSharding | None) -> NamedSharding | None:
+    """`s` over its mesh's abstract mesh (with the kind of device), as an Exported keeps it."""
+    if s is None:
+        return None
+    mesh = s.mesh
+    d0 = mesh.devices.flat[0]
+    am = mesh.abstract_mesh
+    return NamedSharding(AbstractMesh(am.axis_sizes, am.axis_names, am.axis_types,
+                                      abstract_device=AbstractDevice(d0.device_kind, None,
+                                                                     d0.platform)),
+                         s.spec, memory_kind=s.memory_kind or "device")
+
+
+def with_sharding(avals, shardings) -> tuple:
+    """The avals with their shardings in the type (Explicit mesh axes only, as JAX's)."""
+    return tuple(a if s is None else a.update(sharding=s)
+                 for a, s in zip(avals, shardings, strict=True))
