@@ -331,9 +331,9 @@ def test_register_dataclass_errors():
         x: int
         y: int
 
-    with pytest.raises(ValueError, match="missing.*'y'"):
+    with pytest.raises(ValueError, match="Missing fields.*'y'"):
         tu.register_dataclass(G, data_fields=["x"], meta_fields=[])
-    with pytest.raises(ValueError, match="unexpected.*'y'"):
+    with pytest.raises(ValueError, match="Unexpected fields.*'y'"):
         tu.register_dataclass(G, data_fields=["x"], meta_fields=["y"], drop_fields=["y"])
     with pytest.raises(ValueError, match="overlap"):
         tu.register_dataclass(G, data_fields=["x", "y"], meta_fields=["y"])
@@ -527,3 +527,29 @@ def test_prefix_errors_and_broadcast_flattened_prefix_match_jax():
     full = tu.tree_structure(((0, None, 0), {"a": 0, "b": [0]}))
     assert broadcast_flattened_prefix_with_treedef(
         [1, 2], tu.tree_structure((0, 0)), full) == [1, 1, 2, 2]
+
+
+def test_jax_suite_tree_util_details():
+    """Issue 23 (JAX's tree_util_test): a defaultdict is rebuilt with sorted keys and its
+    factory, as a dict; FlattenedIndexKey hashes apart from SequenceKey; tree_transpose's
+    mismatch and register_dataclass's field check say JAX's words (TypeError 'Mismatch',
+    'must include all dataclass fields ... Unexpected fields')."""
+    d = collections.defaultdict(int, {"b": 2, "a": 1, "c": {"b": 2, "a": 1}})
+    leaves, treedef = tu.tree_flatten(d)
+    assert leaves == [1, 2, 1, 2]
+    restored = tu.tree_unflatten(treedef, leaves)
+    assert list(restored) == ["a", "b", "c"] and restored.default_factory is int
+    assert hash(tu.FlattenedIndexKey(1)) != hash(tu.SequenceKey(1))
+    assert hash(tu.FlattenedIndexKey(1)) == hash(tu.FlattenedIndexKey(1))
+    with pytest.raises(TypeError, match="Mismatch"):
+        tu.tree_transpose(tu.tree_structure({"a": 1, "b": 2}), tu.tree_structure([1, 2, 3]),
+                          {"a": [1, 2], "b": [3, 4]})
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: int
+
+    with pytest.raises(ValueError, match="data_fields and meta_fields must include all dataclass "
+                                         "fields.*Unexpected fields: {'z'}"):
+        tu.register_dataclass(Point, data_fields=["x", "y", "z"], meta_fields=[])

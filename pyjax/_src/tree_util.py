@@ -108,11 +108,15 @@ _SORTED_SPECS: dict = {}
 
 
 def _sort_dict_node(node):
-    if node.kind != PyTreeKind.DICT:
+    if node.kind not in (PyTreeKind.DICT, PyTreeKind.DEFAULTDICT):
         return node
     leaf = optree.treespec_leaf(none_is_leaf=node.none_is_leaf, namespace=node.namespace)
-    return optree.treespec_dict(dict.fromkeys(node.entries(), leaf), none_is_leaf=node.none_is_leaf,
-                                namespace=node.namespace)
+    children = dict.fromkeys(node.entries(), leaf)
+    if node.kind == PyTreeKind.DEFAULTDICT:  # (its factory: rebuild one, as the spec hides it)
+        factory = node.unflatten([None] * node.num_children).default_factory
+        return optree.treespec_defaultdict(factory, children, none_is_leaf=node.none_is_leaf,
+                                           namespace=node.namespace)
+    return optree.treespec_dict(children, none_is_leaf=node.none_is_leaf, namespace=node.namespace)
 
 
 def _sorted_spec(spec):
@@ -347,6 +351,9 @@ class FlattenedIndexKey:
 
     def __str__(self):
         return f"[<flat index {self.key}>]"
+
+    def __hash__(self):  # (apart from SequenceKey's of the same index, as JAX's)
+        return hash((FlattenedIndexKey, self.key))
 
 
 def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
@@ -611,10 +618,13 @@ def _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
     if is_dataclass:
         init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
         missing, unexpected = init_fields - {*data_fields, *meta_fields}, {*data_fields, *meta_fields} - init_fields
-        if missing or unexpected:
-            raise ValueError("register_dataclass: data_fields and meta_fields must list exactly the "
-                             f"dataclass fields with init=True; missing {missing or '{}'} (add them to "
-                             f"drop_fields to leave them out), unexpected {unexpected or '{}'}")
+        if missing or unexpected:  # (JAX's phrases: programs match them)
+            raise ValueError(
+                "register_dataclass: data_fields and meta_fields must include all dataclass fields "
+                "with init=True, and no others."
+                + (f" Missing fields: {missing} (add them to drop_fields to leave them out)."
+                   if missing else "")
+                + (f" Unexpected fields: {unexpected}." if unexpected else ""))
     return data_fields, meta_fields
 
 
@@ -729,7 +739,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
         inner_treedef = tree_structure(first)
     n_outer, n_inner = outer_treedef.num_leaves, inner_treedef.num_leaves
     if treedef.num_leaves != n_outer * n_inner:
-        raise TypeError(f"tree_transpose: pytree_to_transpose has {treedef.num_leaves} leaves, but "
+        raise TypeError(f"tree_transpose: Mismatch: pytree_to_transpose has {treedef.num_leaves} leaves, but "
                         f"outer_treedef ({n_outer} leaves) composed with inner_treedef ({n_inner} leaves) "
                         f"has {n_outer * n_inner}.\n"
                         f"  pytree_to_transpose: {treedef}\n"
