@@ -290,7 +290,8 @@ def test_repeated_recompiles_are_explained(caplog):
     with caplog.at_level("WARNING", logger="pyjax"):
         for n in range(1, 6):
             jf(jnp.ones(n))
-    assert "recompiling" in caplog.text and "f32[3] -> f32[4]" in caplog.text
+    assert "recompiling for the 4th time" in caplog.text
+    assert "different input types: at x, now f32[4] and before f32[3]" in caplog.text
 
 
 def test_clear_cache_forces_a_retrace():
@@ -568,3 +569,29 @@ def test_float0_arguments_and_outputs():
         np.testing.assert_array_equal(y, [2.0, 2.0])
         assert type(t_out) is np.ndarray and t_out.dtype == dtypes.float0 and t_out.shape == (2,)
     np.testing.assert_array_equal(jax.jit(lambda x, t: x + 1)(jnp.ones(2), t), [2.0, 2.0])
+
+
+def test_cache_miss_explanations_say_jax_words(caplog):
+    """Issue 23 (JAX's api_test test_cache_miss_explanations_*): under explain_cache_misses a
+    retrace names what changed in JAX's words, by argument name and path."""
+    @jax.jit
+    def f(x, y):
+        return x
+
+    @jax.jit
+    def g(*args, **kwargs):
+        return args[0]
+
+    f(np.float32(0), np.float32(1))
+    g(0., 1., y=(2., 2.1))
+    with caplog.at_level("WARNING", logger="pyjax"), jax.explain_cache_misses(True):
+        f(np.float32(0), np.int32(1))
+        g(0., (1., 1.1), y=2.)
+        f(np.float32(0), {"a": [1.]})
+        f(np.float32(0), {"a": [1]})
+    lines = [r.getMessage() for r in caplog.records]
+    assert "different input types: at y, now i32[] and before f32[]" in lines[0]
+    assert "recompiling for the 2nd time" in lines[0]
+    assert "different input pytree" in lines[1]
+    assert ("different input types: at y['a'][0], now i32[]{weak_type=True} and before "
+            "f32[]{weak_type=True}") in lines[3]

@@ -601,17 +601,36 @@ class JitInfo:
         by_default = self._misses in (4, 16, 64) and not self.inline and not _in_library(self.fun)
         if prev is None or not (config.jax_explain_cache_misses or by_default):
             return
-        what = []
+        what = []  # (JAX's phrases: "different input pytree", "different input types")
         if prev[0] != key[0]:
-            what.append(f"the argument structure changed: {prev[0]} -> {key[0]}")
+            what.append(f"different input pytree: now {key[0]} and before {prev[0]}")
         if prev[1] != key[1]:
             what.append(f"static arguments changed: {prev[1]} -> {key[1]}")
-        if prev[2] != key[2]:
-            diffs = [f"leaf {i}: {a.str_short()} -> {b.str_short()}"
-                     for i, (a, b) in enumerate(zip(prev[2], key[2])) if a != b]
-            what.append("argument types changed: " + "; ".join(diffs[:5]))
-        logger.warning(f"jit({self.name}) is recompiling for the {self._misses}th time: "
+        if prev[0] == key[0] and prev[2] != key[2]:
+            paths = self._leaf_names(key[0])
+            diffs = [f"at {name}, now {_explained_aval(b)} and before {_explained_aval(a)}"
+                     for name, a, b in zip(paths, prev[2], key[2]) if a != b]
+            what.append("different input types: " + "; ".join(diffs[:5]))
+        n = self._misses
+        nth = f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+        logger.warning(f"jit({self.name}) is recompiling for the {nth} time: "
                        + ("; ".join(what) or "configuration changed"))
+
+    def _leaf_names(self, in_tree):
+        """Each argument leaf's name, the parameter and the path in it (`x`, `y['a'][0]`)."""
+        params = [p.name for p in self._params()]
+        dyn = [i for i in range(len(params) + len(self.static_argnums)) if i not in self.static_argnums]
+        names = []
+        for path, _ in tree_util.tree_flatten_with_path(tree_util.tree_unflatten(
+                in_tree, range(in_tree.num_leaves)))[0]:
+            where, top, rest = path[0].idx, path[1], path[2:]  # ((args, kwargs) first)
+            if where == 0:  # positional: its parameter's name where it has one
+                pos = dyn[top.idx] if top.idx < len(dyn) else top.idx
+                head = params[pos] if pos < len(params) else f"args[{top.idx}]"
+            else:
+                head = str(top.key)
+            names.append(head + tree_util.keystr(rest))
+        return names
 
     # -- AOT -------------------------------------------------------------------------------
 
@@ -771,6 +790,10 @@ _cpp_cache = xla.PjitFunctionCache(capacity=8192)
 # C++ dispatch can't tell apart NamedShardings with one layout but other names (sharding.py):
 # when such a pair appears, forget what it cached; those layouts then go through Python
 sharding_lib.on_ambiguous_layout.append(_cpp_cache.clear)
+
+
+def _explained_aval(aval):
+    return aval.str_short() + ("{weak_type=True}" if aval.weak_type else "")
 
 
 def _refresh_jit_settings(_=None):
