@@ -2,6 +2,7 @@
 conversions, repr), device placement, array creation from host values, the x64 flag,
 `pyjax.errors` and the version attributes."""
 import inspect
+import operator
 
 import numpy as np
 import pytest
@@ -66,7 +67,23 @@ def test_python_scalar_conversions(x):
     assert complex(x[0, 1]) == 1 + 0j
     assert ["a", "b", "c"][jnp.int32(2)] == "c"  # __index__
     assert range(10)[jnp.array(3)] == 3
-    assert float(jnp.ones((1, 1))) == 1.0
+
+
+def test_scalar_conversions_need_0d_arrays():
+    """Issue 23 (JAX's api_test test_scalar_conversion_errors): as JAX 0.10.2, int/float/
+    complex/index take 0-d arrays only (not NumPy's length-1 arrays), with JAX's words."""
+    for fn in (float, int, complex):
+        with pytest.raises(TypeError, match="Only scalar arrays can be converted to Python scalars"):
+            fn(jnp.ones((1, 1)))
+    for fn in (operator.index, hex):
+        for x in (jnp.arange(10), jnp.arange(0), jnp.float32(0), jnp.arange(1)):
+            with pytest.raises(TypeError, match="Only integer scalar arrays can be converted to "
+                                                "a scalar index"):
+                fn(x)
+    with pytest.raises(ValueError, match="The truth value of an empty array is ambiguous"):
+        bool(jnp.arange(0))
+    with pytest.raises(ValueError, match="The truth value of an empty array is ambiguous"):
+        jax.jit(bool)(jnp.arange(0))
 
 
 def test_python_scalar_conversion_errors(x):

@@ -314,22 +314,25 @@ class _ArrayImplMethods:
         return complex(self._scalar("complex"))
 
     def __index__(self):
-        if not np.issubdtype(self.dtype, np.integer) and self.dtype != np.bool_:
-            raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
-                            f"got {self.aval.str_short()}")
+        # (JAX's words and rule: a 0-d integer array only, not NumPy's length-1 arrays)
+        if self.ndim or (not np.issubdtype(self.dtype, np.integer) and self.dtype != np.bool_):
+            raise TypeError(f"Only integer scalar arrays can be converted to a scalar index; got "
+                            f"{self.aval.str_short()}")
         return int(self._scalar("index"))
 
     def __bool__(self):
         if self.size != 1:
-            raise ValueError(f"The truth value of an array with more than one element is "
+            raise ValueError("The truth value of an empty array is ambiguous. Use a.size > 0"
+                             if self.size == 0 else
+                             f"The truth value of an array with more than one element is "
                              f"ambiguous ({self.aval.str_short()}). Use a.any() or a.all()")
         return bool(self._value.reshape(()))
 
     def _scalar(self, what):
-        if self.size != 1:
-            raise TypeError(f"only length-1 arrays can be converted to Python scalars ({what}() "
-                            f"of {self.aval.str_short()})")
-        return self._value.reshape(())[()]
+        if self.ndim:  # (as JAX: 0-d arrays only, not NumPy's length-1 arrays)
+            raise TypeError(f"Only scalar arrays can be converted to Python scalars; got {what}() "
+                            f"of {self.aval.str_short()}")
+        return self._value[()]
 
     def item(self, *args):
         return self._value.item(*args)

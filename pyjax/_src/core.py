@@ -936,9 +936,9 @@ class Tracer:
         if value is not None:
             return bool(value)
         if self.aval.size != 1:
-            raise ValueError(
-                "The truth value of an array with " + ("no elements" if self.aval.size == 0 else
-                "more than one element") + " is ambiguous. Use a.any() or a.all()")
+            raise ValueError("The truth value of an empty array is ambiguous. Use a.size > 0"
+                             if self.aval.size == 0 else "The truth value of an array with more "
+                             "than one element is ambiguous. Use a.any() or a.all()")
         raise errors.TracerBoolConversionError(
             self, "bool()",
             "The truth value of a traced array is not known while tracing (e.g. `if x > 0:` or "
