@@ -3,6 +3,7 @@ comparisons, barriers, stage, platform_dependent, composite, ragged_dot, the nam
 full/full_like/collapse/broadcast helpers, the dot types) against JAX 0.10.2's recorded results
 (`data/record_lax_extra.py` → `data/lax_extra.json`), plus NumPy oracles and check_grads."""
 import json
+import re
 import pathlib
 
 import numpy as np
@@ -175,3 +176,28 @@ def test_select_and_gather_add_and_scatter_add_internal_entry_points():
     scatter = windowed_reductions._select_and_scatter_add
     assert scatter(np.ones((2, 2), np.float32), x, lax.ge_p, (1, 2), (1, 2), pads).tolist() == \
         [[0., 1., 1., 0.], [0., 1., 1., 0.]]
+
+
+@pytest.mark.parametrize("inshape,outshape,dims,words", [
+    ((2,), (2, 2), (0, 1), "broadcast_dimensions must have length equal to operand ndim"),
+    ((2, 2), (2,), (0, 1), "target broadcast shape must have equal or higher rank to the operand shape"),
+    ((2,), (2, 3), (2,), "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions"),
+    ((2,), (3,), (0,), "operand dimension sizes must either be 1, or be equal to their corresponding "
+                       "dimensions in the target broadcast shape"),
+    ((2, 2), (2, 2), (0, 0), "broadcast_in_dim broadcast_dimensions must not contain duplicates"),
+])
+def test_broadcast_in_dim_errors_say_jax_words(inshape, outshape, dims, words):
+    """Issue 23 (JAX's lax_test testBroadcastInDimShapeCheck): JAX's TypeError and words."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        lax.broadcast_in_dim(np.ones(inshape, np.float32), outshape, dims)
+
+
+def test_scatter_index_map_length_error_says_jax_words():
+    """Issue 23 (JAX's lax_test testScatterShapeCheckingRule_MismatchingScatterDimsToOperandDims)."""
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(4, 5, 6), inserted_window_dims=(1, 2),
+                                        scatter_dims_to_operand_dims=(0, 1, 2, 3))
+    with pytest.raises(TypeError, match=re.escape(
+            "Scatter op has 4 elements in scatter_dims_to_operand_dims and the bound of dimension "
+            "index_vector_dim=4 of indices is 5. These two numbers must be equal")):
+        lax.scatter(np.ones((50, 49, 48, 47, 46), np.float32), np.zeros((10, 9, 8, 7, 5), np.int32),
+                    np.ones((10, 9, 8, 7, 3, 2, 4), np.float32), dnums)

@@ -115,17 +115,24 @@ def broadcast_to_rank(x, rank):
 
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
-    if len(broadcast_dimensions) != x.ndim:
-        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must have "
-                        f"one entry per operand dimension of {x.str_short()}")
-    if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or \
-            list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
-        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
-                        f"strictly increasing dimensions of the result shape {shape}")
-    for i, d in enumerate(broadcast_dimensions):
-        if x.shape[i] not in (1, shape[d]):
-            raise TypeError(f"broadcast_in_dim: operand {x.str_short()} dimension {i} (size "
-                            f"{x.shape[i]}) cannot broadcast to result dimension {d} of shape {shape}")
+    # (JAX's words first: programs and JAX's tests match them; then the shapes)
+    dims, where = broadcast_dimensions, f" (broadcast_in_dim of {x.str_short()} to {shape} " \
+        f"along {broadcast_dimensions})"
+    if len(dims) != x.ndim:
+        raise TypeError("broadcast_dimensions must have length equal to operand ndim" + where)
+    if len(shape) < x.ndim:
+        raise TypeError("target broadcast shape must have equal or higher rank to the operand "
+                        "shape" + where)
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be a subset of output "
+                        "dimensions" + where)
+    if len(set(dims)) != len(dims):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must not contain duplicates" + where)
+    if list(dims) != sorted(dims):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing" + where)
+    if any(x.shape[i] not in (1, shape[d]) for i, d in enumerate(dims)):
+        raise TypeError("operand dimension sizes must either be 1, or be equal to their "
+                        "corresponding dimensions in the target broadcast shape" + where)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 

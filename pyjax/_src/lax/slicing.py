@@ -158,9 +158,13 @@ def _check_sorted_in_range(name, what, dims, rank):
 
 
 def _check_index_map(name, what, index_map, operand, indices, excluded):
-    if indices.ndim == 0 or len(index_map) != indices.shape[-1]:
-        raise TypeError(f"{name}: {what} {index_map} must have one entry per component of the "
-                        f"index vectors (the last axis of {indices.str_short()})")
+    if indices.ndim == 0 or len(index_map) != indices.shape[-1]:  # (JAX's words)
+        op = "Gather" if what == "start_index_map" else "Scatter"
+        bound = indices.shape[-1] if indices.ndim else 1
+        raise TypeError(f"{op} op has {len(index_map)} elements in {what} and the bound of "
+                        f"dimension index_vector_dim={max(indices.ndim - 1, 0)} of indices is "
+                        f"{bound}. These two numbers must be equal ({name} of indices "
+                        f"{indices.str_short()})")
     if len(set(index_map)) != len(index_map) or any(not 0 <= d < operand.ndim for d in index_map):
         raise TypeError(f"{name}: {what} {index_map} must be distinct axes of {operand.str_short()}")
     if set(index_map) & set(excluded):
