@@ -13,6 +13,7 @@
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -135,6 +136,7 @@ SHARDED = sorted(n for n, c in DATA.items() if "nr_devices" in c)
 SHARDED_SCRIPT = textwrap.dedent('''
     import json, os, sys
     import numpy as np
+    import pyjax; pyjax.as_jax()  # (as JAX programs run: jaxlib then makes pyjax's objects)
     import pyjax as jax
     import pyjax.numpy as jnp
     from pyjax import export, lax
@@ -165,6 +167,8 @@ SHARDED_SCRIPT = textwrap.dedent('''
         return {
             "out": leaves(res), "grads": leaves(grads), "jit_out": leaves(jitted),
             "out_layouts": [repr(o.sharding.spec) for o in jax.tree_util.tree_leaves(res)],
+            "shards": [[s.device.id for s in o.addressable_shards]
+                       for o in jax.tree_util.tree_leaves(res)],
             "in_shardings_hlo": [str(s) for s in exp.in_shardings_hlo],
             "out_shardings_hlo": [str(s) for s in exp.out_shardings_hlo],
             "vjp_in_shardings_hlo": [str(s) for s in exp.vjp().in_shardings_hlo],
@@ -195,6 +199,13 @@ SHARDED_SCRIPT = textwrap.dedent('''
             "nr_devices": exp.nr_devices, "in_avals": [str(a) for a in exp.in_avals],
             "in_shardings_hlo": [str(s) for s in exp.in_shardings_hlo],
             "in_shardings_jax": [repr(s) for s in exp.in_shardings_jax(mesh)]}
+    # an argument whose in_sharding is None (unspecified), as JAX's export_test has it
+    mesh = jax.make_mesh((8,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    spec = jax.ShapeDtypeStruct((16, 4), np.float32)
+    exp = export.export(jax.jit(lambda x, y: jnp.sin(x) * y,
+                                in_shardings=(NamedSharding(mesh, P("x")), None)))(spec, spec)
+    out["unspecified"] = {"in": [repr(s) for s in exp.in_shardings_jax(mesh)],
+                          "module": exp.mlir_module(), "vjp_module": exp.vjp().mlir_module()}
     print(json.dumps(out))
 ''')
 
@@ -250,12 +261,27 @@ def test_sharded_blob_over_8_devices_runs(sharded_runs, name, blob_of):
     close(got["grads"], arrays(run["grads"]), rtol=1e-4, atol=1e-5)
     close(got["jit_out"], arrays(run["jit_out"]))
     assert got["out_layouts"] == want["out_layouts"]
+    assert [len(s) for s in got["shards"]] == [8] * len(got["out_layouts"])
     for field in ("in_shardings_hlo", "out_shardings_hlo", "vjp_in_shardings_hlo",
                   "vjp_out_shardings_hlo", "in_avals", "out_avals"):
         assert got[field] == want[field], field
     # JAX's errors: a call on one device, or over 4 devices
     assert "exported for 8 devices and is called in a context with 1 devices" in got["errors"][0]
     assert "exported for 8 devices and is called in a context with 4 devices" in got["errors"][1]
+
+
+def test_unspecified_in_sharding_stays_unspecified(sharded_runs):
+    # jit(in_shardings=(s, None)): the second argument's sharding is None, and the module's
+    # main (and its VJP's, primal and cotangent arguments alike) has no annotation on it
+    got = sharded_runs["unspecified"]
+    assert got["in"] == ["NamedSharding(mesh=Mesh('x': 8, axis_types=(Auto,)), spec=P('x',), "
+                         "memory_kind=device)", "None"]
+    main = re.search(r"func.func public @main\((.*)\) -> \((.*)\) \{", got["module"])
+    arg0, arg1 = main.group(1).split(", %arg1")
+    assert "sdy.sharding" in arg0 and "sdy.sharding" not in arg1
+    assert 'jax.result_info = "result"' in main.group(2)
+    vjp_args = re.search(r"func.func public @main\((.*)\) ->", got["vjp_module"]).group(1)
+    assert [("sdy.sharding" in a) for a in vjp_args.split("%arg")[1:]] == [True, False, False]
 
 
 @pytest.mark.parametrize("name", SHARDED)

@@ -572,7 +572,11 @@ def single_device_buffers(buf):
 
 def buffer_devices(buf):
     """The devices holding `buf`, in the order of its sharding's device list."""
-    return list(buf._sharding._internal_device_list)
+    s = buf._sharding
+    devices = getattr(s, "_internal_device_list", None)
+    if devices is None:  # (under the switch jaxlib makes the single-device pieces of an array
+        return list(s._device_assignment)  # with `jax.sharding.SingleDeviceSharding`: pyjax's)
+    return list(devices)
 
 
 def block_until_ready(bufs):
@@ -733,29 +737,32 @@ def serialize_portable_artifact(module_text: str) -> bytes:
     """The module as a StableHLO portable artifact (versioned bytecode), targeting the StableHLO
     version JAX 0.10.2's export targets: the newest one at least four weeks old
     (`WEEK_4`), so that consumers updated monthly can read it."""
-    from jaxlib.mlir import ir
+    from jaxlib.mlir import ir, passmanager
     from jaxlib.mlir.dialects import stablehlo
     target = stablehlo.get_version_from_compatibility_requirement(
         stablehlo.StablehloCompatibilityRequirement.WEEK_4)
     with _mlir_lock:
         with _ensure_mlir_context():
             module = ir.Module.parse(module_text)
+            # (the parser's locations, lines of pyjax's text, mean nothing to a reader)
+            passmanager.PassManager.parse("builtin.module(strip-debuginfo)").run(module.operation)
             # (Shardy's ops stay in the sdy dialect where the backend reads them so, as JAX
             # serializes; else they are converted to the GSPMD round-trip form)
             return _jax.mlir.serialize_portable_artifact(module, target,
                                                          get_client().serialize_with_sdy)
 
 
-def deserialize_portable_artifact(blob: bytes) -> str:
-    """The text of a StableHLO portable artifact (without locations: each function's text is
-    self-contained). Raises ValueError when `blob` is not one."""
+def deserialize_portable_artifact(blob: bytes, debug_info=False) -> str:
+    """The text of a StableHLO portable artifact (by default without locations: each function's
+    text is self-contained; `debug_info` prints them, as JAX's `mlir_module()`). Raises
+    ValueError when `blob` is not one."""
     with _mlir_lock:
         with _ensure_mlir_context() as ctx:
             try:
                 module = _jax.mlir.deserialize_portable_artifact(bytes(blob), ctx)
             except Exception as e:  # (jaxlib raises a bare Exception/RuntimeError)
                 raise ValueError(f"not a StableHLO portable artifact ({e})") from None
-            return module.operation.get_asm(enable_debug_info=False)
+            return module.operation.get_asm(enable_debug_info=debug_info)
 
 
 def hlo_computation(module_text: str):

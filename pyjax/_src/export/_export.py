@@ -124,8 +124,8 @@ class Exported:
     _float0: tuple = ((), ())
 
     def mlir_module(self) -> str:
-        """The StableHLO module text (dynamic dimensions as `?`)."""
-        return _module_text(self.mlir_module_serialized)
+        """The StableHLO module text (dynamic dimensions as `?`), with its locations."""
+        return xla.deserialize_portable_artifact(self.mlir_module_serialized, debug_info=True)
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name!r}, in_avals={self.in_avals}, out_avals={self.out_avals})"
@@ -189,8 +189,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
         traced = info.trace(*args_specs, **kwargs_specs)
-        shardings = sharded.export_shardings(info, traced,
-                                             tree_util.tree_leaves((args_specs, kwargs_specs)))
+        shardings = sharded.export_shardings(info, traced, args_specs, kwargs_specs)
         return _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
                               platforms, tuple(disabled_checks), shardings)
     return do_export
@@ -213,7 +212,8 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
     if mesh is not None and len(platforms) > 1:
         raise NotImplementedError("pyjax.export: a function laid out over a mesh is exported for "
                                   "one platform at a time")
-    texts = [lower_for_export(name, closed, p, shardings) for p in platforms]
+    texts = [lower_for_export(name, closed, p, shardings, _result_infos(out_tree, closed.out_avals))
+             for p in platforms]
     text = texts[0] if len(platforms) == 1 else _multi_platform_module(name, closed, texts)
     # (JAX's "global constants": the dimension variables and the platform index)
     uses_global_constants = (len(platforms) > 1 or not all(
@@ -341,12 +341,26 @@ def _differentiable(aval) -> bool:
 # -- lowering for export ----------------------------------------------------------------------------
 
 
-def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None) -> str:
+def _mlir_string(text) -> str:
+    """`text` as an MLIR string attribute."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _result_infos(out_tree, out_avals) -> list[str]:
+    """JAX's `jax.result_info` of each result: its path in the output (`result['a'][0]`; the
+    tree is built with the avals as leaves, for nodes whose constructors look at them)."""
+    paths, _ = tree_util.tree_flatten_with_path(tree_util.tree_unflatten(out_tree, out_avals))
+    return ["result" + tree_util.keystr(path) for path, _ in paths]
+
+
+def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
+                     result_infos=None) -> str:
     """The StableHLO module of `closed`: its invars are `main`'s arguments (dynamic dimensions
     `?`), its consts are constants in the module; symbolic dimension variables are read from
     the arguments' shapes with `stablehlo.get_dimension_size`. `shardings` (in, out, mesh):
     over a mesh, the module is partitioned for its devices, its arguments and results
-    annotated (Shardy's or GSPMD's form, as `jax_use_shardy_partitioner` says)."""
+    annotated (Shardy's or GSPMD's form, as `jax_use_shardy_partitioner` says). Results carry
+    their `jax.result_info` (`result_infos`), as JAX's."""
     fb = mlir.FuncBuilder()
     module = lower.ModuleContext(platform)
     ins, outs, mesh = shardings or ((None,) * len(closed.in_avals),
@@ -378,8 +392,12 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None) -
                                   f"'{name}' calls back into Python (pure_callback, io_callback "
                                   f"or jax.debug), which an exported module cannot carry")
     out_types = [mlir.aval_type(v.aval) for v in jaxpr.outvars]
-    result_attrs = [f"{{{sdy.sharding_attr(module, s, v.aval.ndim)}}}" if s is not None else ""
-                    for s, v in zip(outs, jaxpr.outvars, strict=True)]
+    infos = result_infos or [None] * len(jaxpr.outvars)
+    result_attrs = ["{" + ", ".join(
+        ([f"jax.result_info = {_mlir_string(info)}"] if info is not None else [])
+        + ([sdy.sharding_attr(module, s, v.aval.ndim)] if s is not None else [])) + "}"
+        for s, v, info in zip(outs, jaxpr.outvars, infos, strict=True)]
+    result_attrs = ["" if a == "{}" else a for a in result_attrs]
     return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, results,
                             num_partitions=1 if mesh is None else mesh.size,
                             result_attrs=result_attrs, functions=list(module.functions.values()),
@@ -436,7 +454,7 @@ def _shape_assertions(fb, module, invars, names):
                 "export/shape_poly.html#shape-assertion-errors for more details.")
         fb.op("stablehlo.custom_call", [pred, *operands], [], {
             "call_target_name": '"shape_assertion"', "api_version": "2 : i32",
-            "error_message": '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"',
+            "error_message": _mlir_string(text),
             "has_side_effect": "true"})
 
     def compare(a, b, direction):
@@ -698,7 +716,7 @@ def _callee(exported: Exported, avals, platform_index):
     # every process
     digest = hashlib.sha256(repr(key).encode()).hexdigest()
     prefix = f"_pyjax_exported_{digest[:16]}"
-    text = exported.mlir_module()
+    text = _module_text(exported.mlir_module_serialized)
     meshes = sharded.module_meshes(text)
     if avals is not None:
         text = _refine_for(text, exported, avals, platform_index)

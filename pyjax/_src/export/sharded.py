@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 
-from pyjax._src import spmd
+from pyjax._src import spmd, tree_util
 from pyjax._src.array import ArrayImpl
 from pyjax._src.backend import xla
 from pyjax._src.lowering import sdy
@@ -195,17 +195,24 @@ def constrain_all(ctx, values, shardings, avals) -> list:
 # -- exporting ---------------------------------------------------------------------------------
 
 
-def export_shardings(info, traced, leaves):
+def export_shardings(info, traced, args, kwargs):
     """`(ins, outs, mesh)` for exporting a traced jit: the NamedSharding of each flat argument and
     result (None: unspecified) over `mesh`, the concrete mesh they name (None: the function runs
     on one device, every sharding None). The jit's own shardings, else those of the argument
     specs (`ShapeDtypeStruct(..., sharding=)`); under sharding in types, an unspecified result
     is laid out as its type says."""
     n_in, n_out = len(traced.jaxpr.in_avals), len(traced.jaxpr.out_avals)
+    if info.static_argnums or info.static_argnames:
+        args, kwargs, _ = info._split_static(args, kwargs)
+    leaves = tree_util.tree_leaves((args, kwargs))
     if traced.shardings is not None:
         ins, outs = traced.shardings
-        if info.in_shardings is None:  # (the arguments' own layouts, where they have one)
-            ins = tuple(s if _placed(x) else None for s, x in zip(ins, leaves, strict=True))
+        # given for an argument (not None in the jit's in_shardings), or its own layout
+        given = ([None] * len(leaves) if info.in_shardings is None else
+                 spmd._per_leaf(info.in_shardings, args, "in_shardings", traced.name))
+        given += [None] * (len(leaves) - len(given))  # (keyword arguments: their own layout)
+        ins = tuple(s if g is not None or _placed(x) else None
+                    for s, g, x in zip(ins, given, leaves, strict=True))
     else:
         ins = tuple(_placed(x) for x in leaves)
         outs = None
