@@ -807,3 +807,9 @@ def test_a_64_bit_array_without_x64_promotes_as_jax():
     assert [jnp.ones_like(x).dtype, jnp.zeros_like(x).dtype, jnp.full_like(x, 2).dtype,
             lax.full_like(x, 1).dtype] == [np.float64] * 4
     assert jnp.ones_like(np.ones(2, np.float64)).dtype == np.float32
+
+
+def test_an_unknown_dtype_name_is_not_understood():
+    """Issue 23 (JAX's dtypes_test testUnsupportedType): NumPy's and JAX's words."""
+    with pytest.raises(TypeError, match="data type 'nonsense' not understood"):
+        dtypes.canonicalize_dtype("nonsense")

@@ -162,7 +162,7 @@ def _from_dtype_like(x) -> np.dtype | ExtendedDType:
     try:
         d = np.dtype(x)
     except (TypeError, ValueError):
-        raise TypeError(f"{x!r} is not a valid dtype") from None
+        raise TypeError(f"data type {x!r} not understood") from None  # (NumPy's and JAX's words)
     if d not in _jax_dtypes and d != float0:
         raise _invalid(x, d)
     return d
