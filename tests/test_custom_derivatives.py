@@ -517,3 +517,75 @@ def test_nondiff_argnames():
                                                n * primals[0] ** (n - 1) * tangents[0]))
     assert power.nondiff_argnums == (1,)
     np.testing.assert_allclose(pyjax.grad(power)(2., 3), 12.)
+
+
+def test_custom_rule_errors_say_jax_words():
+    """Issue 23 (JAX's custom_api_test *_error_message tests): a custom_jvp rule's or custom_vjp
+    fwd rule's outputs that disagree with each other or with the function raise JAX's TypeError
+    with JAX's words, naming the rule and the function."""
+    import re
+
+    @pyjax.custom_jvp
+    def f(x):
+        return (x ** 2,)
+
+    @f.defjvp
+    def foo_jvp(primals, tangents):
+        return f(primals[0]), [2 * primals[0] * tangents[0], primals[0]]
+
+    with pytest.raises(TypeError, match=re.escape(
+            "Custom JVP rule foo_jvp for function f must produce primal and tangent outputs with "
+            "equal container (pytree) structures, but got PyTreeDef((*,)) and PyTreeDef([*, *]) "
+            "respectively.")):
+        pyjax.jvp(f, (2.,), (1.,))
+
+    @pyjax.custom_jvp
+    def g(x):
+        return x ** 2
+
+    g.defjvp(lambda primals, tangents: (g(primals[0]), jnp.reshape(tangents[0], (1,))))
+    with pytest.raises(TypeError, match=re.escape(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and "
+            "dtypes. Expected float32[] (tangent type of float32[]) but got float32[1].")):
+        pyjax.jvp(g, (jnp.float32(2.),), (jnp.float32(1.),))
+
+    def scan_apply(fn, x):
+        return pyjax.lax.scan(lambda c, _: (fn(c), None), x, None, length=1)[0]
+
+    @pyjax.custom_jvp
+    def h(x):
+        return x
+
+    @h.defjvp
+    def h_jvp(primals, tangents):
+        return (primals[0], primals[0]), (tangents[0], tangents[0])
+
+    x = jnp.float32(1.)
+    with pytest.raises(TypeError, match=re.escape(
+            "Custom JVP rule h_jvp for function h must produce a pair (list or tuple of length two) "
+            "where the first element represents the primal output (equal in value to the output "
+            "of the custom_jvp-decorated function h, and in particular of the same container/"
+            "pytree structure), but instead the JVP rule output's first element had container/"
+            "pytree structure:\n    (float32[], float32[])\nwhile the custom_jvp-decorated "
+            "function h had output container/pytree structure:\n    float32[].")):
+        pyjax.jvp(lambda x: scan_apply(h, x), (x,), (x,))
+
+    @pyjax.custom_vjp
+    def k(x):
+        return x
+
+    def k_fwd(x):
+        return (x, x), None
+
+    k.defvjp(k_fwd, lambda _, g: (g,))
+    with pytest.raises(TypeError, match="Custom VJP fwd rule k_fwd for function k must produce a pair "):
+        pyjax.grad(lambda x: scan_apply(k, x))(x)
+
+    @pyjax.custom_jvp
+    def two(x, y, *, z=None):
+        return x + y
+
+    two.defjvp(lambda primals, tangents: (two(*primals), tangents[0]))
+    with pytest.raises(TypeError, match=r"The input arguments to the custom_jvp-decorated function "
+                                        r"two(.*)\nmissing a required argument: 'y'"):
+        two(0.5)

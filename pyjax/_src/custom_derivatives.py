@@ -78,7 +78,8 @@ def _flat_call(fun, in_tree, out_tree_box):
     """`fun` on a pytree as a function of flat leaves; records its output structure."""
     def flat(*leaves):
         out_flat, out_tree = tree_util.tree_flatten(fun(*tree_util.tree_unflatten(in_tree, leaves)))
-        out_tree_box[:] = [out_tree]
+        # (the types too: the rules' errors compare their outputs with the function's)
+        out_tree_box[:] = [out_tree, [core.get_aval(x) for x in out_flat]]
         return out_flat
     return flat
 
@@ -191,7 +192,13 @@ class _CustomFunction:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _flatten_call(self, args, kwargs) -> _FlatCall:
-        args = _resolve_args(self._sig, getattr(self, "__name__", "custom_jvp"), args, kwargs)
+        name = getattr(self, "__name__", type(self).__name__)
+        try:
+            args = _resolve_args(self._sig, name, args, kwargs)
+        except TypeError as e:  # (JAX's words)
+            raise TypeError(f"The input arguments to the {type(self).__name__}-decorated function "
+                            f"{name} could not be resolved to positional-only arguments. Binding "
+                            f"failed with the error:\n{e}") from e
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_util.tree_flatten(dyn)
         full_args = functools.partial(_merge, self.nondiff_argnums, nondiff)
@@ -299,17 +306,63 @@ def _flat_jvp(name, user_jvp, call: _FlatCall):
         p_tree = tree_util.tree_unflatten(call.in_tree, ps)
         t_tree = tree_util.tree_unflatten(call.in_tree, ts)
         out = user_jvp(*call.nondiff, p_tree, t_tree) if call.nondiff else user_jvp(p_tree, t_tree)
-        p_out, t_out = _pair(out, f"custom_jvp rule for {name}", "(primal_out, tangent_out)")
+        rule = f"Custom JVP rule {getattr(user_jvp, '__name__', user_jvp)} for function {name}"
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):  # (JAX's words, in its order)
+            raise TypeError(f"{rule} must produce a pair (list or tuple of length two) "
+                            f"representing primal and tangent outputs, but got {out}")
+        p_out, t_out = out
         p_flat, p_tree_out = tree_util.tree_flatten(p_out)
         t_flat, t_tree_out = tree_util.tree_flatten(t_out)
-        expected = call.out_tree_box[0] if call.out_tree_box else p_tree_out
-        if p_tree_out != expected or t_tree_out != expected:
-            raise TypeError(f"custom_jvp rule for {name} must produce primal and tangent "
-                            f"outputs with the function's output structure {expected}, got "
-                            f"{p_tree_out} and {t_tree_out}")
-        call.out_tree_box[:] = [p_tree_out]
+        if t_tree_out != p_tree_out:
+            raise TypeError(f"{rule} must produce primal and tangent outputs with equal container "
+                            f"(pytree) structures, but got {p_tree_out} and {t_tree_out} "
+                            f"respectively.")
+        first = (f"{rule} must produce a pair (list or tuple of length two) where the first "
+                 f"element represents the primal output (equal in value to the output of the "
+                 f"custom_jvp-decorated function {name}, and in particular ")
+        if call.out_tree_box and p_tree_out != call.out_tree_box[0]:
+            raise TypeError(
+                f"{first}of the same container/pytree structure), but instead the JVP rule "
+                f"output's first element had container/pytree structure:\n    "
+                f"{_types_str(p_tree_out, p_flat)}\nwhile the custom_jvp-decorated function "
+                f"{name} had output container/pytree structure:\n    {_fun_types_str(call)}.")
+        if len(call.out_tree_box) > 1 and _shapes_dtypes(call.out_tree_box[1]) != _shapes_dtypes(
+                [core.get_aval(x) for x in p_flat]):
+            raise TypeError(
+                f"{first}with leaves of the same shape/dtype), but instead the JVP rule output's "
+                f"first element had shapes/dtypes of:\n    {_types_str(p_tree_out, p_flat)}\n"
+                f"while the custom_jvp-decorated function {name} had output shapes/dtypes of:"
+                f"\n    {_fun_types_str(call)}")
+        call.out_tree_box[:1] = [p_tree_out]
         return p_flat, [_check_tangent(t, core.get_aval(p), name) for t, p in zip(t_flat, p_flat)]
     return flat_jvp
+
+
+def _types_str(tree, flat):
+    """`(float32[], float32[3])`: a structure with its leaves' types (JAX's error format)."""
+    types = tree_util.tree_unflatten(tree, [_TypeStr(core.get_aval(x)) for x in flat])
+    return repr(types)
+
+
+def _fun_types_str(call):
+    if len(call.out_tree_box) < 2:
+        return str(call.out_tree_box[0])
+    return repr(tree_util.tree_unflatten(call.out_tree_box[0],
+                                         [_TypeStr(a) for a in call.out_tree_box[1]]))
+
+
+def _shapes_dtypes(avals):
+    return [(a.shape, a.dtype) for a in avals]
+
+
+class _TypeStr:
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return self.aval.str_short(short_dtypes=False)
 
 
 def _check_tangent(t, aval, name):
@@ -320,9 +373,12 @@ def _check_tangent(t, aval, name):
     if dtypes.is_float0(expected.dtype):
         return ad.Zero(expected)
     ta = core.get_aval(t)
-    if ta.shape != aval.shape:
-        raise ValueError(f"custom_jvp rule for {name}: tangent output of shape {ta.shape} for a "
-                         f"primal output of shape {aval.shape}")
+    if ta.shape != aval.shape:  # (JAX's class and words)
+        raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
+                        f"corresponding shapes and dtypes. Expected "
+                        f"{expected.str_short(short_dtypes=False)} (tangent type of "
+                        f"{aval.str_short(short_dtypes=False)}) but got "
+                        f"{ta.str_short(short_dtypes=False)}.")
     if ta.dtype != expected.dtype:
         t = _convert_element_type(t, expected.dtype, False)
     return t
@@ -436,10 +492,19 @@ def _flat_fwd(name, user_fwd, call: _FlatCall, res_tree_box):
         out = user_fwd(*call.full_args(tree_util.tree_unflatten(call.in_tree, ps)))
         out, res = _pair(out, f"custom_vjp fwd rule for {name}", "(output, residuals)")
         out_flat, fwd_tree = tree_util.tree_flatten(out)
-        if call.out_tree_box and fwd_tree != call.out_tree_box[0]:
-            raise TypeError(f"custom_vjp fwd rule for {name} returned output structure "
-                            f"{fwd_tree}, but the function returns {call.out_tree_box[0]}")
-        call.out_tree_box[:] = [fwd_tree]
+        if call.out_tree_box and (fwd_tree != call.out_tree_box[0] or (
+                len(call.out_tree_box) > 1 and _shapes_dtypes(call.out_tree_box[1])
+                != _shapes_dtypes([core.get_aval(x) for x in out_flat]))):
+            raise TypeError(  # (JAX's words)
+                f"Custom VJP fwd rule {getattr(user_fwd, '__name__', user_fwd)} for function "
+                f"{name} must produce a pair (list or tuple of length two) where the first "
+                f"element represents the primal output (equal to the output of the "
+                f"custom_vjp-decorated function {name}) and the second element represents "
+                f"residuals (i.e. values stored from the forward pass for use on the backward "
+                f"pass), but instead the fwd rule output's first element had shapes/dtypes of:"
+                f"\n    {_types_str(fwd_tree, out_flat)}\nwhile the custom_vjp-decorated "
+                f"function {name} had output shapes/dtypes of:\n    {_fun_types_str(call)}")
+        call.out_tree_box[:1] = [fwd_tree]
         res_flat, res_tree = tree_util.tree_flatten(res)
         res_tree_box[:] = [res_tree]
         return out_flat, res_flat
