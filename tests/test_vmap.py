@@ -445,6 +445,22 @@ def test_error_out_axes():
         pyjax.vmap(lambda a: a, in_axes=None)(np.ones(3))
 
 
+def test_error_out_axes_none_of_a_mapped_output_in_jax_words():
+    # JAX 0.10.2's messages: the output's path, or the axis name when the vmap has one
+    f = lambda x: {"a": x, "broadcast": (x.T, 1.0)}
+    axes = {"a": 0, "broadcast": None}
+    with pytest.raises(ValueError) as e:
+        pyjax.vmap(f, in_axes=1, out_axes=axes)(np.ones((2, 3)))
+    assert str(e.value) == ("at vmap out_axes['broadcast'][0], got axis spec None but output was "
+                            "batched on axis 1")
+    with pytest.raises(ValueError) as e:
+        pyjax.vmap(lambda x: x.T, in_axes=1, out_axes=None)(np.ones((2, 3)))
+    assert str(e.value) == "at vmap out_axes, got axis spec None but output was batched on axis 1"
+    with pytest.raises(ValueError) as e:
+        pyjax.vmap(f, in_axes=1, out_axes=axes, axis_name="i")(np.ones((2, 3)))
+    assert str(e.value) == "vmap has mapped output (axis_name=i) but out_axes is None"
+
+
 def test_error_unbound_axis_name():
     with pytest.raises(NameError, match="unbound axis name: 'k'"):
         pyjax.vmap(lambda a: lax.psum(a, "k"), axis_name="i")(np.ones(3))

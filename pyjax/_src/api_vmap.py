@@ -71,9 +71,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         out_tree = out_tree_box[0]
         out_axes_flat = tree_util.flatten_prefix(out_axes, tree_util.tree_unflatten(out_tree, outs),
                                                  "vmap out_axes")
-        outs = [_place_output(x, d, a, size, axis_name)
-                for x, d, a in zip(outs, out_dims, out_axes_flat, strict=True)]
-        return tree_util.tree_unflatten(out_tree, outs)
+        placed = []
+        for i, (x, d, a) in enumerate(zip(outs, out_dims, out_axes_flat, strict=True)):
+            if a is None and d is not not_mapped:
+                _raise_mapped_output(axis_name, tree_util.tree_unflatten(out_tree, outs), i, d)
+            placed.append(_place_output(x, d, a, size))
+        return tree_util.tree_unflatten(out_tree, placed)
 
     # JAX's docstring for the vmapped function
     name = getattr(fun, "__name__", type(fun).__name__)
@@ -148,13 +151,18 @@ def _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size):
                      + "\n".join(lines)[:-1])
 
 
-def _place_output(x, bdim, out_axis, size, axis_name):
+def _raise_mapped_output(axis_name, outs_tree, i, bdim):
+    """JAX's ValueError for an output batched along the axis where `out_axes` says None: by the
+    axis name when there is one, else by the output's path."""
+    if axis_name is not None:
+        raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but out_axes is None")
+    path = tree_util.tree_flatten_with_path(outs_tree)[0][i][0]
+    raise ValueError(f"at vmap out_axes{tree_util.keystr(path)}, got axis spec None but output "
+                     f"was batched on axis {bdim}")
+
+
+def _place_output(x, bdim, out_axis, size):
     if out_axis is None:
-        if bdim is not not_mapped:
-            named = "" if axis_name is None else f" (axis_name={axis_name})"
-            raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on axis "
-                             f"{bdim}{named}; out_axes=None needs an output that does not depend "
-                             f"on the mapped axis (e.g. the result of lax.psum over it)")
         return x
     rank = core.get_aval(x).ndim - (bdim is not not_mapped)
     if not -(rank + 1) <= out_axis <= rank:
