@@ -161,6 +161,13 @@ def test_array_and_tracer_copy_method():
     assert jnp.asarray(2.0).copy().weak_type
 
 
+def test_broadcast_to_takes_jax_keyword_names():
+    # JAX 0.10.2: broadcast_to(array, shape, *, out_sharding=None); flax calls it by keyword
+    out = jnp.broadcast_to(array=jnp.arange(3.0), shape=(2, 3))
+    np.testing.assert_array_equal(out, np.broadcast_to(np.arange(3.0), (2, 3)))
+    assert jnp.broadcast_to(jnp.ones(3), (2, 3), out_sharding=None).shape == (2, 3)
+
+
 @pytest.mark.parametrize("lo, hi", [(1, 1), (2, 1), (0, 5), (5, 0), (7, 9), (13, 0), (6, 6)])
 def test_pad_wrap_any_widths(lo, hi):
     # flax's padding="CIRCULAR" pads the spatial axis of (batch, length, features) this way

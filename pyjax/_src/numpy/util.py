@@ -171,9 +171,11 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
-def broadcast_to(x, shape):
-    check_arraylike("broadcast_to", x)
-    x = asarray_value(x)
+def broadcast_to(array, shape, *, out_sharding=None):
+    """`array` broadcast to `shape` (JAX's parameter names: `broadcast_to(array=..., shape=...)`).
+    `out_sharding` is handed to `lax.broadcast_in_dim`."""
+    check_arraylike("broadcast_to", array)
+    x = asarray_value(array)
     aval = core.get_aval(x)
     shape = shape_tuple(shape, "broadcast_to")
     if aval.shape == shape:
@@ -184,7 +186,8 @@ def broadcast_to(x, shape):
     lead = nd - aval.ndim
     keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
     squeezed = lax_shape.reshape(x, [aval.shape[i] for i in keep]) if len(keep) != aval.ndim else x
-    return lax_shape.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
+    return lax_shape.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep),
+                                      out_sharding=out_sharding)
 
 
 def reduction_axes(axis, ndim, fname):
