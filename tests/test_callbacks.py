@@ -1,6 +1,11 @@
 """Host callbacks (issue 15, part 1): jax.debug.print / debug.callback, jax.pure_callback and
 jax.experimental.io_callback, eagerly and compiled (jaxlib's CPU Python-callback custom call),
 under vmap, grad and scan; their results checked before they reach XLA."""
+import logging
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -197,3 +202,70 @@ def test_debug_callbacks_receive_arrays_and_print_them_as_jax(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "[0. 1.] 1.50 (Array(3, dtype=int32), Array([1.], dtype=float32))",
         "[0. 1.] {'a': Array([0., 1.], dtype=float32)}"]
+
+
+def test_debug_callback_two_call_form_and_errors_as_jax(capsys):
+    """JAX's debugging_primitives_test TwoCallPatternTest: options first, then the callback and
+    its arguments; JAX 0.10.2's TypeErrors and words (recorded)."""
+    pyjax.debug.callback(ordered=True)(print, "two", 1)
+    assert lines(capsys) == ["two 1"]
+    with pytest.raises(TypeError) as info:
+        pyjax.debug.callback(None, 1, a=2)
+    assert str(info.value) == ("debug_callback received unexpected arguments in the two-call "
+                               "form: args=(1,) kwargs={'a': 2}")
+    with pytest.raises(TypeError) as info:
+        pyjax.debug.print(None, 1)
+    assert str(info.value) == ("debug_print received unexpected arguments in the two-call form: "
+                               "args=(1,) kwargs={}")
+    with pytest.raises(TypeError) as info:
+        pyjax.debug.callback(3)
+    assert str(info.value) == ("first argument to jax.debug.callback must be callable, but got "
+                               "an object of type <class 'int'>")
+
+
+def test_debug_log_is_handled_whatever_the_level_and_prints_keys(capsys):
+    """debug.log's record reaches the logger's handlers at its default level (JAX handles the
+    record itself), from the user's line; debug.print of a key array prints the key array
+    (JAX's test_debug_print_extended_dtype crashed here)."""
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+    keep = Keep()
+    logging.getLogger("pyjax.debug").addHandler(keep)
+    try:
+        assert pyjax.jit(lambda x: (pyjax.debug.log("x={}", x * x), x)[1])(2) == 2
+    finally:
+        logging.getLogger("pyjax.debug").removeHandler(keep)
+    assert [r.getMessage() for r in records] == ["x=4"]
+    assert records[0].levelno == logging.INFO and records[0].pathname == __file__
+    pyjax.debug.print("{}", pyjax.random.key(0))
+    assert lines(capsys) == ["Array((), dtype=key<fry>) overlaying:", "[0 0]"]
+
+
+PARTITIONED = '''
+import numpy as np, pyjax
+from pyjax.sharding import NamedSharding, PartitionSpec as P
+mesh = pyjax.make_mesh((1, 2), ("x", "z"))
+arr = pyjax.device_put(np.arange(8).reshape(2, 4), NamedSharding(mesh, P("x", "z")))
+f = pyjax.jit(lambda x: pyjax.debug.print("part: {}", x, partitioned=True))
+text = f.lower(arr).as_text()
+assert "xla_ffi_partitioned_python_cpu_callback" in text, text
+with pyjax.set_mesh(mesh):
+    f(arr)
+pyjax.effects_barrier()
+'''
+
+
+def test_partitioned_debug_print_prints_each_shard():
+    """partitioned=True: XLA's partitioned callback, called on each device's shard (JAX's
+    PartitionedDebugCallbackTest); a compiled module without results runs over several
+    devices."""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               JAX_PLATFORMS="cpu")
+    res = subprocess.run([sys.executable, "-c", PARTITIONED], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert sorted(res.stdout.splitlines()) == sorted(
+        ["part: [[0 1]", " [4 5]]", "part: [[2 3]", " [6 7]]"])

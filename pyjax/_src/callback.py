@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors, tree_util
+from pyjax._src import core, dtypes, errors, source_info, tree_util
 from pyjax._src.array import Array, from_host, put_value
 from pyjax._src.core import ShapedArray
 from pyjax._src.lax import shape_ops
@@ -120,8 +120,10 @@ def _checked_results(name, out_vals, result_avals):
 
 
 def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, side_effect,
-                   operand_avals=None):
-    """The custom call of a host callback (and the token of an ordered `effect`)."""
+                   operand_avals=None, partitioned=False):
+    """The custom call of a host callback (and the token of an ordered `effect`). A
+    `partitioned` call runs once per device on its shards of the operands (XLA's partitioned
+    callback target), with no results."""
     operand_avals = ctx.avals_in if operand_avals is None else operand_avals
     index = len(ctx.module.host_callbacks)
     # NB: unordered effects are threaded too, on a token of their own: JAX lets XLA reorder
@@ -145,7 +147,8 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
     ctx.module.host_callbacks.append(host)
     in_layouts = ([_layout(None)] if ordered else []) + [_layout(a.ndim) for a in operand_avals]
     out_layouts = ([_layout(None)] if ordered else []) + [_layout(a.ndim) for a in result_avals]
-    attrs = {"call_target_name": '"xla_ffi_python_cpu_callback"', "backend_config": '""',
+    target = "xla_ffi_partitioned_python_cpu_callback" if partitioned else "xla_ffi_python_cpu_callback"
+    attrs = {"call_target_name": f'"{target}"', "backend_config": '""',
              "mhlo.backend_config": f"{{index = {index} : ui64}}",
              "operand_layouts": "[" + ", ".join(in_layouts) + "]",
              "result_layouts": "[" + ", ".join(out_layouts) + "]"}
@@ -223,22 +226,35 @@ def _sequential_batch(prim, axis_size, args, dims, unroll=1, **params):
 debug_callback_p = core.Primitive("debug_callback", multiple_results=True)
 
 
-def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
+def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwargs):
     """Call `callback(*args, **kwargs)` for its side effect, from eager and from compiled code.
 
     The array arguments arrive as Arrays (NumPy values and Python numbers converted, as JAX);
     under `grad` the callback sees primal values; under `vmap` it runs once per example.
-    `ordered=True` keeps program order among ordered callbacks. Returns None.
+    `ordered=True` keeps program order among ordered callbacks; `partitioned=True` calls it on
+    each device's shards instead of the whole value. Called with only options
+    (`jax.debug.callback(ordered=True)`), returns the function that takes the callback and its
+    arguments. Returns None.
     """
-    if not callable(callback):
-        raise TypeError(f"debug.callback: expected a callable, got {callback!r}")
-    flat, dyn = _flatten_callback(callback, args, kwargs)
-    debug_callback_p.bind(*dyn, callback=flat,
-                          effect=ordered_debug_effect if ordered else debug_effect)
+    def _callback(callback, *args, **kwargs):
+        if not callable(callback):
+            raise TypeError(f"first argument to jax.debug.callback must be callable, but got an "
+                            f"object of type {type(callback)}")
+        flat, dyn = _flatten_callback(callback, args, kwargs)
+        debug_callback_p.bind(*dyn, callback=flat,
+                              effect=ordered_debug_effect if ordered else debug_effect,
+                              partitioned=partitioned)
+
+    if callback is not None:
+        return _callback(callback, *args, **kwargs)
+    if args or kwargs:
+        raise TypeError(f"debug_callback received unexpected arguments in the two-call form: "
+                        f"args={args} kwargs={kwargs}")
+    return _callback
 
 
 @debug_callback_p.def_impl
-def _debug_callback_impl(*args, callback, effect):
+def _debug_callback_impl(*args, callback, effect, partitioned):
     _logged("debug.callback", callback)(*_as_arrays(args))  # (raises the exception itself, as JAX)
     return []
 
@@ -247,8 +263,8 @@ def _as_arrays(xs):
     return [x if isinstance(x, Array) else put_value(x) for x in xs]
 
 
-debug_callback_p.def_abstract_eval(lambda *avals, callback, effect: [])
-debug_callback_p.def_effects(lambda callback, effect: frozenset({effect}))
+debug_callback_p.def_abstract_eval(lambda *avals, callback, effect, partitioned: [])
+debug_callback_p.def_effects(lambda callback, effect, partitioned: frozenset({effect}))
 debug_callback_p.def_jvp(lambda primals, tangents, **params: (debug_callback_p.bind(*primals, **params), []))
 debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
 debug_callback_p.def_batch(lambda axis_size, args, dims, **params:
@@ -256,11 +272,12 @@ debug_callback_p.def_batch(lambda axis_size, args, dims, **params:
 
 
 @debug_callback_p.def_lowering
-def _debug_callback_lowering(ctx, *args, callback, effect):
+def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
     def host(*xs):
         _logged("debug.callback", callback)(*_as_arrays(xs))
         return ()
-    return _emit_callback(ctx, "debug.callback", host, args, [], effect=effect, side_effect=True)
+    return _emit_callback(ctx, "debug.callback", host, args, [], effect=effect, side_effect=True,
+                          partitioned=partitioned)
 
 
 # -- debug.print ---------------------------------------------------------------------------------
@@ -298,14 +315,17 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
             _format_checker.format(fmt, *args, **kwargs)
         has_fields = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
         printopts = np.get_printoptions()
+        record = _log_record() if _use_logging else None
 
         def emit(*a, **kw):
             with np.printoptions(**printopts):
-                a = [np.asarray(v) if isinstance(v, Array) else v for v in a]
-                kw = {k: np.asarray(v) if isinstance(v, Array) else v for k, v in kw.items()}
+                a = [_printable(v) for v in a]
+                kw = {k: _printable(v) for k, v in kw.items()}
                 msg = fmt.format(*a, **kw) if has_fields else " ".join([fmt, *map(str, a)])
-            if _use_logging:
-                _logger.info(msg)
+            if record is not None:  # (handled whatever the logger's level, as JAX's)
+                logged = logging.makeLogRecord(record.__dict__)
+                logged.msg = msg
+                _debug_logger().handle(logged)
             else:
                 sys.stdout.write(msg + "\n")
         debug_callback(emit, *args, ordered=ordered, partitioned=partitioned, **kwargs)
@@ -313,16 +333,38 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
     if fmt is not None:
         return _print(fmt, *args, **kwargs)
     if args or kwargs:
-        raise TypeError(f"debug.print received unexpected arguments in the two-call form: "
+        raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
                         f"args={args} kwargs={kwargs}")
     return _print
 
 
-_logger = logging.getLogger("pyjax.debug")
+def _printable(v):
+    """A NumPy array for an Array of a NumPy dtype; other values (key arrays) print as they are."""
+    if isinstance(v, Array) and not isinstance(v.dtype, dtypes.ExtendedDType):
+        return np.asarray(v)
+    return v
+
+
+def _debug_logger():
+    """`pyjax.debug`; under the switch (`jax` is pyjax) JAX's name for it, `jax._src.debugging`,
+    where a JAX program looks for its records."""
+    jax = sys.modules.get("jax")
+    under_switch = jax is not None and getattr(jax, "__name__", None) == "pyjax"
+    return logging.getLogger("jax._src.debugging" if under_switch else "pyjax.debug")
+
+
+def _log_record():
+    """An INFO record at the user's line that called debug.log (its message comes later)."""
+    frame = source_info.user_frame()
+    file, line = ((frame.f_code.co_filename, frame.f_lineno) if frame is not None
+                  else ("(unknown file)", 0))
+    logger = _debug_logger()
+    return logger.makeRecord(logger.name, logging.INFO, file, line, "", (), None)
 
 
 def debug_log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False, **kwargs):
-    """As `debug.print`, to the `pyjax.debug` logger (level INFO) instead of stdout."""
+    """As `debug.print`, to the `pyjax.debug` logger (level INFO) instead of stdout (under the
+    switch, to JAX's `jax._src.debugging`)."""
     return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
                        skip_format_check=skip_format_check, _use_logging=True, **kwargs)
 

@@ -822,7 +822,7 @@ class Executable:
             if len(given) != n:
                 raise ValueError(f"compile: {len(given)} out_shardings for {n} outputs")
             return [gspmd_sharding(devs, s) if isinstance(s, xc.HloSharding) else s for s in given]
-        if len(devs) == 1:
+        if len(devs) == 1 or n == 0:  # (a module without results reports one sharding)
             return [single_device_sharding(devs[0])] * n
         hlos = self.xla_executable.get_output_shardings() or [xc.HloSharding.replicate()] * n
         return [gspmd_sharding(devs, h) for h in hlos]
