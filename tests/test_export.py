@@ -144,6 +144,48 @@ def test_bad_calls_raise_as_jax(name):
         assert fragment in msg
 
 
+@pytest.mark.parametrize("case", DATA["solving"]["solve"], ids=lambda c: f"{c[0]}:{c[1]}")
+def test_dimension_variables_solved_as_jax(case):
+    # linear equations in one unknown after substituting the solved ones, again and again;
+    # JAX's messages (recorded), checked in Python and by the module's shape assertions
+    spec, shape, want = case
+    x = np.ones(shape, np.float32)
+    if "Cannot solve" in want.get("message", ""):  # (found when exporting)
+        with pytest.raises(ValueError) as info:
+            export.export(jax.jit(lambda x: x.sum(axis=0)))(_spec(spec)).call(x)
+        assert str(info.value) == want["message"]
+        return
+    exp = export.export(jax.jit(lambda x: x.sum(axis=0)))(_spec(spec))
+    for call in [exp.call, export.deserialize(exp.serialize()).call]:
+        if "error" in want:  # (deserialized: the module's shape assertion says it, with the
+            with pytest.raises(ValueError) as info:  # same words)
+                call(x)
+            assert str(info.value) == want["message"]
+        else:
+            np.testing.assert_allclose(call(x), want["value"])
+
+
+@pytest.mark.parametrize("case", DATA["solving"]["nested"], ids=lambda c: f"{c[0]}:{c[1]}")
+def test_exported_called_while_exporting_as_jax(case):
+    inner_spec, outer_spec, want = case
+
+    def reshaped(x):
+        return jnp.reshape(x, (-1, x.shape[1]))
+    inner = export.export(jax.jit(reshaped))(_spec(inner_spec))
+    x = np.arange(3 * 4 * 12, dtype=np.float32).reshape((3, 4, 12))
+    if "error" in want:
+        with pytest.raises(ValueError) as info:
+            outer = export.export(jax.jit(lambda x: inner.call(x) + reshaped(x)))(
+                _spec(outer_spec))
+            outer.call(x)
+        assert str(info.value) == want["message"]
+        return
+    outer = export.export(jax.jit(lambda x: inner.call(x) + reshaped(x)))(_spec(outer_spec))
+    assert outer.uses_global_constants == want["value"]["uses_global_constants"]
+    assert [str(a) for a in outer.out_avals] == want["value"]["out_avals"]
+    assert float(outer.call(x).sum()) == want["value"]["sum"]
+
+
 def test_solved_dimension_below_bound():
     exp = export.export(jax.jit(lambda x: x + 1))(_spec("b + 2"))
     with pytest.raises(ValueError, match="Expected value >= 1 for dimension variable 'b'"):

@@ -151,6 +151,28 @@ def spec_parts(aval) -> tuple:
 # rules accept them where they accept ints.
 symbolic_dim_types: tuple = ()
 
+
+def is_symbolic_dim(v) -> bool:
+    """Whether `v` is a symbolic dimension (`jax.export.symbolic_shape`'s)."""
+    return isinstance(v, symbolic_dim_types)
+
+
+def is_constant_dim(d) -> bool:
+    """Whether the dimension `d` is a static integer."""
+    try:
+        operator.index(d)
+        return True
+    except Exception:  # (a symbolic dimension, a tracer, anything not an integer)
+        return False
+
+
+def is_dim(v) -> bool:
+    return is_symbolic_dim(v) or is_constant_dim(v)
+
+
+def is_constant_shape(shape) -> bool:
+    return all(is_constant_dim(d) for d in shape)
+
 # Python types whose values can be abstracted, and how (filled in by array.py etc.).
 pytype_aval_mappings: dict[type, Any] = {}
 

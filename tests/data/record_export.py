@@ -118,9 +118,51 @@ def record_errors():
     return out
 
 
+# (spec, argument shape): JAX's solution of the dimension variables, or its message
+SOLVING = [("a + 2*b, a, a + b + c", (8, 2, 9)), ("a + 2*b, a, a + b + c", (2, 2, 6)),
+           ("a + 2*b, a, a + b + c", (3, 2, 6)), ("a + 2*b, a, a + b", (8, 2, 6)),
+           ("2 * a + b, a, c * c", (7, 2, 36)), ("3, a, a + 8", (3, 4, 12)),
+           ("3, a, a + 8", (3, 4, 13)), ("3, 4, 6*a", (3, 4, 13))]
+# (inner spec, outer spec): an Exported called while exporting another one
+NESTED = [("3, a, a + b", "3, 4, 12"), ("3, a, a + b", "3, 4, c"), ("3, 4, 5*a", "3, 4, c"),
+          ("3, a, a + 8", "3, c + 2, c + 10"), ("3, a, b", "3, c + 4, 12"),
+          ("3, 4, 12 + a", "3, 4, 12")]
+
+
+def _outcome(thunk):
+    try:
+        return {"value": thunk()}
+    except Exception as ex:  # noqa: BLE001
+        return {"error": type(ex).__name__, "message": str(ex)}
+
+
+def record_solving():
+    """Dimension variables solved from arguments' shapes (JAX's solve_dim_vars): results,
+    messages, and calls of an Exported while exporting another (JAX's export_test cases)."""
+    def reshaped(x):
+        return jnp.reshape(x, (-1, x.shape[1]))
+
+    def solve(spec, shape):
+        exp = export.export(jax.jit(lambda x: x.sum(axis=0)))(
+            jax.ShapeDtypeStruct(export.symbolic_shape(spec), jnp.float32))
+        return exp.call(np.ones(shape, np.float32)).tolist()
+
+    def nested(inner_spec, outer_spec):
+        inner = export.export(jax.jit(reshaped))(
+            jax.ShapeDtypeStruct(export.symbolic_shape(inner_spec), jnp.float32))
+        outer = export.export(jax.jit(lambda x: inner.call(x) + reshaped(x)))(
+            jax.ShapeDtypeStruct(export.symbolic_shape(outer_spec), jnp.float32))
+        x = np.arange(3 * 4 * 12, dtype=np.float32).reshape((3, 4, 12))
+        return {"uses_global_constants": outer.uses_global_constants,
+                "out_avals": [str(a) for a in outer.out_avals], "sum": float(outer.call(x).sum())}
+    return {"solve": [[spec, list(shape), _outcome(lambda: solve(spec, shape))]
+                      for spec, shape in SOLVING],
+            "nested": [[i, o, _outcome(lambda: nested(i, o))] for i, o in NESTED]}
+
+
 if __name__ == "__main__":
     data = {"functions": record_functions(), "dims": record_dims(), "specs": record_specs(),
-            "errors": record_errors(),
+            "errors": record_errors(), "solving": record_solving(),
             "constants": {"default_export_platform": export.default_export_platform(),
                           "min_ccv": export.minimum_supported_calling_convention_version,
                           "max_ccv": export.maximum_supported_calling_convention_version}}

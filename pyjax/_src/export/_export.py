@@ -32,7 +32,7 @@ from pyjax._src.ad_api import vjp
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.custom_derivatives import custom_vjp
-from pyjax._src.export import flatbuf, serialization, shape_poly, sharded
+from pyjax._src.export import flatbuf, serialization, shape_poly, sharded, solve
 from pyjax._src.export.shape_poly import DimExpr
 from pyjax._src.lax import helpers as lax
 from pyjax._src.config import config
@@ -212,12 +212,15 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
     if mesh is not None and len(platforms) > 1:
         raise NotImplementedError("pyjax.export: a function laid out over a mesh is exported for "
                                   "one platform at a time")
-    texts = [lower_for_export(name, closed, p, shardings, _result_infos(out_tree, closed.out_avals))
+    texts = [lower_for_export(name, closed, p, shardings,
+                              _result_infos(out_tree, closed.out_avals), in_tree)
              for p in platforms]
     text = texts[0] if len(platforms) == 1 else _multi_platform_module(name, closed, texts)
-    # (JAX's "global constants": the dimension variables and the platform index)
+    # (JAX's "global constants": the dimension variables and the platform index, its own or
+    # those of an exported function it calls)
     uses_global_constants = (len(platforms) > 1 or not all(
-        shape_poly.is_constant_shape(a.shape) for a in closed.in_avals))
+        shape_poly.is_constant_shape(a.shape) for a in closed.in_avals)
+        or _calls_global_constants(closed.jaxpr))
     text = text.replace(" attributes {", " attributes {jax.uses_shape_polymorphism = "
                         f"{str(uses_global_constants).lower()}, ", 1)
     in_named, out_named = tuple(map(sharded.abstract, ins)), tuple(map(sharded.abstract, outs))
@@ -238,6 +241,19 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
         _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled, shardings),
         _scope=scope, _in_named_shardings=in_named, _out_named_shardings=out_named)
     return exp
+
+
+def _calls_global_constants(jaxpr) -> bool:
+    """Whether `jaxpr` (or a jaxpr inside it) calls an Exported that uses global constants."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is call_exported_p and eqn.params["exported"].uses_global_constants:
+            return True
+        for v in eqn.params.values():
+            for x in (v if isinstance(v, (tuple, list)) else (v,)):
+                inner = x.jaxpr if isinstance(x, core.ClosedJaxpr) else x
+                if isinstance(inner, core.Jaxpr) and _calls_global_constants(inner):
+                    return True
+    return False
 
 
 def _multi_platform_module(name, closed, texts) -> str:
@@ -354,7 +370,7 @@ def _result_infos(out_tree, out_avals) -> list[str]:
 
 
 def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
-                     result_infos=None) -> str:
+                     result_infos=None, in_tree=None) -> str:
     """The StableHLO module of `closed`: its invars are `main`'s arguments (dynamic dimensions
     `?`), its consts are constants in the module; symbolic dimension variables are read from
     the arguments' shapes with `stablehlo.get_dimension_size`. `shardings` (in, out, mesh):
@@ -377,9 +393,9 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
         names.append(n)
     symbolic = not all(shape_poly.is_constant_shape(v.aval.shape)
                        for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval"))
-    if symbolic:
-        module.dim_values = _dimension_values(fb, jaxpr.invars, names)
-        _shape_assertions(fb, module, jaxpr.invars, names)
+    if symbolic:  # (the dimension variables' values, after JAX's shape assertions)
+        solve.emit(lower.LoweringRuleContext(fb, module, [], []),
+                   solve.solve(tuple(v.aval for v in jaxpr.invars), in_tree), names)
     consts = [fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in closed.consts]
     target = spmd.lowering_target.set(((), None) if mesh is None
                                       else (tuple(mesh.devices.flat), mesh))
@@ -402,93 +418,6 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
                             num_partitions=1 if mesh is None else mesh.size,
                             result_attrs=result_attrs, functions=list(module.functions.values()),
                             declarations=sdy.mesh_ops(module))
-
-
-def _dimension_values(fb, invars, names) -> dict:
-    """SSA names of the dimension variables' values, read from the first argument dimension
-    that is `k*v + c` in the variable (as `(size - c) // k`; `solve_dimensions` has checked
-    the division at call time)."""
-    values: dict = {}
-    for v, n in zip(invars, names, strict=True):
-        for axis, d in enumerate(v.aval.shape):
-            linear = d._single_var_linear() if isinstance(d, DimExpr) else None
-            if linear is None or linear[0] in values:
-                continue
-            var, k, c = linear
-            size = fb.op("stablehlo.get_dimension_size", [n], ["tensor<i32>"],
-                         {"dimension": f"{axis} : i64"})[0]
-            if c:
-                size = fb.op("stablehlo.subtract", [size, fb.constant(c, np.int32)], ["tensor<i32>"])[0]
-            if k != 1:
-                size = fb.op("stablehlo.divide", [size, fb.constant(k, np.int32)], ["tensor<i32>"])[0]
-            values[var] = size
-    return values
-
-
-def _shape_assertions(fb, module, invars, names):
-    """JAX's `shape_assertion` custom calls, checked when the module is refined for concrete
-    shapes (by pyjax's call, or by JAX's): each dimension variable within its bounds, and each
-    symbolic dimension equal to its specification's value."""
-    ctx = lower.LoweringRuleContext(fb, module, [], [])
-    i32, i1 = core.ShapedArray((), np.int32), core.ShapedArray((), np.bool_)
-    specs = ",".join(f"args[{i}].shape = {_shape_str(v.aval.shape)}" for i, v in enumerate(invars))
-    where, sizes = {}, {}
-    for i, (v, n) in enumerate(zip(invars, names, strict=True)):
-        for j, d in enumerate(v.aval.shape):
-            if isinstance(d, DimExpr):
-                sizes[(i, j)] = fb.op("stablehlo.get_dimension_size", [n], ["tensor<i32>"],
-                                      {"dimension": f"{j} : i64"})[0]
-                linear = d._single_var_linear()
-                if linear is not None and linear[0] not in where:
-                    where[linear[0]] = (f"args[{i}].shape[{j}]", sizes[(i, j)], d)
-    var_values = [module.dim_values[var] for var in where]
-
-    def check(pred, message, operands):
-        first = len(operands) - len(var_values)  # (the variables' values come last)
-        obtained = "".join(f"'{var}' = {{{first + k}}} from specification '{d}' for dimension "
-                           f"{loc} (= {{{first + k}}}), "
-                           for k, (var, (loc, _, d)) in enumerate(where.items()))
-        text = (f"Input shapes do not match the polymorphic shapes specification. {message} "
-                f"Using the following polymorphic shapes specifications: {specs}. Obtained "
-                f"dimension variables: {obtained}. Please see https://docs.jax.dev/en/latest/"
-                "export/shape_poly.html#shape-assertion-errors for more details.")
-        fb.op("stablehlo.custom_call", [pred, *operands], [], {
-            "call_target_name": '"shape_assertion"', "api_version": "2 : i32",
-            "error_message": _mlir_string(text),
-            "has_side_effect": "true"})
-
-    def compare(a, b, direction):
-        return ctx.op("stablehlo.compare", a, b, out=i1, attrs={
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": "#stablehlo<comparison_type SIGNED>"})
-    for k, (var, (loc, size, d)) in enumerate(where.items()):
-        _, mult, c = d._single_var_linear()
-        if mult != 1:
-            rem = ctx.op("stablehlo.remainder", ctx.op("stablehlo.subtract", size,
-                                                       ctx.const(c, np.int32), out=i32),
-                         ctx.const(mult, np.int32), out=i32)
-            check(compare(rem, ctx.const(0, np.int32), "EQ"),
-                  f"Division had remainder {{0}} when computing the value of '{var}'.",
-                  [rem, *var_values])
-        lo, hi = d._scope._bounds.get(var, (1, shape_poly._INF))
-        value = module.dim_values[var]
-        if lo > -shape_poly._INF:
-            check(compare(value, ctx.const(int(lo), np.int32), "GE"),
-                  f"Expected value >= {int(lo)} for dimension variable '{var}'.", var_values)
-        if hi < shape_poly._INF:
-            check(compare(value, ctx.const(int(hi), np.int32), "LE"),
-                  f"Expected value <= {int(hi)} for dimension variable '{var}'.", var_values)
-    for (i, j), size in sizes.items():
-        d = invars[i].aval.shape[j]
-        if where.get(next(iter(d._variables()), None), (None,))[0] == f"args[{i}].shape[{j}]" \
-                and d._single_var_linear() is not None:
-            continue
-        if not d._variables() <= set(module.dim_values):
-            continue
-        expected = shape_poly.emit_dim(ctx, d)
-        check(compare(size, expected, "EQ"),
-              f"Found inconsistency between dimension size args[{i}].shape[{j}] (= {{0}}) and "
-              f"the specification '{d}' (= {{1}}).", [size, expected, *var_values])
 
 
 # -- calling ---------------------------------------------------------------------------------------
@@ -542,7 +471,7 @@ def _call_with_vjp(exported: Exported):
 @call_exported_p.def_abstract_eval
 def _call_exported_abstract_eval(*avals, exported: Exported):
     env = solve_dimensions(exported, avals)
-    return [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype, sharding=s)
+    return [core.ShapedArray(tuple(solve.evaluate(d, env) for d in a.shape), a.dtype, sharding=s)
             for a, s in zip(exported.out_avals, exported._out_named_shardings
                             or (None,) * len(exported.out_avals), strict=True)]
 
@@ -553,85 +482,20 @@ def solve_dimensions(exported: Exported, avals) -> dict:
     if len(avals) != len(exported.in_avals):
         raise ValueError(f"Exported function '{exported.fun_name}' called with {len(avals)} "
                          f"arguments, expected {len(exported.in_avals)}")
-    for i, (got, want) in enumerate(zip(avals, exported.in_avals, strict=True)):
+    names = solve.arg_names(exported.in_tree, list(exported.in_avals))
+    for name, got, want in zip(names, avals, exported.in_avals, strict=True):
         if len(got.shape) != len(want.shape):
-            raise ValueError(f"Rank mismatch for args[{i}]: expected {_shape_str(want.shape)} and "
-                             f"called with {_shape_str(got.shape)}")
+            raise ValueError(f"Rank mismatch for {name}: expected {solve.shape_str(want.shape)} "
+                             f"and called with {solve.shape_str(got.shape)}")
         if got.dtype != want.dtype:
-            raise ValueError(f"Dtype mismatch for args[{i}]: expected {want.dtype} and called "
+            raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called "
                              f"with {got.dtype}")
         for j, (g, w) in enumerate(zip(got.shape, want.shape, strict=True)):
             if not isinstance(w, DimExpr) and g != w:
-                raise ValueError(f"Shape mismatch for args[{i}].shape[{j}] (expected same "
-                                 f"constant): expected {_shape_str(want.shape)} and called with "
-                                 f"{_shape_str(got.shape)}")
-    env: dict = {}
-    where: dict = {}
-    specs = ",".join(f"args[{i}].shape = {_shape_str(a.shape)}" for i, a in enumerate(exported.in_avals))
-    pending = []
-    for i, (got, want) in enumerate(zip(avals, exported.in_avals, strict=True)):
-        for j, (g, w) in enumerate(zip(got.shape, want.shape, strict=True)):
-            if isinstance(w, DimExpr):
-                pending.append((f"args[{i}].shape[{j}]", g, w))
-
-    def fail(msg):
-        obtained = "".join(f"'{k}' = {v} from specification '{k}' for dimension {where[k]}, "
-                           for k, v in env.items())
-        return ValueError(f"Input shapes do not match the polymorphic shapes specification. "
-                          f"{msg} Using the following polymorphic shapes specifications: {specs}. "
-                          f"Obtained dimension variables: {obtained}.")
-    # solve the dims that are k*v + c in one unknown variable, in order; then check them all
-    for loc, g, w in pending:
-        unknown = [v for v in w._variables() if v not in env]
-        single = w._single_var_linear()
-        if len(unknown) == 1 and single is not None and single[0] == unknown[0]:
-            var, k, c = single
-            q, r = divmod(g - c, k) if not isinstance(g, DimExpr) else ((g - c) // k, 0)
-            if isinstance(r, int) and r != 0:
-                raise fail(f"Division had remainder {r} when computing the value of '{var}'.")
-            env[var], where[var] = q, f"{loc} (= {g})"
-    for loc, g, w in pending:
-        missing = w._variables() - set(env)
-        if missing:
-            raise fail(f"Cannot solve for the values of the dimension variables {sorted(missing)}.")
-        value = _evaluate(w, env)
-        if value != g:
-            raise fail(f"Found inconsistency between dimension size {loc} (= {g}) and the "
-                       f"specification '{w}' (= {value}).")
-    scope = exported._scope or shape_poly._default_scope
-    for var, value in env.items():
-        lo, hi = scope._bounds.get(var, (1, shape_poly._INF))
-        if not isinstance(value, DimExpr) and not lo <= value <= hi:
-            raise fail(f"Expected value >= {lo} for dimension variable '{var}'." if value < lo else
-                       f"Expected value <= {hi} for dimension variable '{var}'.")
-    return env
-
-
-def _shape_str(shape):
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _evaluate(d, env):
-    """The value of dimension expression `d` with the variables of `env` substituted."""
-    if not isinstance(d, DimExpr):
-        return d
-    total = 0
-    for mono, c in d._terms:
-        t = c
-        for atom, p in mono:
-            if isinstance(atom, str):
-                a = env[atom]
-            else:
-                op, x, y = atom
-                x, y = _evaluate(x, env), _evaluate(y, env)
-                a = {"floordiv": lambda: shape_poly._divmod(x, y)[0],
-                     "mod": lambda: shape_poly._divmod(x, y)[1],
-                     "max": lambda: shape_poly.max_dim(x, y),
-                     "min": lambda: shape_poly.min_dim(x, y)}[op]()
-            for _ in range(p):
-                t = t * a
-        total = total + t
-    return total
+                raise ValueError(f"Shape mismatch for {name}.shape[{j}] (expected same "
+                                 f"constant): expected {solve.shape_str(want.shape)} and called "
+                                 f"with {solve.shape_str(got.shape)}")
+    return solve.check(solve.solve(tuple(exported.in_avals), exported.in_tree), avals)
 
 
 call_exported_p.def_impl(functools.partial(dispatch.apply_primitive, call_exported_p))
@@ -737,7 +601,7 @@ def _refine_for(text, exported, avals, platform_index) -> str:
     for i, a in zip(exported.module_kept_var_idx, avals, strict=True):
         full[i] = a
     env = solve_dimensions(exported, full)
-    outs = [core.ShapedArray(tuple(_evaluate(d, env) for d in a.shape), a.dtype)
+    outs = [core.ShapedArray(tuple(solve.evaluate(d, env) for d in a.shape), a.dtype)
             for a in exported.out_avals]
     fb = mlir.FuncBuilder()
     args = []
@@ -756,7 +620,7 @@ def _refine_for(text, exported, avals, platform_index) -> str:
     try:
         return xla.refine_polymorphic_shapes(wrapper)
     except ValueError as e:
-        failed = re.search(r"error: (Input shapes do not match the polymorphic shapes .*)", str(e))
+        failed = re.search(r"error: (Input shapes do not match the .*)", str(e))
         if failed:  # a shape assertion of the module failed: its message, as JAX raises it
             raise ValueError(failed.group(1)) from None
         raise ValueError(f"Calling the exported function '{exported.fun_name}' with arguments "

@@ -55,6 +55,7 @@ class SymbolicScope:
         self._constraints_str = tuple(constraints_str)
         self._bounds: dict[str, tuple[float, float]] = {}   # variable -> (lo, hi)
         self._exprs: list = []    # constraints on expressions: (expr, lo, hi) with lo <= expr <= hi
+        self._explicit: list = []  # each constraint as (">=" or "==", e1 - e2, its text)
         for c in self._constraints_str:
             self._add_constraint(c)
 
@@ -68,6 +69,7 @@ class SymbolicScope:
         if isinstance(diff, int):
             raise ValueError(f"Constraint '{text}' involves no dimension variables")
         hi = 0 if op == "==" else _INF
+        self._explicit.append((">=" if op != "==" else "==", diff, text.strip()))
         var = diff._single_var()
         if var is not None:  # c*v + k >= 0 with c = ±1: a bound on v
             (coeff, k) = var[1], var[2]
@@ -407,11 +409,37 @@ def _divmod(a, b):
             q[rest] = c // bc
         else:
             return DimExpr._make(q, scope), 0
+    elif isinstance(a, DimExpr):
+        exact = _poly_div(a, b, scope)
+        if exact is not None:
+            return exact, 0
     if a == b:
         return 1, 0
     q = DimExpr._atom(("floordiv", a, b), scope)
     r = DimExpr._atom(("mod", a, b), scope)
     return q, r
+
+
+def _leading(e):
+    """The leading (monomial, coefficient) of `e`: highest total degree, then by key."""
+    return max(e._terms, key=lambda mc: (sum(p for _, p in mc[0]), _mono_key(mc[0])))
+
+
+def _poly_div(a, b, scope):
+    """`a / b` when the polynomial `b` divides `a` exactly (long division by leading terms),
+    else None: `3*c^2 + 36*c + 60` by `c + 2` is `3*c + 30`."""
+    lead_m, lead_c = _leading(b)
+    q, rem = {}, a
+    for _ in range(64):  # (a bound: the key order of same-degree monomials is not a monomial order)
+        if not isinstance(rem, DimExpr):
+            break
+        m, c = _leading(rem)
+        d = _mono_div(m, lead_m)
+        if d is None or c % lead_c:
+            return None
+        q[d] = q.get(d, 0) + c // lead_c
+        rem = rem - DimExpr._make({d: c // lead_c}, scope) * b
+    return DimExpr._make(q, scope) if rem == 0 else None
 
 
 def _mono_div(m, d):
