@@ -186,6 +186,49 @@ def test_exported_called_while_exporting_as_jax(case):
     assert float(outer.call(x).sum()) == want["value"]["sum"]
 
 
+def test_constraint_on_a_variable_no_argument_has():
+    # JAX 0.10.2's message (recorded), raised when exporting
+    m, = export.symbolic_shape("m", constraints=["m >= m1"])
+    with pytest.raises(Exception) as info:
+        export.export(jax.jit(lambda x: x))(jax.ShapeDtypeStruct((m,), np.float32))
+    assert type(info.value).__name__ == "UnexpectedDimVar"
+    assert str(info.value) == (
+        "Encountered dimension variable 'm1' that is not appearing in the shapes of the function "
+        "arguments.\nThe following dimension variables are appearing in the shapes of the function "
+        "arguments: ['m'].\nPlease see https://docs.jax.dev/en/latest/export/shape_poly.html"
+        "#dimension-variables-must-be-solvable-from-the-input-shapes for more details.")
+
+
+def test_calling_convention_version_from_config():
+    f = jax.jit(jnp.sin)
+    spec = jax.ShapeDtypeStruct((3,), jnp.float32)
+    try:
+        for v in (9, 10):
+            jax.config.update("jax_export_calling_convention_version", v)
+            exp = export.export(f)(spec)
+            assert exp.calling_convention_version == v
+            np.testing.assert_allclose(export.deserialize(exp.serialize()).call(
+                np.ones(3, np.float32)), np.sin(1.0), rtol=1e-6)
+        for v in (8, 11):
+            jax.config.update("jax_export_calling_convention_version", v)
+            with pytest.raises(ValueError, match=f"The requested export calling convention "
+                                                 rf"version {v} is outside the range of supported "
+                                                 r"versions \[9..10\]"):
+                export.export(f)(spec)
+    finally:
+        jax.config.update("jax_export_calling_convention_version", 10)
+
+
+def test_core_names_export_test_uses():
+    from pyjax._src import core
+    b, = export.symbolic_shape("b")
+    assert core.is_constant_shape((3, 4)) and not core.is_constant_shape((b, 4))
+    assert core.is_symbolic_dim(b) and not core.is_symbolic_dim(3)
+    assert core.is_dim(b) and core.is_dim(np.int64(3)) and not core.is_dim(3.0)
+    assert core.primal_dtype_to_tangent_dtype(np.int32) == jax.dtypes.float0
+    assert core.primal_dtype_to_tangent_dtype(np.float32) == np.float32
+
+
 def test_solved_dimension_below_bound():
     exp = export.export(jax.jit(lambda x: x + 1))(_spec("b + 2"))
     with pytest.raises(ValueError, match="Expected value >= 1 for dimension variable 'b'"):

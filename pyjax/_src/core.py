@@ -173,6 +173,12 @@ def is_dim(v) -> bool:
 def is_constant_shape(shape) -> bool:
     return all(is_constant_dim(d) for d in shape)
 
+
+def primal_dtype_to_tangent_dtype(primal_dtype):
+    """The dtype of the tangents of values of `primal_dtype` (float0 for integers and bool)."""
+    d = primal_dtype if isinstance(primal_dtype, dtypes.ExtendedDType) else np.dtype(primal_dtype)
+    return dtypes.primal_tangent_dtype(d)
+
 # Python types whose values can be abstracted, and how (filled in by array.py etc.).
 pytype_aval_mappings: dict[type, Any] = {}
 

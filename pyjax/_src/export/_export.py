@@ -188,10 +188,18 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         platforms = tuple(_canonical_platform(p) for p in platforms)
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
+        version = config._values["jax_export_calling_convention_version"]
+        if not (minimum_supported_calling_convention_version <= version
+                <= maximum_supported_calling_convention_version):
+            raise ValueError(
+                f"The requested export calling convention version {version} is outside the "
+                f"range of supported versions [{minimum_supported_calling_convention_version}"
+                f"..{maximum_supported_calling_convention_version}]")
         traced = info.trace(*args_specs, **kwargs_specs)
         shardings = sharded.export_shardings(info, traced, args_specs, kwargs_specs)
-        return _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
-                              platforms, tuple(disabled_checks), shardings)
+        exp = _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
+                             platforms, tuple(disabled_checks), shardings)
+        return dataclasses.replace(exp, calling_convention_version=version)
     return do_export
 
 

@@ -41,6 +41,10 @@ class InconclusiveDimensionOperation(_BaseInconclusive):
 _INF = math.inf
 
 
+class UnexpectedDimVar(Exception):
+    """A dimension variable (of a constraint) that no argument's shape has: it has no value."""
+
+
 class SymbolicScope:
     """Where dimension variables live, with the constraints relating them. Expressions from
     different scopes cannot be mixed.

@@ -24,7 +24,7 @@ import numpy as np
 
 from pyjax._src import core, tree_util
 from pyjax._src.export import shape_poly
-from pyjax._src.export.shape_poly import DimExpr, InconclusiveDimensionOperation
+from pyjax._src.export.shape_poly import DimExpr, InconclusiveDimensionOperation, UnexpectedDimVar
 
 _MISMATCH = "Input shapes do not match the polymorphic shapes specification. "
 _TRAILER = (". Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
@@ -162,7 +162,16 @@ def solve(in_avals: tuple, in_tree) -> Solution:
                 "#dimension-variables-must-be-solvable-from-the-input-shapes for more details.")
         eqns = left
     for cmp, diff, text in scope._explicit:
-        value = evaluate(diff, values)
+        try:
+            value = evaluate(diff, values)
+        except KeyError as e:
+            raise UnexpectedDimVar(
+                f"Encountered dimension variable '{e.args[0]}' that is not appearing in the shapes "
+                "of the function arguments.\nThe following dimension variables are appearing in "
+                f"the shapes of the function arguments: {list(values)}.\nPlease see "
+                "https://docs.jax.dev/en/latest/export/shape_poly.html"
+                "#dimension-variables-must-be-solvable-from-the-input-shapes for more details."
+            ) from None
         add(cmp, value, 0, f"Input shapes do not match the symbolic shape constraint {text}. "
             f"Expected '{diff}' to be {'greater or equal' if cmp == '>=' else 'equal'} to 0, "
             "but found ", value, ". " + specs_msg)
