@@ -108,6 +108,16 @@ def test_jax_blob_vjp_and_signature():
     assert not vjp.has_vjp()
 
 
+def test_vjp_signature_shows_float0_as_jax():
+    # the cotangents of integer values are float0 (bool in the module), in JAX's blob and in
+    # pyjax's export of the same function (JAX 0.10.2 prints these)
+    want = (["int32[b]", "float32[b]", "float32[b]", "float0[b]"], ["float0[b]", "float32[b]"])
+    for exp in (export.deserialize(blob("integer_and_float")),
+                export_with_pyjax("integer_and_float")[1]):
+        vjp = exp.vjp()
+        assert ([str(a) for a in vjp.in_avals], [str(a) for a in vjp.out_avals]) == want
+
+
 def test_jax_blob_shape_assertions_are_checked():
     # divisible_dims was exported for x: f32[2*k, 3]; an odd size is refused (in Python, and by
     # the module's own shape_assertion when the Python check is skipped)

@@ -96,7 +96,8 @@ class ShapedArray:
         return self if not self.weak_type else self.update(weak_type=False)
 
     def str_short(self, short_dtypes=True):
-        dt = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        dt = (short_dtype_name(self.dtype) if short_dtypes or dtypes.is_float0(self.dtype)
+              else self.dtype.name)
         if self.sharding is None:
             return f"{dt}[{','.join(str(d) for d in self.shape)}]"
         return f"{dt}[{sharded_dims_str(self.shape, self.sharding.spec)}]"

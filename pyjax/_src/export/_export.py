@@ -119,9 +119,6 @@ class Exported:
     # (unspecified) per argument / result (None: all unspecified)
     _in_named_shardings: tuple | None = None
     _out_named_shardings: tuple | None = None
-    # the indices of the (in, out) avals that are float0 in JAX's format (the cotangents of
-    # integer values in a VJP): bool here, as in the module
-    _float0: tuple = ((), ())
 
     def mlir_module(self) -> str:
         """The StableHLO module text (dynamic dimensions as `?`), with its locations."""
@@ -353,9 +350,16 @@ def _vjp_of_jaxpr(closed, platforms, disabled, shardings, primal: Exported) -> E
     fun = jit(fun_vjp_jax) if mesh is None else jit(fun_vjp_jax, in_shardings=(*ins, *outs),
                                                      out_shardings=ins)
     exp = export(fun, platforms=platforms, disabled_checks=disabled)(*specs)
-    float0_in = tuple(n_in + k for k, a in enumerate(closed.out_avals) if not _differentiable(a))
-    float0_out = tuple(k for k, a in enumerate(closed.in_avals) if not _differentiable(a))
-    return dataclasses.replace(exp, _float0=(float0_in, float0_out))
+    # the cotangents of integer values are float0 in its signature, as in JAX's (bool in the
+    # module, where float0 is i1)
+    return dataclasses.replace(
+        exp, in_avals=(*exp.in_avals[:n_in], *map(_as_cotangent, exp.in_avals[n_in:],
+                                                  closed.out_avals)),
+        out_avals=tuple(map(_as_cotangent, exp.out_avals, closed.in_avals)))
+
+
+def _as_cotangent(aval, primal):
+    return aval if _differentiable(primal) else aval.update(dtype=dtypes.float0)
 
 
 def _differentiable(aval) -> bool:
@@ -464,8 +468,8 @@ def _call_with_vjp(exported: Exported):
 
     def bwd(leaves, cts):
         vjp_exported = exported.vjp()
-        want = vjp_exported.in_avals[len(leaves):]  # (JAX's VJPs take float0 as bool)
-        cts = [c if _differentiable(a) else lax.full(a.shape, 0, w.dtype)
+        want = vjp_exported.in_avals[len(leaves):]  # (float0 goes in as bool, as in the module)
+        cts = [c if _differentiable(a) else lax.full(a.shape, 0, _physical(w.dtype))
                for c, a, w in zip(cts, _call_exported_abstract_eval(
                    *map(core.get_aval, leaves), exported=exported), want, strict=True)]
         in_cts = call_exported(vjp_exported)(*leaves, *cts)
@@ -495,7 +499,7 @@ def solve_dimensions(exported: Exported, avals) -> dict:
         if len(got.shape) != len(want.shape):
             raise ValueError(f"Rank mismatch for {name}: expected {solve.shape_str(want.shape)} "
                              f"and called with {solve.shape_str(got.shape)}")
-        if got.dtype != want.dtype:
+        if got.dtype != want.dtype and _physical(got.dtype) != _physical(want.dtype):
             raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called "
                              f"with {got.dtype}")
         for j, (g, w) in enumerate(zip(got.shape, want.shape, strict=True)):
@@ -685,15 +689,15 @@ def _to_data(exp: Exported, vjp_order: int) -> dict:
         raise ValueError("serialization of an Exported that does not have vjps of high-enough "
                          "order")
     for a in (*exp.in_avals, *exp.out_avals):
-        if a.dtype.name not in flatbuf.DTYPES:
+        if _dtype_name(a.dtype) not in flatbuf.DTYPES:
             raise NotImplementedError(f"serialize: the dtype {a.dtype} has no code in JAX's "
                                       "serialization format")
     return {
         "fun_name": exp.fun_name,
         "in_tree": serialization.tree_to_jax(exp.in_tree, exp.in_avals),
         "out_tree": serialization.tree_to_jax(exp.out_tree, exp.out_avals),
-        "in_avals": [_aval_data(a, i in exp._float0[0]) for i, a in enumerate(exp.in_avals)],
-        "out_avals": [_aval_data(a, i in exp._float0[1]) for i, a in enumerate(exp.out_avals)],
+        "in_avals": [_aval_data(a) for a in exp.in_avals],
+        "out_avals": [_aval_data(a) for a in exp.out_avals],
         "in_shardings": [sharded.data_from_named(s)
                          for s in exp._in_named_shardings or (None,) * len(exp.in_avals)],
         "out_shardings": [sharded.data_from_named(s)
@@ -712,8 +716,17 @@ def _to_data(exp: Exported, vjp_order: int) -> dict:
     }
 
 
-def _aval_data(aval, float0=False) -> dict:
-    return {"shape": [str(d) for d in aval.shape], "dtype": "float0" if float0 else aval.dtype.name,
+def _dtype_name(dtype) -> str:
+    return "float0" if dtypes.is_float0(dtype) else dtype.name
+
+
+def _physical(dtype):
+    """float0 (the tangent type of integers) is bool in a module."""
+    return np.dtype(np.bool_) if dtypes.is_float0(dtype) else dtype
+
+
+def _aval_data(aval) -> dict:
+    return {"shape": [str(d) for d in aval.shape], "dtype": _dtype_name(aval.dtype),
             "memory_space": "device"}
 
 
@@ -779,17 +792,15 @@ def _from_data(d: dict) -> Exported:
         uses_global_constants=d["uses_global_constants"],
         _get_vjp=(lambda _: vjp_exported) if vjp_exported is not None else None,
         _scope=scope if symbolic else None,
-        _in_named_shardings=in_named, _out_named_shardings=out_named,
-        _float0=tuple(tuple(i for i, a in enumerate(d[k]) if a["dtype"] == "float0")
-                      for k in ("in_avals", "out_avals")))
+        _in_named_shardings=in_named, _out_named_shardings=out_named)
 
 
 def _aval_from_data(a, scope, sharding=None):
     shape = tuple(int(d) if d.lstrip("-").isdigit() else shape_poly._parse_dim(d, scope, d)
                   for d in a["shape"])
-    # (float0, the cotangent type of integer values in JAX's VJPs, is bool in the module: pyjax
-    # reads it as its physical type); a sharding over Explicit mesh axes is part of the type
-    return core.ShapedArray(shape, np.dtype(np.bool_) if a["dtype"] == "float0"
+    # (float0, the cotangent type of integer values in JAX's VJPs, is bool in the module); a
+    # sharding over Explicit mesh axes is part of the type
+    return core.ShapedArray(shape, dtypes.float0 if a["dtype"] == "float0"
                             else dtypes.dtype(a["dtype"]), sharding=sharding)
 
 
