@@ -453,12 +453,7 @@ def partial_sub(tmp_path_factory):
     return rec.run_cases([sys.executable, "-m", "pyjax", "run", str(script)], env=env)
 
 
-@pytest.mark.parametrize("case", [
-    c if c != "dp_step" else pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=(
-        "needs JAX's vma types: the pmean'ed loss's gradient w.r.t. the replicated weight is "
-        "summed over devices by the transpose of an implicit pvary, which pyjax's avals do not "
-        "carry; pyjax's check_vma refuses out_specs P() for it (see shard_map.py's NB)")))
-    for c in sorted(PARTIAL["results"])])
+@pytest.mark.parametrize("case", sorted(PARTIAL["results"]))
 def test_partly_manual_shard_map_matches_jax(partial_sub, case):
     want, got = PARTIAL["results"][case], partial_sub[case]
     assert got[0] == want[0]

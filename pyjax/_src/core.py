@@ -47,6 +47,18 @@ _SHORT_DTYPE_NAMES = {
 }
 
 
+NO_VMA: frozenset = frozenset()  # the vma of every value outside shard_map bodies (shared)
+
+# Mesh axis names in the order of the latest mesh a shard_map body was traced over: vma types
+# print in mesh order (`{V:(x,y)}`), as JAX's.
+vma_axis_order: dict = {}
+
+
+def vma_str(vma) -> str:
+    names = sorted(vma, key=lambda a: (vma_axis_order.get(a, len(vma_axis_order)), str(a)))
+    return "{V:" + (str(names[0]) if len(names) == 1 else f"({','.join(map(str, names))})") + "}"
+
+
 def short_dtype_name(dtype) -> str:
     name = np.dtype(dtype).name
     if dtypes.is_float0(dtype):
@@ -55,26 +67,30 @@ def short_dtype_name(dtype) -> str:
 
 
 class ShapedArray:
-    """The abstract value of an array: its shape, dtype, whether the dtype is weak, and (under a
+    """The abstract value of an array: its shape, dtype, whether the dtype is weak, (under a
     mesh with Explicit axes only, else None) its sharding: a NamedSharding over an AbstractMesh
-    whose spec names Explicit axes only (`float32[8@x,4]`)."""
+    whose spec names Explicit axes only (`float32[8@x,4]`), and (inside a `check_vma=True`
+    shard_map body only, else empty) its varying manual axes `vma`: the mesh axes along which
+    the value may differ from device to device (`float32[4]{V:x}`)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "vma", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False, sharding=None, **_jax_only):
-        # (_jax_only: JAX's vma=, memory_space=, manual_axis_type=, which pyjax's avals ignore)
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=NO_VMA, **_jax_only):
+        # (_jax_only: JAX's memory_space=, manual_axis_type=, which pyjax's avals ignore)
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding if sharding is None else aval_sharding(sharding, len(self.shape))
+        self.vma = vma if vma is NO_VMA or type(vma) is frozenset else frozenset(vma)
         self._hash = None
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))  # (an expression for symbolic dims)
-    # NB: JAX's avals also carry varying manual axes (shard_map's vma types); pyjax's do not:
-    # an empty set, which JAX's APIs read as "none".
-    vma = frozenset()
+
+    @property
+    def mat(self):  # JAX's manual axis type (its `varying` is the vma)
+        return ManualAxisType(varying=self.vma)
 
     def update(self, shape=None, dtype=None, weak_type=None, sharding=None, vma=None,
                memory_space=None):
@@ -82,7 +98,8 @@ class ShapedArray:
         if s is None and sharding is None:  # (the common case: no sharding in the type)
             return ShapedArray(self.shape if shape is None else shape,
                                self.dtype if dtype is None else dtype,
-                               self.weak_type if weak_type is None else weak_type)
+                               self.weak_type if weak_type is None else weak_type, None,
+                               self.vma if vma is None else vma)
         # a new shape drops the sharding unless one is given (the sharding rules say what it is)
         if sharding is not None:
             s = sharding
@@ -90,7 +107,8 @@ class ShapedArray:
             s = None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type, sharding=s)
+                           self.weak_type if weak_type is None else weak_type, sharding=s,
+                           vma=self.vma if vma is None else vma)
 
     def strip_weak_type(self):
         return self if not self.weak_type else self.update(weak_type=False)
@@ -98,9 +116,9 @@ class ShapedArray:
     def str_short(self, short_dtypes=True):
         dt = (short_dtype_name(self.dtype) if short_dtypes or dtypes.is_float0(self.dtype)
               else self.dtype.name)
-        if self.sharding is None:
-            return f"{dt}[{','.join(str(d) for d in self.shape)}]"
-        return f"{dt}[{sharded_dims_str(self.shape, self.sharding.spec)}]"
+        shape = (",".join(str(d) for d in self.shape) if self.sharding is None
+                 else sharded_dims_str(self.shape, self.sharding.spec))
+        return f"{dt}[{shape}]" if not self.vma else f"{dt}[{shape}]{vma_str(self.vma)}"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -112,12 +130,13 @@ class ShapedArray:
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.sharding == other.sharding)
+                and self.sharding == other.sharding and self.vma == other.vma)
 
     def __hash__(self):
         h = self._hash
         if h is None:
-            h = self._hash = hash((self.shape, self.dtype, self.weak_type, self.sharding))
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type, self.sharding,
+                                   self.vma))
         return h
 
 
@@ -511,6 +530,72 @@ class CustomCallPrimitive(Primitive):
 
 def bind(prim: Primitive, *args, **params):
     return _trace_state.trace.process_primitive(prim, args, params)
+
+
+# --------------------------------------------------------------------------------------------
+# Varying manual axes (vma types)
+# While a `check_vma=True` shard_map body is traced, every aval carries the manual mesh axes its
+# value may vary along (`ShapedArray.vma`). The staging trace joins them (partial_eval's
+# `_stage_with_vma`): an operation's outputs vary along every axis any operand varies along, and
+# an operand that varies along fewer gets a `pvary` (an invariant -> varying no-op cast) first,
+# as JAX inserts one. Reverse mode relies on it: the transpose of pvary is a psum, so the
+# gradient of a value replicated over the devices is summed over them. Collectives and
+# higher-order primitives give their own outputs' vma (`vma_rule_primitives`).
+
+# How many check_vma bodies are being traced now, in any thread: the staging trace looks for
+# vma types only when this is nonzero, so tracing outside shard_map pays one list read.
+VMA_TRACING = [0]
+
+
+class _VmaState(threading.local):
+    axes: frozenset | None = None  # the manual axes of the check_vma body this thread traces
+
+
+_vma_state = _VmaState()
+
+
+def vma_axes() -> frozenset | None:
+    """The manual mesh axes of the check_vma=True shard_map body being traced (else None)."""
+    return _vma_state.axes if VMA_TRACING[0] else None
+
+
+@contextmanager
+def tracing_with_vma(axes, axis_order=()):
+    """Trace a shard_map body with vma types over the manual axes `axes` (None: without)."""
+    state = _vma_state
+    prev = state.axes
+    state.axes = None if axes is None else frozenset(axes)
+    vma_axis_order.update((a, i) for i, a in enumerate(axis_order))
+    VMA_TRACING[0] += 1
+    try:
+        yield
+    finally:
+        VMA_TRACING[0] -= 1
+        state.axes = prev
+
+
+# Primitives that compute their outputs' vma in their own abstract evaluation (collectives,
+# pvary); staging neither joins their operands nor inserts pvary for them.
+vma_rule_primitives: set = set()
+
+# invariant -> varying along `axes` (a tuple in mesh order): no data moves; its transpose is a
+# psum over `axes` (rules in lax/parallel.py)
+pvary_p = Primitive("pvary")
+vma_rule_primitives.add(pvary_p)
+
+
+def order_axes(axes) -> tuple:
+    """Mesh axis names in mesh order (as vma types print)."""
+    return tuple(sorted(axes, key=lambda a: (vma_axis_order.get(a, len(vma_axis_order)),
+                                             str(a))))
+
+
+def pvary(x, axes):
+    """`x` typed as varying along `axes` too (only inside a check_vma body; else `x`)."""
+    if vma_axes() is None:
+        return x
+    new = frozenset(axes) - get_aval(x).vma
+    return pvary_p.bind(x, axes=order_axes(new)) if new else x
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,15 +25,16 @@ into a known and an unknown shard_map whose residuals travel as per-device block
 along a leading axis split over every mesh axis; the transpose is a shard_map of the body's
 backward pass.
 
-NB: pyjax's avals carry no "varying manual axes" (JAX's vma types), so reverse mode uses the
-rule JAX applies when `check_vma=False` for every shard_map: output cotangents are divided by
-the number of devices of the mesh axes their out_spec leaves out, and input cotangents are
-summed (`psum`) over the axes their in_spec leaves out. Gradients *of* a shard_map are JAX's.
-Gradients taken *inside* a body are JAX's with `check_vma=False` only: with vma types JAX
-inserts a `pvary` where an unvarying value meets a varying one, whose transpose is a `psum`,
-so `grad` of a replicated parameter inside the body is already summed over devices there
-(pyjax's is the local gradient). `check_vma=True` replication checking is a separate static
-pass over the body jaxpr (`_check_vma`), with JAX's rules for the collectives.
+Types: with `check_vma=True` (the default) the body is traced with JAX's "varying manual axes"
+types (core's vma section): each input varies along the mesh axes its in_spec splits it over,
+staging inserts a `pvary` where an invariant value meets a varying one (its transpose is a
+psum), `psum` binds `psum_invariant` (its transpose is a pvary), and each output is pvary'd to
+the axes of its out_spec; an output varying along an axis its out_spec leaves out is JAX's
+ValueError. So reverse mode needs no scaling: the gradient of a replicated value, inside the
+body or of the shard_map, is summed over the devices by the transposed pvary, as in JAX. With
+`check_vma=False` (and pmap) the body has no vma types and reverse mode uses JAX's rule for that
+case: output cotangents are divided by the number of devices of the mesh axes their out_spec
+leaves out, and input cotangents are summed (`psum`) over the axes their in_spec leaves out.
 
 `axis_names=` (manual over some mesh axes only, the others left to XLA's partitioner) needs
 Shardy: the region's shardings leave every dimension open to the automatic axes, the body sees
@@ -45,6 +46,7 @@ aborts inside XLA).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import weakref
@@ -282,28 +284,32 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
     for i, (s, a) in enumerate(zip(specs, in_avals, strict=True)):
         _check_spec(s, a, mesh, f"in_specs[{i}]", f, global_shape=True)
         _check_manual(s, manual_axes, "in_specs")
-    local = [_local_aval(a, s, mesh) for a, s in zip(in_avals, specs, strict=True)]
+    local = [_local_aval(a, s, mesh, manual_axes if check_vma else None)
+             for a, s in zip(in_avals, specs, strict=True)]
     box = []
 
     def body(*bs):
         out = f(*tree_util.tree_unflatten(in_tree, bs))
         flat, tree = tree_util.tree_flatten(out)
+        out_specs_flat = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
+        if check_vma:  # an output split along an axis it is invariant along: a pvary (as JAX)
+            flat = [core.pvary(o, _spec_axes(s) & manual_axes) if _is_spec(s) else o
+                    for o, s in zip(flat, out_specs_flat, strict=True)]
         # the box keeps the output's structure and specs, never its tracers (which would
         # outlive the trace: jax.checking_leaks reports them)
-        box.append((tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs"),
-                    tree))
+        box.append((out_specs_flat, tree))
         return flat
-    with batching.extend_axis_env(_axis_env(mesh, manual_axes)):
+    with _body_context(mesh, manual_axes, check_vma):
         closed, _ = pe.trace_to_jaxpr(body, local)
     out_flat_specs, out_tree = box[0]
     flat_out = [o if o is not None else PartitionSpec() for o in out_flat_specs]
     for i, (s, a) in enumerate(zip(flat_out, closed.out_avals, strict=True)):
         _check_spec(s, a, mesh, f"out_specs[{i}]", f)
         _check_manual(s, manual_axes, "out_specs")
+    if check_vma:
+        _check_vma(closed.out_avals, flat_out, out_specs, out_tree, mesh, f)
     jaxpr, consts = pe.as_const_free(closed)
     all_specs = (PartitionSpec(),) * len(consts) + tuple(specs)
-    if check_vma:
-        _check_vma(jaxpr.jaxpr, all_specs, flat_out, mesh, f)
     outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh, in_specs=all_specs,
                             out_specs=tuple(flat_out), check_vma=check_vma,
                             manual_axes=manual_axes)
@@ -351,15 +357,25 @@ def _ways(spec, ndim, mesh):
     return [math.prod(mesh.shape[a] for a in p) for p in spec._normalized(ndim)]
 
 
-def _local_aval(aval, spec, mesh):
-    """One device's block of a global value laid out as `spec`."""
+def _local_aval(aval, spec, mesh, vma_axes=None):
+    """One device's block of a global value laid out as `spec`; with `vma_axes` (the manual
+    axes of a check_vma body), typed as varying along the axes of those that split it."""
     ways = _ways(spec, aval.ndim, mesh)
-    return aval.update(shape=tuple(n // w for n, w in zip(aval.shape, ways, strict=True)))
+    shape = tuple(n // w for n, w in zip(aval.shape, ways, strict=True))
+    if vma_axes is None:
+        return aval.update(shape=shape)
+    return aval.update(shape=shape, vma=_spec_axes(spec) & vma_axes)
+
+
+def _spec_axes(spec) -> frozenset:
+    return frozenset(a for p in spec for a in (p if isinstance(p, tuple) else (p,))
+                     if a is not None and a is not PartitionSpec.UNCONSTRAINED)
 
 
 def _global_aval(aval, spec, mesh):
     ways = _ways(spec, aval.ndim, mesh)
-    return aval.update(shape=tuple(n * w for n, w in zip(aval.shape, ways, strict=True)))
+    return aval.update(shape=tuple(n * w for n, w in zip(aval.shape, ways, strict=True)),
+                       vma=core.NO_VMA)
 
 
 def _unmentioned(spec, ndim, mesh, manual_axes):
@@ -367,127 +383,61 @@ def _unmentioned(spec, ndim, mesh, manual_axes):
     return tuple(a for a in mesh.axis_names if a not in used and a in manual_axes)
 
 
-def _trace(fun, avals, mesh, manual_axes):
+def _trace(fun, avals, mesh, manual_axes, check_vma):
     """Trace a flat per-device function into a const-free jaxpr with the manual mesh axes
-    bound; returns (jaxpr, consts)."""
-    with batching.extend_axis_env(_axis_env(mesh, manual_axes)):
+    bound (with vma types if `check_vma`); returns (jaxpr, consts)."""
+    with _body_context(mesh, manual_axes, check_vma):
         closed, _ = pe.trace_to_jaxpr(fun, list(avals))
     return pe.as_const_free(closed)
 
 
-# -- check_vma: which mesh axes each value of the body may vary along -----------------------------
-
-_REDUCING = ("psum", "pmax", "pmin")
-_VARYING = ("all_gather", "reduce_scatter", "all_to_all", "ppermute")
-
-
-def _infer_vma(jaxpr: core.Jaxpr, in_vma) -> list:
-    """The mesh axes each output of `jaxpr` may vary along, given its inputs'. As in JAX:
-    psum/pmax/pmin over axes make a value invariant along them; the other collectives and
-    axis_index make it vary along their axis; any other primitive varies along what its
-    operands vary along. Calls (jit, checkpoint, custom_jvp/vjp), cond, scan and while are
-    analysed inside (loop carries to a fixed point); other nested jaxprs count as varying
-    along every axis whose index they read."""
-    env = dict(zip(jaxpr.invars, in_vma, strict=True))
-
-    def read(v):
-        return env.get(v, frozenset()) if type(v) is core.Var else frozenset()
-    for eqn in jaxpr.eqns:
-        ins = [read(v) for v in eqn.invars]
-        outs = _eqn_vma(eqn, ins)
-        env.update(zip(eqn.outvars, outs, strict=True))
-    return [read(v) for v in jaxpr.outvars]
+@contextlib.contextmanager
+def _body_context(mesh, manual_axes, check_vma):
+    """Where a body is traced: its manual mesh axes bound, vma types on if `check_vma`."""
+    with batching.extend_axis_env(_axis_env(mesh, manual_axes)), \
+            core.tracing_with_vma(manual_axes if check_vma else None, mesh.axis_names):
+        yield
 
 
-def _union(vmas):
-    return frozenset().union(*vmas)
+# -- check_vma: outputs typed as varying along axes their out_specs leave out ----------------------
 
-
-def _inner(j):
-    return j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
-
-
-def _eqn_vma(eqn, ins) -> list:
-    name, p, n = eqn.primitive.name, eqn.params, len(eqn.outvars)
-    if name in _REDUCING:  # (reduced within groups only: still varying)
-        return [ins[0] - set(p["axes"]) if p.get("axis_index_groups") is None else ins[0]]
-    if name in _VARYING:
-        return [ins[0] | set(_axis_names(p["axis_name"]))]
-    if name == "axis_index":
-        return [frozenset({p["axis_name"]})]
-    if name == "cond":
-        return [_union([ins[0], *vs]) for vs in zip(*[_infer_vma(_inner(b), ins[1:])
-                                                       for b in p["branches"]])]
-    if name == "scan":
-        nc, nk = p["num_consts"], p["num_carry"]
-        consts, carry, xs = ins[:nc], list(ins[nc:nc + nk]), ins[nc + nk:]
-        while True:
-            outs = _infer_vma(_inner(p["jaxpr"]), consts + carry + xs)
-            new = [c | o for c, o in zip(carry, outs[:nk])]
-            if new == carry:
-                return carry + outs[nk:]
-            carry = new
-    if name == "while":
-        cn, bn = p["cond_nconsts"], p["body_nconsts"]
-        cconsts, bconsts, carry = ins[:cn], ins[cn:cn + bn], list(ins[cn + bn:])
-        while True:
-            pred = _union(_infer_vma(_inner(p["cond_jaxpr"]), cconsts + carry))
-            outs = _infer_vma(_inner(p["body_jaxpr"]), bconsts + carry)
-            new = [c | o | pred for c, o in zip(carry, outs)]
-            if new == carry:
-                return carry
-            carry = new
-    for v in p.values():  # a call: a jaxpr taking the operands and giving the results
-        j = _inner(v)
-        if isinstance(j, core.Jaxpr) and len(j.invars) == len(ins) and len(j.outvars) == n:
-            return _infer_vma(j, ins)
-    return [_union(ins) | _axis_indices_inside(eqn)] * n
-
-
-def _axis_indices_inside(eqn) -> frozenset:
-    found = set()
-    for p in eqn.params.values():
-        inner = p.jaxpr if isinstance(p, core.ClosedJaxpr) else p
-        for j in (inner if isinstance(inner, (tuple, list)) else (inner,)):
-            j = j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
-            if isinstance(j, core.Jaxpr):
-                for e in j.eqns:
-                    if e.primitive.name in ("axis_index", *_VARYING):
-                        found.update(_axis_names(e.params["axis_name"]))
-                    found |= _axis_indices_inside(e)
-    return frozenset(found)
-
-
-def _axis_names(axis_name) -> tuple:
-    return tuple(axis_name) if isinstance(axis_name, tuple) else (axis_name,)
-
-
-def _check_vma(jaxpr, in_specs, out_specs, mesh, f):
-    in_vma = [frozenset(a for p in s for a in (p if isinstance(p, tuple) else (p,)) if a)
-              for s in in_specs]
-    out_vma = _infer_vma(jaxpr, in_vma)
+def _check_vma(out_avals, out_specs, specs_tree, out_tree, mesh, f):
+    """JAX's error when an output varies along a mesh axis its out_spec does not split (so
+    one device's block could not stand for all of them)."""
+    paths = tree_util.flatten_prefix(
+        tree_util.tree_map_with_path(lambda p, s: tree_util.keystr(p), _as_tuple(specs_tree),
+                                     is_leaf=_is_spec),
+        tree_util.tree_unflatten(out_tree, out_avals), "shard_map out_specs")
     bad = []
-    for i, (s, vma, v) in enumerate(zip(out_specs, out_vma, jaxpr.outvars, strict=True)):
-        allowed = {a for p in s._normalized(v.aval.ndim) for a in p}
-        extra = vma - allowed
-        if extra:
-            bad.append(f"* out_specs[{i}] is {s!r} which implies that the corresponding output "
-                       f"value is only varying across mesh axes {_set(allowed)} and not "
-                       f"{_set(extra)}, but it was inferred to be possibly varying over "
-                       f"{_set(vma)}")
-    if bad:
-        raise ValueError(
-            f"shard_map applied to the function {_fun_name(f)!r} was given out_specs which "
-            f"require replication which can't be statically inferred given the mesh:\n\n"
-            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
-            f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(bad) + "\n\nCheck if these output "
-            f"values are meant to be replicated over those mesh axes. If not, consider revising "
-            f"the corresponding out_specs entries. If so, consider disabling the check by "
-            f"passing the check_vma=False argument to `jax.shard_map`.")
-
-
-def _set(axes):
-    return "{" + ", ".join(sorted(axes)) + "}"
+    for aval, spec, path in zip(out_avals, out_specs, paths, strict=True):
+        varying = getattr(aval, "vma", core.NO_VMA)
+        named = _spec_axes(spec)
+        if not varying - named:
+            continue
+        unmentioned = [a for a in mesh.axis_names if a not in named]
+        if len(unmentioned) > 1:
+            need, got = core.order_axes(named), core.order_axes(varying)
+            diff = [a for a in unmentioned if a in varying]
+            bad.append(f"* out_specs{path} is {spec} which implies that the corresponding "
+                       f"output value is only varying across mesh axes {{{','.join(need)}}} and "
+                       f"not {{{','.join(diff)}}}, but it was inferred to be possibly varying "
+                       f"over {{{','.join(got)}}}")
+        else:
+            bad.append(f"* out_specs{path} is {spec} which implies that the corresponding "
+                       f"output value is replicated across mesh axis '{unmentioned[0]}', but "
+                       f"could not infer replication over any axes")
+    if not bad:
+        return
+    if len(bad) == 1:
+        bad = [bad[0][2:]]
+    raise ValueError(
+        f"shard_map applied to the function '{_fun_name(f)}' was given out_specs which require "
+        f"replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+        f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(bad) + "\n\nCheck if these output "
+        f"values are meant to be replicated over those mesh axes. If not, consider revising "
+        f"the corresponding out_specs entries. If so, consider disabling the check by "
+        f"passing the check_vma=False argument to `jax.shard_map`.")
 
 
 # -- the primitive -------------------------------------------------------------------------------
@@ -524,7 +474,7 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
                    manual_axes):
     nonzero = [type(t) is not ad.Zero for t in tangents]
-    with batching.extend_axis_env(_axis_env(mesh, manual_axes)):
+    with _body_context(mesh, manual_axes, check_vma):
         closed = ad.jvp_jaxpr(jaxpr, nonzero)
     free, consts = pe.as_const_free(closed)
     nout = len(jaxpr.out_avals)
@@ -570,10 +520,11 @@ def _shard_map_partial_eval(eqn, in_unknown):
         res = [shape_ops.reshape(r, ()) if s else r for r, s in zip(xs[:nres], scalar, strict=True)]
         return core.eval_jaxpr(unknown, [], *res, *xs[nres:])
     manual = p["manual_axes"]
-    k_jaxpr, k_consts = _trace(known_fun, [v.aval for v in known.invars], mesh, manual)
+    check = p["check_vma"]
+    k_jaxpr, k_consts = _trace(known_fun, [v.aval for v in known.invars], mesh, manual, check)
     res_local = [a.update(shape=(1,)) if s else a for a, s in zip(res_avals, scalar, strict=True)]
     u_jaxpr, u_consts = _trace(unknown_fun, res_local + [v.aval for v in unknown.invars[nres:]],
-                               mesh, manual)
+                               mesh, manual, check)
     assert not k_consts and not u_consts
     res_spec = _all_axes_spec(mesh, manual)
     in_specs, out_specs = p["in_specs"], p["out_specs"]
@@ -605,7 +556,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     lin_avals = [v.aval for v, m in zip(jaxpr.jaxpr.invars, mask) if m]
     nonzero = [type(c) is not ad.Zero for c in cts]
     ct_specs = [s for s, nz in zip(out_specs, nonzero) if nz]
-    res_local = [_local_aval(core.get_aval(r), s, mesh) for r, s in zip(residuals, res_specs)]
+    res_local = [v.aval for v, m in zip(jaxpr.jaxpr.invars, mask) if not m]
     ct_local = [a for a, nz in zip(jaxpr.out_avals, nonzero) if nz]
 
     def bwd(*xs):
@@ -616,19 +567,20 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
                 full.append(ad.Zero(ad.tangent_aval(a)))
                 continue
             c = next(cs)
-            n = math.prod(mesh.shape[ax] for ax in _unmentioned(s, a.ndim, mesh, manual_axes))
+            n = 1 if check_vma else math.prod(
+                mesh.shape[ax] for ax in _unmentioned(s, a.ndim, mesh, manual_axes))
             full.append(c if n == 1 or _is_float0(a) else elt.div(c, np.asarray(n, a.dtype)))
         in_cts = ad.backward_pass(jaxpr.jaxpr, list(res), mask, full)
         outs = []
         for c, a, s in zip([c for c, m in zip(in_cts, mask) if m], lin_avals, lin_specs,
                            strict=True):
             c = ad.instantiate(c)
-            axes = _unmentioned(s, a.ndim, mesh, manual_axes)
+            axes = () if check_vma else _unmentioned(s, a.ndim, mesh, manual_axes)
             if axes and not _is_float0(a):
                 c = psum_p.bind(c, axes=axes, axis_index_groups=None)
             outs.append(c)
         return outs
-    free, consts = _trace(bwd, res_local + ct_local, mesh, manual_axes)
+    free, consts = _trace(bwd, res_local + ct_local, mesh, manual_axes, check_vma)
     outs = shard_map_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
                             jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
                             in_specs=(PartitionSpec(),) * len(consts) + tuple(res_specs)
@@ -657,7 +609,7 @@ def _shard_map_batch(axis_size, args, dims, *, jaxpr, mesh, in_specs, out_specs,
         box.append([None if d is batching.not_mapped else 0 for d in out_dims])
         return [o if d is batching.not_mapped else batching.moveaxis(o, d, 0)
                 for o, d in zip(outs, out_dims, strict=True)]
-    free, consts = _trace(body, local, mesh, manual_axes)
+    free, consts = _trace(body, local, mesh, manual_axes, check_vma)
     out_dims = box[0]
     outs = shard_map_p.bind(
         *consts, *args, jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,

@@ -72,8 +72,10 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Integer and bool values have float0 tangents."""
     dt = aval.dtype
     if dtypes.issubdtype(dt, np.inexact):
-        return ShapedArray(aval.shape, dt, aval.weak_type, sharding=getattr(aval, "sharding", None))
-    return ShapedArray(aval.shape, dtypes.float0, False, sharding=getattr(aval, "sharding", None))
+        return ShapedArray(aval.shape, dt, aval.weak_type, getattr(aval, "sharding", None),
+                           getattr(aval, "vma", core.NO_VMA))
+    return ShapedArray(aval.shape, dtypes.float0, False, getattr(aval, "sharding", None),
+                       getattr(aval, "vma", core.NO_VMA))
 
 
 def zeros_like_aval(aval):

@@ -182,6 +182,8 @@ class DynamicJaxprTrace(core.Trace):
                 return prim.bind(*args, **params)
         invars = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_var(x)
                   for x in args]
+        if core.VMA_TRACING[0] and core.vma_axes() is not None:
+            return self._stage_with_vma(prim, invars, params)
         out = (prim.abstract_eval or prim.rule("abstract_eval"))(*[v.aval for v in invars], **params)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
@@ -191,10 +193,48 @@ class DynamicJaxprTrace(core.Trace):
         self.eqns.append(JaxprEqn(invars, [outvar], prim, params, _source_info()))
         return DynamicJaxprTracer(self, out, outvar)
 
+    def _stage_with_vma(self, prim, invars, params):
+        """Stage an equation inside a check_vma shard_map body (core's "vma types"): the
+        outputs vary along every axis an operand varies along, and operands that vary along
+        fewer get a pvary first. Collectives, pvary and higher-order primitives (whose jaxprs
+        were traced with their operands' types) give their outputs' vma themselves."""
+        joined = prim not in core.vma_rule_primitives and not _carries_jaxpr(params)
+        vma = core.NO_VMA
+        if joined:
+            vma = frozenset().union(*[getattr(v.aval, "vma", core.NO_VMA) for v in invars])
+            if vma:
+                invars = [self._pvary_var(v, vma - v.aval.vma)
+                          if type(v.aval) is core.ShapedArray and v.aval.vma != vma else v
+                          for v in invars]
+        out = (prim.abstract_eval or prim.rule("abstract_eval"))(*[v.aval for v in invars], **params)
+        outs = list(out) if prim.multiple_results else [out]
+        if joined:
+            outs = [o.update(vma=vma) if type(o) is core.ShapedArray and o.vma != vma else o
+                    for o in outs]
+        outvars = [Var(a) for a in outs]
+        self.eqns.append(JaxprEqn(invars, outvars, prim, params, _source_info()))
+        tracers = [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def _pvary_var(self, v, axes):
+        axes = core.order_axes(axes)
+        out = Var(v.aval.update(vma=v.aval.vma | frozenset(axes)))
+        self.eqns.append(JaxprEqn([v], [out], core.pvary_p, {"axes": axes}, _source_info()))
+        return out
+
     def to_jaxpr(self, out_tracers) -> ClosedJaxpr:
         outvars = [self.to_var(t) for t in out_tracers]
         jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns)
         return ClosedJaxpr(jaxpr, self.consts)
+
+
+def _carries_jaxpr(params) -> bool:
+    for v in params.values():
+        t = type(v)
+        if t is ClosedJaxpr or t is Jaxpr or (t in (tuple, list) and v and type(v[0]) in (
+                ClosedJaxpr, Jaxpr)):
+            return True
+    return False
 
 
 class PartialEvalTrace(DynamicJaxprTrace):

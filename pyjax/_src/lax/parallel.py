@@ -30,7 +30,7 @@ import numpy as np
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters import batching
-from pyjax._src.interpreters.ad import Zero
+from pyjax._src.interpreters.ad import Zero, deflinear
 from pyjax._src.interpreters.batching import AxisBatchRule, axis_data_of
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax import reductions, shape_ops
@@ -136,6 +136,9 @@ def _ct_or_zero(ct, f):
 # -- psum / pmax / pmin --------------------------------------------------------------------------
 
 def _allreduce_abstract_eval(x, *, axes, axis_index_groups=None):
+    # invariant along the axes it reduces over (reduced within groups only: still varying)
+    if x.vma and axis_index_groups is None:
+        return x.update(vma=x.vma - set(axes))
     return x
 
 
@@ -143,12 +146,14 @@ def _allreduce_batch(prim, reduce, on_unbatched, axis_data, args, dims, *, axes,
     """Over this vmap's axis: reduce the batch axis (the result is the same for every example);
     the other names are reduced by the enclosing vmaps."""
     (x,), (d,) = args, dims
+    # (psum_invariant has no groups parameter, as JAX's)
+    groups = {} if prim is psum_invariant_p else {"axis_index_groups": axis_index_groups}
     if axis_data.name not in axes:
-        return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
+        return prim.bind(x, axes=axes, **groups), d
     x = on_unbatched(x, axis_data.size) if d is None else reduce(x, (d,))
     rest = tuple(a for a in axes if a != axis_data.name)
     if rest:
-        x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
+        x = prim.bind(x, axes=rest, **groups)
     return x, None
 
 
@@ -169,6 +174,47 @@ psum_p = _allreduce_primitive("psum", reductions.reduce_sum, elt.mul, "stablehlo
 # NB: pmax and pmin have no JVP rule yet.
 pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, _same, "stablehlo.maximum")
 pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, _same, "stablehlo.minimum")
+# psum inside a check_vma=True shard_map body (JAX's name): from a value varying along `axes`
+# to one invariant along them. Its transpose is a pvary (the cotangent of an invariant result
+# is the same on every device, so no collective), where psum's is another psum.
+psum_invariant_p = _allreduce_primitive(
+    "psum_invariant", reductions.reduce_sum, elt.mul, "stablehlo.add",
+    transpose=lambda ct, x, **params: [_ct_or_zero(ct, lambda c: core.pvary(c, params["axes"]))])
+
+
+def _vary(v, names):
+    """`v` typed as varying along the mesh axes among `names` (inside a check_vma body: the
+    collectives take varying operands, as JAX's insert an implicit pvary)."""
+    axes = core.vma_axes()
+    if axes is None or not isinstance(v, core.Tracer):
+        return v
+    return core.pvary(v, axes.intersection(names))
+
+
+# -- pvary: invariant -> varying (defined in core: staging inserts it) -------------------------
+
+def _pvary_abstract_eval(x, *, axes):
+    if set(axes) & x.vma:
+        raise ValueError(f"pvary is a invariant->variant collective. This means that the axis "
+                         f"names mentioned in `axes` passed to `pvary` must not be present in "
+                         f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
+                         f"jax.typeof(inp)={x}")
+    return x.update(vma=x.vma | set(axes))
+
+
+def _pvary_impl(x, *, axes):
+    raise ValueError("pvary should be called under jax.shard_map.")
+
+
+core.pvary_p.def_abstract_eval(_pvary_abstract_eval)
+core.pvary_p.def_impl(_pvary_impl)
+# y = x on every device along `axes`, so the cotangents of every device add up: a psum
+deflinear(core.pvary_p, lambda ct, x, *, axes: [
+    _ct_or_zero(ct, lambda c: psum_invariant_p.bind(_vary(c, axes), axes=axes))])
+core.pvary_p.def_batch(lambda axis_size, args, dims, *, axes: (
+    core.pvary_p.bind(args[0], axes=axes), dims[0]))
+core.pvary_p.def_lowering(lambda ctx, x, *, axes: x)
+core.vma_rule_primitives.update((psum_p, pmax_p, pmin_p, psum_invariant_p))
 
 
 def _checked_groups(axis_index_groups, named, what):
@@ -211,6 +257,14 @@ def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
             return v * size if prim is psum_p else v
         if not isinstance(v, core.Tracer):  # a constant is the same for every example
             return on_constant(v, size)
+        vma = core.vma_axes()
+        if vma is not None and groups is None and vma.intersection(named):
+            # (a value invariant along an axis is made varying first: psum multiplies it by
+            # the axis size, as JAX's)
+            v = _vary(v, named)
+            if prim is psum_p:
+                return psum_invariant_p.bind(v, axes=named)
+            return prim.bind(v, axes=named, axis_index_groups=None)
         return prim.bind(v, axes=named, axis_index_groups=groups)
     return tree_util.tree_map(leaf, x)
 
@@ -308,8 +362,14 @@ def _axis_index_lowering(ctx, *, axis_name):
     return sdy.fully_manual(ctx, mesh, ctx.avals_out[0], index)
 
 
-axis_index_p = _collective("axis_index", lambda *, axis_name: ShapedArray((), np.int32),
-                           _axis_index_batch, _axis_index_lowering)
+def _axis_index_abstract_eval(*, axis_name):
+    vma = core.vma_axes()  # (inside a check_vma body: varying along its mesh axis)
+    return ShapedArray((), np.int32, vma=core.NO_VMA if vma is None or axis_name not in vma
+                       else frozenset((axis_name,)))
+
+
+axis_index_p = _collective("axis_index", _axis_index_abstract_eval, _axis_index_batch,
+                           _axis_index_lowering)
 
 
 def axis_index(axis_name):
@@ -390,6 +450,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     names = _names(axis_name)
 
     def leaf(v):
+        v = _vary(v, names)
         ndim = core.get_aval(v).ndim
         ax = canonicalize_axis(axis, ndim if tiled else ndim + 1)
         if not tiled:
@@ -455,6 +516,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     total = math.prod(axis_data_of(n).size for n in names)
 
     def leaf(v):
+        v = _vary(v, names)
         aval = core.get_aval(v)
         sd = canonicalize_axis(scatter_dimension, aval.ndim)
         n = aval.shape[sd]
@@ -532,6 +594,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     size = _size_of(name)
 
     def leaf(v):
+        v = _vary(v, _names(name))
         aval = core.get_aval(v)
         split, concat = split_axis % aval.ndim, concat_axis % aval.ndim
         if tiled and aval.shape[split] % size:
@@ -596,6 +659,10 @@ ppermute_p = _collective("ppermute", lambda x, *, axis_name, perm: x, _ppermute_
                              c, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)))])
 
 
+core.vma_rule_primitives.update((axis_index_p, all_gather_p, psum_scatter_p, all_to_all_p,
+                                 ppermute_p))
+
+
 def ppermute(x, axis_name, perm):
     """Send each example's `x` along the named axis: `perm` lists (source, destination) index
     pairs; destinations nobody sends to get zeros.
@@ -614,7 +681,8 @@ def ppermute(x, axis_name, perm):
     if not all(0 <= i < size for i in srcs + dsts):
         raise ValueError(f"ppermute perm indices must be in [0, {size}) for the axis {name!r} of "
                          f"size {size}, got {perm}.")
-    return tree_util.tree_map(lambda v: ppermute_p.bind(v, axis_name=name, perm=perm), x)
+    return tree_util.tree_map(
+        lambda v: ppermute_p.bind(_vary(v, _names(name)), axis_name=name, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -648,14 +716,35 @@ def pbroadcast(x, axis_name, source):
     return tree_util.tree_map(leaf, x)
 
 
-_PCAST_TARGETS = ("varying", "invariant", "reduced", "unreduced")
+_PCAST_TARGETS = ("unreduced", "reduced", "varying")
 
 
 def pcast(x, axis_name, *, to: str):
-    """Change how a value is typed along named axes (varying or invariant across them).
+    """Change how a value is typed along named mesh axes: `to="varying"` makes a value that is
+    the same on every device along `axis_name` (invariant) typed as varying along it (a
+    `pvary`, whose transpose is a psum), as JAX 0.10.2's.
 
-    NB: pyjax's avals do not track varying axes (JAX's "vma"), so this checks `to` and returns
-    `x` unchanged."""
+    NB: pyjax's types have no reduced/unreduced parts: those casts return `x` unchanged."""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
     if to not in _PCAST_TARGETS:
-        raise ValueError(f"pcast: to must be one of {_PCAST_TARGETS}, got {to!r}")
-    return tree_util.tree_map(shape_ops._unchanged, x)
+        raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: "
+                         f"{set(_PCAST_TARGETS)}")
+
+    def leaf(v):
+        v = shape_ops._unchanged(v)
+        if to != "varying" or core.vma_axes() is None:
+            return v
+        aval = core.get_aval(v)
+        state = {"varying" if a in aval.vma else "invarying" for a in axes}
+        if len(state) > 1:
+            raise ValueError(f"jax.lax.pcast can only accept axis_name which corresponds to one "
+                             f"of varying, unreduced, reduced or invarying state of the input. "
+                             f"Got input type: {aval}, axes: {axes} and input state: {state}")
+        if state == {"varying"}:
+            raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
+        return core.pvary(v, axes)
+    return tree_util.tree_map(leaf, x)
