@@ -26,6 +26,7 @@ pytest.importorskip("flatbuffers")
 import pyjax as jax  # noqa: E402
 import pyjax.numpy as jnp  # noqa: E402
 from pyjax import export, lax  # noqa: E402
+from pyjax._src import core  # noqa: E402
 from pyjax._src.export import flatbuf  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(__file__), "data")
@@ -322,6 +323,74 @@ def test_jax_blob_with_an_ordered_effect_threads_its_token():
     assert again["ordered_effects"] == [case["effect_type_name"]]
 
 
+class OrderedForExport(core.Effect):
+    """pyjax's twin of the recording script's ordered effect: the same type name in a blob (a
+    reader finds the effect's type by its name), made with no arguments, equal to any other."""
+
+    def __init__(self):
+        super().__init__("OrderedForExport()", ordered=True)
+
+    def __eq__(self, other):
+        return type(other) is OrderedForExport
+
+    def __hash__(self):
+        return hash(OrderedForExport)
+
+
+OrderedForExport.__module__, OrderedForExport.__qualname__ = "__main__", "OrderedForExport"
+# x -> 3 * x, threading the effect's token through unchanged (as the recording script's)
+triple_with_effect_p = core.Primitive("triple_with_effect")
+triple_with_effect_p.def_effectful_abstract_eval(lambda a: (a, {OrderedForExport()}))
+triple_with_effect_p.def_impl(lambda x: 3 * x)
+
+
+@triple_with_effect_p.def_lowering
+def _triple_lowering(ctx, x):
+    ctx.set_token(OrderedForExport(), ctx.token(OrderedForExport()))
+    return ctx.op("stablehlo.add", ctx.op("stablehlo.add", x, x), x)
+
+
+def export_ordered_effect():
+    return export.export(jax.jit(lambda x: triple_with_effect_p.bind(x) + 1.0))(
+        jax.ShapeDtypeStruct((3,), jnp.float32))
+
+
+def test_pyjax_exports_an_ordered_effect():
+    # main takes and returns the effect's token, as JAX's; the blob names the effect's type
+    exp = export_ordered_effect()
+    assert exp.ordered_effects == (OrderedForExport(),)
+    assert re.search(r"@main\(%arg0: !stablehlo.token \{jax.token = true\}.*, %arg1: "
+                     r"tensor<3xf32>.*\) -> \(!stablehlo.token \{jax.token = true\}, "
+                     r"tensor<3xf32>", exp.mlir_module())
+    _compare(flatbuf.decode(exp.serialize()), flatbuf.decode(blob("ordered_effect")),
+             "ordered_effect")
+    case = DATA["ordered_effect"]
+    x, want = arrays(case["runs"][0]["args"])[0], arrays(case["runs"][0]["out"])
+    for e in (exp, export.deserialize(exp.serialize())):
+        np.testing.assert_allclose(e.call(x), want, rtol=1e-6)
+        np.testing.assert_allclose(jax.jit(lambda x: e.call(x) * 2)(x), 2 * want, rtol=1e-6)
+    two = export.export(jax.jit(lambda x: triple_with_effect_p.bind(x) + 1.0),
+                        platforms=("cpu", "cuda"))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    assert re.search(r"@main\(%arg0: tensor<i32> \{jax.global_constant = \"_platform_index\"\}.*"
+                     r", %arg1: !stablehlo.token \{jax.token = true\}", two.mlir_module())
+    np.testing.assert_allclose(export.deserialize(two.serialize()).call(x), want, rtol=1e-6)
+
+
+def test_effects_without_a_nullary_constructor_do_not_serialize():
+    # JAX's conditions and messages (its reader makes the effect again from its type)
+    class Named(core.Effect):
+        def __init__(self, name):
+            super().__init__(name, ordered=True)
+    eff = Named("named")
+    p = core.Primitive("with_named_effect")
+    p.def_effectful_abstract_eval(lambda a: (a, {eff}))
+    p.def_lowering(lambda ctx, x: x)
+    exp = export.export(jax.jit(p.bind))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    with pytest.raises(NotImplementedError, match="must have a nullary constructor to be "
+                                                  "serializable"):
+        exp.serialize()
+
+
 # -- pyjax's blobs: JAX's format ------------------------------------------------------------------
 
 _SAME = ("fun_name", "in_tree", "out_tree", "in_avals", "out_avals", "in_shardings",
@@ -430,6 +499,7 @@ def test_pyjax_blobs_run_on_jax(tmp_path, sharded_runs, sharded_blobs_dir):
         (tmp_path / (name + ".bin")).write_bytes(exp.serialize(vjp_order=1))
     for name in SHARDED:  # (exported over 8 devices by the sharded_runs subprocess)
         (tmp_path / (name + ".bin")).write_bytes((sharded_blobs_dir / (name + ".bin")).read_bytes())
+    (tmp_path / "ordered_effect.bin").write_bytes(export_ordered_effect().serialize())
     subprocess.run([os.environ["PYJAX_JAX_PYTHON"], os.path.join(HERE, "check_blobs_on_jax.py"),
                     str(tmp_path)], check=True, timeout=600,
                    env={**os.environ, "JAX_PLATFORMS": "cpu",

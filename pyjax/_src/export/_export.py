@@ -209,18 +209,18 @@ def _canonical_platform(p):
 
 def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardings) -> Exported:
     """`shardings`: (in, out, mesh) from `sharded.export_shardings` (mesh None: one device)."""
-    ordered = [e for e in closed.jaxpr.effects if getattr(e, "ordered", False)]
-    if ordered:
-        raise NotImplementedError(f"pyjax.export: the function has ordered effects {ordered}; "
-                                  "exporting them (token arguments) is not supported")
+    # ordered effects: one token argument and result each, in the order of their names
+    ordered = tuple(sorted((e for e in closed.jaxpr.effects if getattr(e, "ordered", False)),
+                           key=str))
     ins, outs, mesh = shardings
     if mesh is not None and len(platforms) > 1:
         raise NotImplementedError("pyjax.export: a function laid out over a mesh is exported for "
                                   "one platform at a time")
-    texts = [lower_for_export(name, closed, p, shardings,
-                              _result_infos(out_tree, closed.out_avals), in_tree)
+    infos = _result_infos(out_tree, closed.out_avals)
+    texts = [lower_for_export(name, closed, p, shardings, infos, in_tree, ordered)
              for p in platforms]
-    text = texts[0] if len(platforms) == 1 else _multi_platform_module(name, closed, texts)
+    text = (texts[0] if len(platforms) == 1
+            else _multi_platform_module(name, closed, texts, len(ordered), infos))
     # (JAX's "global constants": the dimension variables and the platform index, its own or
     # those of an exported function it calls)
     uses_global_constants = (len(platforms) > 1 or not all(
@@ -237,7 +237,7 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
         out_avals=sharded.with_sharding(closed.out_avals, out_named),
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(closed.out_avals),
         nr_devices=1 if mesh is None else mesh.size, platforms=tuple(platforms),
-        ordered_effects=(), unordered_effects=(),
+        ordered_effects=ordered, unordered_effects=(),
         disabled_safety_checks=disabled,
         mlir_module_serialized=_module_bytes(text),
         calling_convention_version=maximum_supported_calling_convention_version,
@@ -261,18 +261,23 @@ def _calls_global_constants(jaxpr) -> bool:
     return False
 
 
-def _multi_platform_module(name, closed, texts) -> str:
-    """The module for several platforms: `main` takes the platform index first and calls the
-    function lowered for that platform (one `stablehlo.case` branch per distinct lowering)."""
+_TOKEN, _TOKEN_ATTR = "!stablehlo.token", "{jax.token = true}"
+
+
+def _multi_platform_module(name, closed, texts, n_tokens, result_infos) -> str:
+    """The module for several platforms: `main` takes the platform index first (then the
+    ordered effects' `n_tokens` tokens) and calls the function lowered for that platform (one
+    `stablehlo.case` branch per distinct lowering)."""
     distinct = list(dict.fromkeys(texts))
     fb = mlir.FuncBuilder()
     args = [("%arg0", "tensor<i32>", '{jax.global_constant = "_platform_index"}')]
     fb.types["%arg0"] = "tensor<i32>"
-    for i, v in enumerate(closed.jaxpr.invars):
+    types = [_TOKEN] * n_tokens + [mlir.aval_type(v.aval) for v in closed.jaxpr.invars]
+    for i, t in enumerate(types):
         n = f"%arg{i + 1}"
-        fb.types[n] = mlir.aval_type(v.aval)
-        args.append((n, fb.types[n], ""))
-    out_types = [mlir.aval_type(a) for a in closed.out_avals]
+        fb.types[n] = t
+        args.append((n, t, _TOKEN_ATTR if i < n_tokens else ""))
+    out_types = [_TOKEN] * n_tokens + [mlir.aval_type(a) for a in closed.out_avals]
     functions = []
     for k, text in enumerate(distinct):
         functions += _rename_functions(_module_functions(text), f"_platform_{k}")
@@ -286,6 +291,8 @@ def _multi_platform_module(name, closed, texts) -> str:
         outs = fb.op("stablehlo.case", ["%arg0"], out_types, regions=[
             ([], lambda t=t: call(distinct.index(t))) for t in texts])
     return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, outs,
+                            result_attrs=[_TOKEN_ATTR] * n_tokens + [
+                                f"{{jax.result_info = {_mlir_string(i)}}}" for i in result_infos],
                             functions=[t for _, t in functions])
 
 
@@ -382,13 +389,14 @@ def _result_infos(out_tree, out_avals) -> list[str]:
 
 
 def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
-                     result_infos=None, in_tree=None) -> str:
+                     result_infos=None, in_tree=None, ordered=()) -> str:
     """The StableHLO module of `closed`: its invars are `main`'s arguments (dynamic dimensions
     `?`), its consts are constants in the module; symbolic dimension variables are read from
     the arguments' shapes with `stablehlo.get_dimension_size`. `shardings` (in, out, mesh):
     over a mesh, the module is partitioned for its devices, its arguments and results
     annotated (Shardy's or GSPMD's form, as `jax_use_shardy_partitioner` says). Results carry
-    their `jax.result_info` (`result_infos`), as JAX's."""
+    their `jax.result_info` (`result_infos`), as JAX's. Each ordered effect of `ordered` has a
+    token argument and result (before the arrays, as JAX's calling convention has them)."""
     fb = mlir.FuncBuilder()
     module = lower.ModuleContext(platform)
     ins, outs, mesh = shardings or ((None,) * len(closed.in_avals),
@@ -397,7 +405,11 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
         module.partitioned, module.shardy = True, config._values["jax_use_shardy_partitioner"]
     jaxpr = closed.jaxpr
     args, names = [], []
-    for i, (v, s) in enumerate(zip(jaxpr.invars, ins, strict=True)):
+    for k, eff in enumerate(ordered):  # (the effect's rules thread its token from here)
+        n = f"%arg{k}"
+        fb.types[n], fb.tokens[eff] = _TOKEN, n
+        args.append((n, _TOKEN, _TOKEN_ATTR))
+    for i, (v, s) in enumerate(zip(jaxpr.invars, ins, strict=True), start=len(ordered)):
         n = f"%arg{i}"
         fb.types[n] = mlir.aval_type(v.aval)
         attr = "" if s is None else "{" + sdy.sharding_attr(module, s, v.aval.ndim) + "}"
@@ -419,13 +431,14 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
         raise NotImplementedError(f"serialization of host_callbacks is not yet implemented: "
                                   f"'{name}' calls back into Python (pure_callback, io_callback "
                                   f"or jax.debug), which an exported module cannot carry")
-    out_types = [mlir.aval_type(v.aval) for v in jaxpr.outvars]
+    out_types = [_TOKEN] * len(ordered) + [mlir.aval_type(v.aval) for v in jaxpr.outvars]
+    results = [fb.tokens[eff] for eff in ordered] + results
     infos = result_infos or [None] * len(jaxpr.outvars)
     result_attrs = ["{" + ", ".join(
         ([f"jax.result_info = {_mlir_string(info)}"] if info is not None else [])
         + ([sdy.sharding_attr(module, s, v.aval.ndim)] if s is not None else [])) + "}"
         for s, v, info in zip(outs, jaxpr.outvars, infos, strict=True)]
-    result_attrs = ["" if a == "{}" else a for a in result_attrs]
+    result_attrs = [_TOKEN_ATTR] * len(ordered) + ["" if a == "{}" else a for a in result_attrs]
     return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, results,
                             num_partitions=1 if mesh is None else mesh.size,
                             result_attrs=result_attrs, functions=list(module.functions.values()),
@@ -704,8 +717,8 @@ def _to_data(exp: Exported, vjp_order: int) -> dict:
                           for s in exp._out_named_shardings or (None,) * len(exp.out_avals)],
         "nr_devices": exp.nr_devices,
         "platforms": list(exp.platforms),
-        "ordered_effects": [str(e) for e in exp.ordered_effects],
-        "unordered_effects": [str(e) for e in exp.unordered_effects],
+        "ordered_effects": [_effect_type_name(e) for e in exp.ordered_effects],
+        "unordered_effects": [_effect_type_name(e) for e in exp.unordered_effects],
         "disabled_checks": [str(c) for c in exp.disabled_safety_checks
                             if c != DisabledSafetyCheck.shape_assertions()],
         "module": exp.mlir_module_serialized,
@@ -728,6 +741,26 @@ def _physical(dtype):
 def _aval_data(aval) -> dict:
     return {"shape": [str(d) for d in aval.shape], "dtype": _dtype_name(aval.dtype),
             "memory_space": "device"}
+
+
+def _effect_type_name(eff) -> str:
+    """How the format names an effect: its type's `str`, for effects whose type makes an equal
+    one with no arguments (JAX's conditions, so that a reader can make it again)."""
+    if isinstance(eff, SerializedEffect):
+        return eff.type_name
+    try:
+        replica = eff.__class__()
+    except Exception:
+        raise NotImplementedError(f"Effect {eff} must have a nullary constructor to be "
+                                  "serializable") from None
+    try:
+        same_hash = hash(eff) == hash(replica)
+    except Exception:
+        raise NotImplementedError(f"Effect {eff} must be hashable to be serializable") from None
+    if eff != replica or not same_hash:
+        raise NotImplementedError(f"Effect {eff} must have a nullary class constructor that "
+                                  "produces an equal effect object.")
+    return str(eff.__class__)
 
 
 class SerializedEffect:
