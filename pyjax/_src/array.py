@@ -125,6 +125,8 @@ def put_sharded(value, aval, sharding, committed=True) -> ArrayImpl:
     block, and the Array remembers `sharding` (a NamedSharding)."""
     value = np.asarray(value)
     check_divisible(sharding, aval.shape)
+    if aval.sharding is not None:  # (the layout it had before: its type says `sharding` now)
+        aval = core.ShapedArray(aval.shape, aval.dtype, aval.weak_type)
     indices = sharding.devices_indices_map(aval.shape)
     shard_aval = aval.update(shape=sharding.shard_shape(aval.shape))
     singles = [xla.put(value[indices[d]], d, shard_aval) for d in addressable_devices(sharding)]

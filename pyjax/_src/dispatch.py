@@ -216,8 +216,12 @@ def _spmd_compiled(exe, closed, text, request):
                   for c in closed.consts]
     compiled = Compiled(exe, closed, const_bufs, text, request.name, request.donated)
     compiled.in_shardings = request.in_shardings
-    compiled.out_shardings = [named_from_hlo(mesh, s._to_xla_hlo_sharding(len(a.shape)), len(a.shape))
-                              for s, a in zip(exe.out_shardings, closed.out_avals, strict=True)]
+    # (over the mesh an output's sharding was asked over: its axis types may differ)
+    out_meshes = [mesh if o is None else o.mesh
+                  for o in request.out_shardings or (None,) * len(closed.out_avals)]
+    compiled.out_shardings = [named_from_hlo(m, s._to_xla_hlo_sharding(len(a.shape)), len(a.shape))
+                              for s, a, m in zip(exe.out_shardings, closed.out_avals, out_meshes,
+                                                 strict=True)]
     # outputs carry their NamedShardings' own jaxlib objects (as on C++ dispatch's fast path)
     exe.set_out_shardings([xs if s is None else xla_for_output(s, len(a.shape)) for s, xs, a in
                            zip(compiled.out_shardings, exe.out_shardings, closed.out_avals,
@@ -600,10 +604,12 @@ def reshard(x: ArrayImpl, sharding: NamedSharding) -> ArrayImpl:
     """`x`, laid out over a mesh, moved on device to the layout `sharding` (over the same
     devices): an identity computation whose argument and result layouts differ, so XLA's
     partitioner does the moving."""
-    key = (x.aval, x._named_sharding, sharding)
+    aval = x.aval  # (without the old layout, if its type says one: the new one is `sharding`)
+    aval = aval if aval.sharding is None else core.ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    key = (aval, x._named_sharding, sharding)
     closed = _reshard_jaxprs.get(key)
     if closed is None:
-        v = core.Var(x.aval)
+        v = core.Var(aval)
         closed = _reshard_jaxprs[key] = core.ClosedJaxpr(core.Jaxpr([], [v], [v], []), [])
     compiled = compile(CompileRequest(closed, "reshard", devices=spmd.mesh_devices((sharding,), None),
                                       in_shardings=(x._named_sharding,), out_shardings=(sharding,)))

@@ -13,6 +13,7 @@ from pyjax._src import core, tree_util
 from pyjax._src.api import device_put
 from pyjax._src.numpy import arrays, creation
 from pyjax._src.numpy import fft as jfft
+from pyjax._src.pjit import reshard
 
 
 def _place(x, device):
@@ -30,10 +31,29 @@ def placed(fun):
     return wrapped
 
 
+def placed_or_sharded(fun):
+    """`placed(fun)` taking JAX's `out_sharding=` too (a NamedSharding, or a PartitionSpec over
+    the mesh in context): the result laid out so, its type saying it under a trace."""
+    place = placed(fun)
+
+    @functools.wraps(fun)
+    def wrapped(*args, device=None, out_sharding=None, **kwargs):
+        if out_sharding is None:
+            return place(*args, device=device, **kwargs)
+        if device is not None:
+            raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got "
+                             f"device={device!r} and out_sharding={out_sharding!r}")
+        return reshard(fun(*args, **kwargs), out_sharding)
+    return wrapped
+
+
 _CREATION = ("array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
              "empty_like", "full_like", "arange", "linspace", "eye")
 
 # name in pyjax.numpy -> the placing version
-FUNCTIONS = {name: placed(getattr(creation, name)) for name in _CREATION}
+_SHARDED = ("array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+            "full_like", "arange")  # (those that take out_sharding= in JAX 0.10.2)
+FUNCTIONS = {name: (placed_or_sharded if name in _SHARDED else placed)(getattr(creation, name))
+             for name in _CREATION}
 FUNCTIONS["astype"] = placed(arrays.astype)
 FFT_FUNCTIONS = {name: placed(getattr(jfft, name)) for name in ("fftfreq", "rfftfreq")}

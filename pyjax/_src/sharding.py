@@ -44,6 +44,18 @@ class Sharding:
     def is_fully_addressable(self) -> bool:
         return True
 
+    def is_equivalent_to(self, other, ndim: int) -> bool:
+        """Whether a rank-`ndim` array laid out as this sharding and as `other` has the same
+        pieces on the same devices (in the same order) in the same memory kind, as JAX
+        decides it (two fully replicated layouts are equivalent)."""
+        if not isinstance(other, Sharding):
+            return False
+        if (tuple(self._device_assignment) != tuple(other._device_assignment)
+                or self.memory_kind != other.memory_kind):
+            return False
+        mine, theirs = (s._to_xla(ndim)._to_xla_hlo_sharding(ndim) for s in (self, other))
+        return mine == theirs or (mine.is_replicated() and theirs.is_replicated())
+
 
 class Shard:
     """One piece of an array on one device: `data` holds `index` (a tuple of slices into the

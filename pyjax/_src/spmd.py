@@ -86,7 +86,17 @@ def out_shardings_from_types(ins, out_avals):
         return None
     mesh = ins[0].mesh
     return tuple(None if getattr(a, "sharding", None) is None
-                 else NamedSharding(mesh, a.sharding.spec) for a in out_avals)
+                 else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec)
+                 for a in out_avals)
+
+
+def _typed_as(mesh, typed):
+    """`mesh` with the axis types of the mesh an output's type names (the arguments' mesh may
+    have other types: inside auto_axes, a reshard before the first output's)."""
+    if (isinstance(mesh, Mesh) and getattr(typed, "axis_names", None) == mesh.axis_names
+            and typed.axis_types != mesh.axis_types):
+        return mesh.update_axis_types(dict(zip(typed.axis_names, typed.axis_types)))
+    return mesh
 
 
 def _own(x, mesh):

@@ -34,7 +34,7 @@ from pyjax._src.numpy.util import broadcast_shapes, broadcast_to, check_arraylik
 from pyjax._src.random import prng
 from pyjax._src.random.prng import library_jit as jit
 from pyjax._src.random.keys import (
-    PRNGKeyArray, canonical_shape, check_prng_key, split, split_key)
+    PRNGKeyArray, canonical_shape, check_prng_key, honours_out_sharding, split, split_key)
 from pyjax._src.random.samplers import (
     _const, check_broadcast_shapes, check_float_sampler, check_safe_to_cast, check_shape,
     exponential, float_dtype, normal, rademacher, uniform)
@@ -155,6 +155,7 @@ def _gamma_grad(sample, a, log_space):
 # -- gamma and its relatives ---------------------------------------------------------------
 
 
+@honours_out_sharding
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a, 1) samples; differentiable in `a` (implicit reparameterization).
 
@@ -169,6 +170,7 @@ def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     return _gamma(key, a, shape, dtype, False)
 
 
+@honours_out_sharding
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """log of Gamma(a, 1) samples, computed in log space (accurate for small `a`)."""
     key, _ = check_prng_key("loggamma", key)
@@ -190,6 +192,7 @@ def _gamma(key, a, shape, dtype, log_space):
     return random_gamma(key._base_array, a, log_space=log_space, impl=key._impl)
 
 
+@honours_out_sharding
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """Beta(a, b) samples, as a ratio of gamma samples computed in log space."""
     key, _ = check_prng_key("beta", key)
@@ -212,6 +215,7 @@ def _beta(key, a, b, shape, dtype):
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+@honours_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     """Dirichlet(alpha) samples: normalized gamma samples (a softmax of log-gamma samples)."""
     key, _ = check_prng_key("dirichlet", key)
@@ -240,6 +244,7 @@ def _dirichlet(key, alpha, shape, dtype):
     return _softmax_last(loggamma(key, alpha, shape + np.shape(alpha)[-1:], dtype))
 
 
+@honours_out_sharding
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Student's t samples with `df` degrees of freedom: n * sqrt(df / (2 g)), g ~ Gamma(df/2)."""
     key, shape, dtype = check_float_sampler("t", key, shape, dtype, df)
@@ -256,6 +261,7 @@ def _t(key, df, shape, dtype):
     return n * jufuncs.sqrt(half_df / g)
 
 
+@honours_out_sharding
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square samples: twice Gamma(df / 2) (sampled in log space)."""
     key, shape, dtype = check_float_sampler("chisquare", key, shape, dtype, df)
@@ -270,6 +276,7 @@ def _chisquare(key, df, shape, dtype):
     return lax.mul(jufuncs.exp(log_g), two)
 
 
+@honours_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     """F-distribution samples: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
     key, shape, dtype = check_float_sampler("f", key, shape, dtype, dfnum, dfden)
@@ -285,6 +292,7 @@ def _f(key, dfnum, dfden, shape, dtype):
     return lax.div(num, den)
 
 
+@honours_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Samples of the density proportional to exp(-|x|^p): a signed Gamma(1/p) ** (1/p)."""
     shape = canonical_shape(shape, "generalized_normal")
@@ -301,6 +309,7 @@ def _generalized_normal(key, p, shape, dtype):
     return r * g ** (1 / p)
 
 
+@honours_out_sharding
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     """Uniform samples from the unit p-norm ball in `d` dimensions."""
     shape = canonical_shape(shape, "ball")
@@ -320,6 +329,7 @@ def _ball(key, p, d, shape, dtype):
 # -- counts: poisson, binomial, multinomial ----------------------------------------------------
 
 
+@honours_out_sharding
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson(lam) counts: Knuth's product of uniforms for lam < 10, Hormann's transformed
     rejection above (as TensorFlow and NumPy). The rate is float32 whatever x64 says, as JAX."""

@@ -12,6 +12,7 @@ isinstance check is False (README, "Differences from JAX").
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import warnings
@@ -23,13 +24,16 @@ from pyjax._src import core, dtypes, tree_util
 from pyjax._src.api_vmap import vmap
 from pyjax._src.array import Array, extra_array_types
 from pyjax._src.config import LegacyPrngKeyState, config
+from pyjax._src.mesh import get_abstract_mesh
 from pyjax._src.numpy import creation
 from pyjax._src.numpy import reductions as jnp_reductions
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import is_arraylike
+from pyjax._src.pjit import auto_axes
 from pyjax._src.random import prng
 from pyjax._src.random import rbg  # noqa: F401  (registers the "rbg" and "unsafe_rbg" PRNGs)
 from pyjax._src.random.prng import PRNGImpl
+from pyjax._src.sharding import NamedSharding
 
 # -- the key dtype ---------------------------------------------------------------------------
 
@@ -456,6 +460,24 @@ def fold_in(key, data):
     return return_keys(wrapped, typed._wrap(typed._impl.fold_in(typed._base_array, data)))
 
 
+def honours_out_sharding(sampler):
+    """`sampler(key, ...)` taking `out_sharding=` as JAX's samplers do: the sample is drawn with
+    the mesh's Explicit axes made Auto (XLA lays the computation out) and the result is laid out
+    as `out_sharding` (a NamedSharding, or a PartitionSpec over the mesh in context). The values
+    are the same as without it."""
+    @functools.wraps(sampler)
+    def wrapped(key, *args, out_sharding=None, **kwargs):
+        if out_sharding is None:
+            return sampler(key, *args, **kwargs)
+        mesh = (out_sharding.mesh if isinstance(out_sharding, NamedSharding)
+                else get_abstract_mesh())
+        draw = auto_axes(lambda k: sampler(k, *args, **kwargs), axes=mesh.explicit_axes,
+                         out_sharding=out_sharding)
+        return draw(key)
+    return wrapped
+
+
+@honours_out_sharding
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64)."""
     typed, _ = check_prng_key("bits", key)

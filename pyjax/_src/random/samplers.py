@@ -7,7 +7,7 @@ JAX jits, so XLA sees the same computation and the samples are JAX's, bit for bi
 function checks its arguments (JAX's exception classes) and calls a jitted `_name` with the
 static shape and dtype. Gamma-based samplers live in `gamma.py`.
 
-NB: `out_sharding` is accepted and ignored: pyjax runs on one device (no sharded outputs yet).
+`out_sharding=` lays the sample out over a mesh as JAX does (`keys.honours_out_sharding`).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from pyjax._src.numpy import ufuncs as jufuncs
 from pyjax._src.numpy.util import (
     broadcast_shapes, broadcast_to, check_arraylike, promote_dtypes_inexact)
 from pyjax._src.random.keys import (
-    canonical_shape, check_prng_key, random_bits, split_key)
+    canonical_shape, check_prng_key, honours_out_sharding, random_bits, split_key)
 from pyjax._src.random.prng import UINT_DTYPES, library_jit as jit
 
 # -- argument checks shared by the samplers --------------------------------------------------
@@ -104,6 +104,7 @@ def _missing(what, name):
 # -- uniform and normal ----------------------------------------------------------------------
 
 
+@honours_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
     """Uniform floats in `[minval, maxval)`.
 
@@ -134,6 +135,7 @@ def _uniform(key, minval, maxval, shape, dtype):
     return lax.max(minval, shape_ops.reshape(floats * (maxval - minval) + minval, shape))
 
 
+@honours_out_sharding
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal samples (real, or complex with independent parts of variance 1/2).
 
@@ -167,6 +169,7 @@ def _normal_real(key, shape, dtype):
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
+@honours_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Standard normal samples conditioned on the open interval `(lower, upper)`."""
     if shape is not None:
@@ -195,6 +198,7 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 # -- integers and booleans -------------------------------------------------------------------
 
 
+@honours_out_sharding
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Integers in `[minval, maxval)` (8- and 16-bit types are sampled in 32 bits).
 
@@ -252,6 +256,7 @@ def _randint(key, minval, maxval, shape, dtype):
     return lax.add(minval, lax.convert_element_type(lax.rem(offset, span), dtype))
 
 
+@honours_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans that are True with probability `p` ('high' mode: twice the bits, for tiny p)."""
     if shape is not None:
@@ -279,6 +284,7 @@ def _bernoulli(key, p, shape, mode):
     return uniform(key, shape, dtype) < p
 
 
+@honours_out_sharding
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     """-1 or +1 with equal probability."""
     key, _ = check_prng_key("rademacher", key)
@@ -292,6 +298,7 @@ def _rademacher(key, shape, dtype):
     return (2 * b - 1).astype(dtype)
 
 
+@honours_out_sharding
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     """The number of Bernoulli(p) trials up to and including the first success."""
     key, _ = check_prng_key("geometric", key)
@@ -323,7 +330,7 @@ def _simple_sampler(name, draw, doc):
         return body(key, canonical_shape(shape, name), dtype)
     sampler.__name__ = sampler.__qualname__ = name
     sampler.__doc__ = doc
-    return sampler
+    return honours_out_sharding(sampler)
 
 
 def _exponential(key, shape, dtype):
@@ -359,6 +366,7 @@ cauchy = _simple_sampler("cauchy", _cauchy, "Samples of the standard Cauchy dens
 maxwell = _simple_sampler("maxwell", _maxwell, "Samples of the Maxwell distribution: |x| of a 3-d standard normal.")
 
 
+@honours_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel samples, -log(-log(u)); 'high' mode spends twice the bits so the far
     tail (tiny u) is reached."""
@@ -407,6 +415,7 @@ def _gumbel(key, shape, dtype, mode):
     return -jufuncs.log(-jufuncs.log(_uniform(key, info.tiny, 1., shape, dtype)))
 
 
+@honours_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
     """exp(sigma * standard normal)."""
     key, _ = check_prng_key("lognormal", key)
@@ -423,6 +432,7 @@ def _lognormal(key, sigma, shape, dtype):
     return lax.exp(normal(key, shape, dtype) * lax.convert_element_type(sigma, dtype))
 
 
+@honours_out_sharding
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto samples of shape `b` (x >= 1): exp(Exp(1) / b)."""
     key, shape, dtype = check_float_sampler("pareto", key, shape, dtype, b)
@@ -434,6 +444,7 @@ def _pareto(key, b, shape, dtype):
     return lax.exp(exponential(key, shape, dtype) / lax.convert_element_type(b, dtype))
 
 
+@honours_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh samples: scale * sqrt(-2 log u)."""
     key, shape, dtype = check_float_sampler("rayleigh", key, shape, dtype, scale)
@@ -447,6 +458,7 @@ def _rayleigh(key, scale, shape, dtype):
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(scale, -2))))
 
 
+@honours_out_sharding
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Inverse Gaussian (Wald) samples of mean `mean` and shape 1 (Michael et al.'s method)."""
     key, shape, dtype = check_float_sampler("wald", key, shape, dtype, mean)
@@ -496,6 +508,7 @@ def _double_sided_maxwell(key, loc, scale, shape, dtype):
     return random_sign * maxwell_rvs * scale + loc
 
 
+@honours_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular samples on [left, right] with peak `mode`, by inverting the CDF."""
     key, shape, dtype = check_float_sampler("triangular", key, shape, dtype, left, mode, right)
@@ -515,6 +528,7 @@ def _triangular(key, left, mode, right, shape, dtype):
 # -- choosing among categories -----------------------------------------------------------------
 
 
+@honours_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, out_sharding=None):
     """Category indices drawn with probabilities softmax(logits) along `axis` (the Gumbel-max
     trick: argmax of logits plus Gumbel noise)."""
@@ -608,6 +622,7 @@ def _choice_with_p(key, p, shape):
     return jred.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
 
 
+@honours_out_sharding
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     """A random permutation of `arange(x)`, or of `x` along `axis` (with `independent=True`,
     each slice along `axis` shuffled on its own)."""
@@ -639,6 +654,7 @@ def _shuffle(key, x, axis):
 # -- linear algebra ----------------------------------------------------------------------------
 
 
+@honours_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
     """Haar-random (n, m) matrices with orthonormal columns (n >= m) or rows (n < m): the QR
     factor of a Gaussian matrix, its column signs fixed by R's diagonal (Mezzadri's recipe)."""
@@ -657,6 +673,7 @@ def _orthogonal(key, n, m, shape, dtype):
     return jnp_linalg.matrix_transpose(x) if n < m else x
 
 
+@honours_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *,
                         out_sharding=None):
     """Samples of N(mean, cov): mean + F z for unit normals z, F a factor of cov with F F^T = cov
