@@ -425,6 +425,27 @@ def test_pyjax_blob_round_trips_and_runs(name):
         assert_trees_close(list(grads), arrays(run["grads"]), rtol=1e-4, atol=1e-5)
 
 
+def test_unused_arguments_are_not_in_the_module_as_jax():
+    # JAX 0.10.2: module_kept_var_idx (0, 2) and (0, 3) for the VJP; all kept with keep_unused
+    # or symbolic shapes
+    spec = jax.ShapeDtypeStruct((3,), jnp.float32)
+    f = lambda x, y, z: jnp.sin(x) + z  # noqa: E731
+    exp = export.export(jax.jit(f))(spec, spec, spec)
+    assert exp.module_kept_var_idx == (0, 2) and exp.vjp().module_kept_var_idx == (0, 3)
+    assert exp.mlir_module().count("tensor<3xf32> loc(unknown)") == 2  # (main's two arguments)
+    assert export.export(jax.jit(f, keep_unused=True))(spec, spec, spec).module_kept_var_idx == (
+        0, 1, 2)
+    b, = export.symbolic_shape("b")
+    sym = jax.ShapeDtypeStruct((b,), jnp.float32)
+    assert export.export(jax.jit(f))(sym, sym, sym).module_kept_var_idx == (0, 1, 2)
+    back = export.deserialize(exp.serialize(vjp_order=1))
+    ones = np.ones(3, np.float32)
+    np.testing.assert_allclose(jax.jit(back.call)(ones, ones, ones), np.sin(1.0) + 1, rtol=1e-6)
+    grads = jax.grad(lambda *a: back.call(*a).sum(), argnums=(0, 1, 2))(ones, ones, ones)
+    np.testing.assert_allclose(np.stack(grads), np.stack([np.cos(ones), 0 * ones, ones]),
+                               rtol=1e-6)
+
+
 def test_uses_global_constants_as_jax():
     # (JAX 0.10.2: True for symbolic shapes or several platforms, the module says so too)
     spec3 = jax.ShapeDtypeStruct((3,), jnp.float32)

@@ -363,6 +363,7 @@ class JitInfo:
         # shardings that are all None (unspecified: None is an empty pytree) are no shardings
         self.in_shardings, self.out_shardings = _unless_empty(in_shardings), _unless_empty(out_shardings)
         self.fun = fun
+        self.keep_unused = keep_unused  # (export keeps unused arguments in its module then)
         self.name = name or getattr(fun, "__name__", "fun")
         try:
             self._sig = inspect.signature(fun)

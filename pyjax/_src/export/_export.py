@@ -195,7 +195,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         traced = info.trace(*args_specs, **kwargs_specs)
         shardings = sharded.export_shardings(info, traced, args_specs, kwargs_specs)
         exp = _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
-                             platforms, tuple(disabled_checks), shardings)
+                             platforms, tuple(disabled_checks), shardings, info.keep_unused)
         return dataclasses.replace(exp, calling_convention_version=version)
     return do_export
 
@@ -207,8 +207,11 @@ def _canonical_platform(p):
     return p
 
 
-def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardings) -> Exported:
-    """`shardings`: (in, out, mesh) from `sharded.export_shardings` (mesh None: one device)."""
+def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardings,
+                   keep_unused=False) -> Exported:
+    """`shardings`: (in, out, mesh) from `sharded.export_shardings` (mesh None: one device).
+    As JAX's, the module takes only the arguments the function reads (`module_kept_var_idx`),
+    unless `keep_unused` or some shape is symbolic."""
     # ordered effects: one token argument and result each, in the order of their names
     ordered = tuple(sorted((e for e in closed.jaxpr.effects if getattr(e, "ordered", False)),
                            key=str))
@@ -217,10 +220,18 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
         raise NotImplementedError("pyjax.export: a function laid out over a mesh is exported for "
                                   "one platform at a time")
     infos = _result_infos(out_tree, closed.out_avals)
-    texts = [lower_for_export(name, closed, p, shardings, infos, in_tree, ordered)
+    kept = tuple(range(len(closed.in_avals)))
+    module_closed = closed
+    if not keep_unused and all(shape_poly.is_constant_shape(a.shape) for a in closed.in_avals):
+        kept = _read_inputs(closed.jaxpr)
+        j = closed.jaxpr
+        module_closed = core.ClosedJaxpr(core.Jaxpr(j.constvars, [j.invars[i] for i in kept],
+                                                    j.outvars, j.eqns, j.effects), closed.consts)
+    module_shardings = (tuple(ins[i] for i in kept), outs, mesh)
+    texts = [lower_for_export(name, module_closed, p, module_shardings, infos, in_tree, ordered)
              for p in platforms]
     text = (texts[0] if len(platforms) == 1
-            else _multi_platform_module(name, closed, texts, len(ordered), infos))
+            else _multi_platform_module(name, module_closed, texts, len(ordered), infos))
     # (JAX's "global constants": the dimension variables and the platform index, its own or
     # those of an exported function it calls)
     uses_global_constants = (len(platforms) > 1 or not all(
@@ -241,11 +252,20 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
         disabled_safety_checks=disabled,
         mlir_module_serialized=_module_bytes(text),
         calling_convention_version=maximum_supported_calling_convention_version,
-        module_kept_var_idx=tuple(range(len(in_avals))),
-        uses_global_constants=uses_global_constants,
+        module_kept_var_idx=kept, uses_global_constants=uses_global_constants,
         _get_vjp=functools.partial(_vjp_of_jaxpr, closed, platforms, disabled, shardings),
         _scope=scope, _in_named_shardings=in_named, _out_named_shardings=out_named)
     return exp
+
+
+def _read_inputs(jaxpr) -> tuple:
+    """The indices of the invars that the live equations (those whose results are used, or
+    with effects) or the outputs read."""
+    live = {v for v in jaxpr.outvars if type(v) is core.Var}
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in live for v in eqn.outvars):
+            live.update(v for v in eqn.invars if type(v) is core.Var)
+    return tuple(i for i, v in enumerate(jaxpr.invars) if v in live)
 
 
 def _calls_global_constants(jaxpr) -> bool:
