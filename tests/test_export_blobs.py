@@ -217,6 +217,16 @@ SHARDED_SCRIPT = textwrap.dedent('''
                                 in_shardings=(NamedSharding(mesh, P("x")), None)))(spec, spec)
     out["unspecified"] = {"in": [repr(s) for s in exp.in_shardings_jax(mesh)],
                           "module": exp.mlir_module(), "vjp_module": exp.vjp().mlir_module()}
+    # a shard_map inside: the module is for the mesh's 8 devices, its shardings unspecified
+    h = jax.jit(jax.shard_map(lambda a: jax.lax.psum(a, "x"), mesh=mesh, in_specs=P("x"),
+                              out_specs=P()))
+    exp = export.deserialize(export.export(h)(jax.ShapeDtypeStruct((8, 2), np.float32))
+                             .serialize())
+    x = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
+    out["shard_map"] = {"nr_devices": exp.nr_devices,
+                        "shardings": [repr(s) for s in exp.in_shardings_jax(mesh)
+                                      + exp.out_shardings_jax(mesh)],
+                        "out": np.asarray(exp.call(x)).tolist()}
     print(json.dumps(out))
 ''')
 
@@ -293,6 +303,12 @@ def test_unspecified_in_sharding_stays_unspecified(sharded_runs):
     assert 'jax.result_info = "result"' in main.group(2)
     vjp_args = re.search(r"func.func public @main\((.*)\) ->", got["vjp_module"]).group(1)
     assert [("sdy.sharding" in a) for a in vjp_args.split("%arg")[1:]] == [True, False, False]
+
+
+def test_shard_map_exports_for_its_mesh(sharded_runs):
+    # as JAX 0.10.2 (recorded): nr_devices 8, shardings unspecified, psum over the 8 blocks
+    assert sharded_runs["shard_map"] == {"nr_devices": 8, "shardings": ["None", "None"],
+                                         "out": [[56.0, 64.0]]}
 
 
 @pytest.mark.parametrize("name", SHARDED)

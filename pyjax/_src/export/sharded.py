@@ -205,8 +205,11 @@ def export_shardings(info, traced, args, kwargs):
     if info.static_argnums or info.static_argnames:
         args, kwargs, _ = info._split_static(args, kwargs)
     leaves = tree_util.tree_leaves((args, kwargs))
+    mesh = None
     if traced.shardings is not None:
         ins, outs = traced.shardings
+        # (the mesh the jit runs over: also that of a shard_map or sharding constraint inside)
+        mesh = spmd.request_mesh(ins, outs)
         # given for an argument (not None in the jit's in_shardings), or its own layout
         given = ([None] * len(leaves) if info.in_shardings is None else
                  spmd._per_leaf(info.in_shardings, args, "in_shardings", traced.name))
@@ -217,16 +220,17 @@ def export_shardings(info, traced, args, kwargs):
         ins = tuple(_placed(x) for x in leaves)
         outs = None
     named = [s for s in (*ins, *(outs or ())) if s is not None]
-    if not named:
+    if not named and mesh is None:
         return (None,) * n_in, (None,) * n_out, None
-    mesh = named[0].mesh
-    for s in named[1:]:
+    mesh = mesh or named[0].mesh
+    for s in named:
         if tuple(s.mesh.devices.flat) != tuple(mesh.devices.flat):
             raise ValueError(f"Received incompatible devices for jitted computation "
                              f"{traced.name}: {s!r} and {named[0]!r} use different meshes")
     if outs is None:
-        outs = spmd.out_shardings_from_types([s for s in ins if s is not None] or [named[0]],
-                                             traced.jaxpr.out_avals) or (None,) * n_out
+        outs = spmd.out_shardings_from_types(
+            [s for s in ins if s is not None] or [NamedSharding(mesh, PartitionSpec())],
+            traced.jaxpr.out_avals) or (None,) * n_out
     return tuple(ins), tuple(outs), mesh
 
 
