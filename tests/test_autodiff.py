@@ -27,7 +27,7 @@ from pyjax._src.backend import xla
 from pyjax._src.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
 from pyjax._src.interpreters import ad
 from pyjax._src.pjit import pjit_p
-from pyjax.test_util import check_grads
+from pyjax._src.public_test_util import check_grads_refined as check_grads
 
 import op_table as T
 

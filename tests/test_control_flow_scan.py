@@ -8,7 +8,7 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import ad_api, core
-from pyjax.test_util import check_grads
+from pyjax._src.public_test_util import check_grads_refined as check_grads
 
 rng = np.random.default_rng(0)
 

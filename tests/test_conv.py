@@ -12,7 +12,7 @@ import scipy.signal
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax.test_util import check_grads
+from pyjax._src.public_test_util import check_grads_refined as check_grads
 
 from recorded_cases import assert_matches, evaluate
 

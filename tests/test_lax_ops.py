@@ -373,7 +373,7 @@ _BATCHED_CONTRACTIONS = [  # name, pyjax function, NumPy reference, shapes
 @pytest.mark.parametrize("name,f,np_f,lshape,rshape", _BATCHED_CONTRACTIONS,
                          ids=[c[0] for c in _BATCHED_CONTRACTIONS])
 def test_batched_contraction_values_and_grads(name, f, np_f, lshape, rshape):
-    from pyjax.test_util import check_grads
+    from pyjax._src.public_test_util import check_grads_refined as check_grads
     a, b = _RS.randn(*lshape).astype(f32), _RS.randn(*rshape).astype(f32)
     expected = np_f(a.astype(np.float64), b.astype(np.float64))
     assert_close(f(a, b), expected, 1e-4)

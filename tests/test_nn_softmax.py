@@ -6,7 +6,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import nn
-from pyjax.test_util import check_grads
+from pyjax._src.public_test_util import check_grads_refined as check_grads
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3, 4)).astype(np.float32) * 3

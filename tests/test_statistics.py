@@ -11,7 +11,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax.test_util import check_grads
+from pyjax._src.public_test_util import check_grads_refined as check_grads
 
 from recorded_cases import evaluate
 from test_sorting import assert_matches_jax, recorded_ns

@@ -1,5 +1,6 @@
 """`pyjax.test_util.check_grads`: JAX's tolerance arguments (a number or a {dtype: tolerance}
-dict over JAX's per-dtype defaults, scaled by array size) and per-dtype `eps`.
+dict over JAX's per-dtype defaults, scaled by array size), JAX's finite-difference step and
+directions, and per-dtype `eps`.
 
 The functions checked have derivatives that are wrong by a known relative amount, so each test
 can tell a tolerance that was applied from one that was ignored.
@@ -29,8 +30,8 @@ def sin_with_wrong_derivative(rel_error):
 X32 = np.float32(0.3)
 
 
-# The random tangent check_grads draws for one scalar argument is about 0.13, so the JVP is
-# about 0.12 and a relative error e of the derivative is an absolute error of about 0.12 e.
+# The random tangent check_grads draws for one scalar argument is JAX's, RandomState(0).randn()
+# = 1.76, so the JVP is about 1.7 and a relative error e is an absolute error of about 1.7 e.
 
 def test_default_tolerance_is_jax_gradient_tolerance_for_float32():
     check_grads(sin_with_wrong_derivative(0.0), (X32,), order=1, modes=["fwd"])
@@ -40,11 +41,12 @@ def test_default_tolerance_is_jax_gradient_tolerance_for_float32():
 
 
 def test_float16_default_is_looser():
-    # float16: 1e-2 by default; a 5% error passes there but fails for float32
-    f = sin_with_wrong_derivative(5e-2)
-    check_grads(f, (np.float16(0.3),), order=1, modes=["fwd"])
+    # float16: 1e-2 by default; a 1% error passes there but fails for float32 (with a step
+    # float16 can resolve: JAX's 1e-4 is below its spacing near 0.3)
+    f = sin_with_wrong_derivative(1e-2)
+    check_grads(f, (np.float16(0.3),), order=1, modes=["fwd"], eps=1e-2)
     with pytest.raises(AssertionError):
-        check_grads(f, (X32,), order=1, modes=["fwd"])
+        check_grads(f, (X32,), order=1, modes=["fwd"], eps=1e-2)
 
 
 @pytest.mark.parametrize("key", [np.float32, np.dtype(np.float32), "float32", jnp.float32])
@@ -69,6 +71,30 @@ def test_eps_scalar_and_dict():
         check_grads(f, (X32,), order=1, modes=["fwd"], eps={np.float32: 30.0})
     with pytest.raises(AssertionError):
         check_grads(f, (X32,), order=1, modes=["fwd"], eps=30.0)
+
+
+def _fails(f, args, **kw):
+    try:
+        check_grads(f, args, **kw)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_finite_difference_step_and_direction_are_jax():
+    # JAX 0.10.2 (recorded): steps of ±1e-4 along RandomState(0) directions, so a check just
+    # below a jump (or a kink) passes or fails as on JAX; a larger step crosses it
+    jump = lambda x: jnp.where(x > 0.3005, 2 * x, x)
+    scaled = lambda x, y: jnp.where(x > 0.3005, 2 * x, x) * y
+    both = dict(order=1, modes=["fwd", "rev"])
+    assert _fails(jump, (X32,), **both) is False
+    assert _fails(jump, (X32,), eps=1e-3, **both) is True
+    assert _fails(scaled, (X32, np.ones(3, np.float32)), order=2, modes=["fwd", "rev"]) is False
+    assert _fails(jnp.abs, (np.float32(1e-4),), **both) is True
+    assert _fails(jnp.abs, (np.float32(2e-4),), **both) is False
+    assert tu.EPS == 1e-4
+    np.testing.assert_allclose(tu._rand_like(np.random.RandomState(0), np.zeros(2, np.float32)),
+                               [1.7640524, 0.4001572], rtol=1e-6)
 
 
 def test_tolerance_lookup_as_jax():

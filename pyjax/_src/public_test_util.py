@@ -11,12 +11,14 @@ Tolerances are JAX's: `atol`/`rtol` are a number or a dict {dtype: tolerance} me
 JAX's per-dtype defaults (`default_gradient_tolerance`); an array is compared with the larger
 of the tolerances of its two dtypes, scaled by its size, as JAX's `check_close` does.
 
-NB: JAX takes the difference in the inputs' dtype with `eps=1e-4` (steps of ±eps). Here `eps`
-(also steps of ±eps) defaults per dtype (5e-3 for 32-bit, 1.5e-2 for 16-bit, 5e-7 for 64-bit:
-near the optimal central-difference step for each precision), the differences at eps and 2 eps
-are Richardson-extrapolated, and the difference of the outputs is taken in 64-bit, which is far
-less noisy for float32 functions. `eps` may also be a dict {dtype: step}. Integer and bool
-arguments are allowed: they get float0 tangents and are never perturbed.
+The finite differences are JAX's: one central difference with steps of ±eps in the inputs'
+dtype, `eps=1e-4` by default, along directions drawn as JAX draws them (`np.random.RandomState(0)`,
+standard normal per leaf), so a check that crosses a kink or a `select` jump fails or passes as
+it does on JAX. NB: two refinements that only remove rounding noise: the outputs' difference is
+taken in 64-bit, and autodiff is checked along the step the rounded inputs really took. `eps`
+may also be a dict {dtype: step} (pyjax's extension). Integer and bool arguments are allowed:
+they get float0 tangents and are never perturbed. `check_grads_refined` (pyjax's own tests)
+takes Richardson-extrapolated differences with larger per-dtype steps instead (`_Scheme`).
 """
 from __future__ import annotations
 
@@ -25,8 +27,7 @@ import numpy as np
 from pyjax._src import config, dtypes, tree_util
 from pyjax._src import ad_api
 
-_EPS = {np.dtype(np.float16): 1.5e-2, np.dtype(dtypes.bfloat16): 1.5e-2, np.dtype(np.float32): 5e-3,
-        np.dtype(np.float64): 5e-7, np.dtype(np.complex64): 5e-3, np.dtype(np.complex128): 5e-7}
+EPS = 1e-4  # JAX's finite-difference step
 
 # JAX's defaults (jax._src.public_test_util): for values, and for derivatives. The tiny floats
 # are the same in both: 1 for float4_e2m1fn and float8_e8m0fnu, 0.1 for the other float8 types.
@@ -99,6 +100,14 @@ def _widest_dtype(tree):
 
 
 def _rand_like(rng, x):
+    """JAX's random direction for `x` (drawn for integer leaves too, so later leaves get JAX's
+    draws), float0 zeros for integer and bool leaves."""
+    x = _np(x)
+    t = rand_like(rng, x)
+    return t if _inexact(x) else np.zeros(x.shape, dtypes.float0)
+
+
+def _refined_rand_like(rng, x):
     x = _np(x)
     if not _inexact(x):
         return np.zeros(x.shape, dtypes.float0)
@@ -123,40 +132,71 @@ def _safe_sub(a, b):
 
 
 def _central_difference(f, primals, tangents, h):
-    """(f(x + h t) - f(x - h t)) / 2h: steps of ±h, as JAX's numerical_jvp takes them."""
+    """(f(x + h t) - f(x - h t)) / 2h, the inputs perturbed in their own dtype (as JAX's
+    numerical_jvp); the outputs' difference in 64-bit."""
     hi = f(*_perturb(primals, tangents, h))
     lo = f(*_perturb(primals, tangents, -h))
     return tree_util.tree_map(
         lambda a, b: _safe_sub(a, b) / (2 * h) if _inexact(a) else _safe_sub(a, b), hi, lo)
 
 
-def _richardson(d1, d2):
-    """(4 d(h) - d(2h)) / 3: the h^2 error terms of the two central differences cancel."""
-    return tree_util.tree_map(lambda a, b: (4 * a - b) / 3 if _inexact(a) else a, d1, d2)
+def numerical_jvp(f, primals, tangents, eps=EPS):
+    """JAX's: one central difference with steps of ±eps."""
+    return _central_difference(f, primals, tangents, eps)
 
 
-def numerical_jvp(f, primals, tangents, eps):
-    """The derivative of f along `tangents` by central differences with steps eps and 2 eps,
-    Richardson-extrapolated: accurate to O(eps^4), so eps can be large enough that rounding
-    of float32 outputs stays small."""
-    return _richardson(_central_difference(f, primals, tangents, eps),
-                       _central_difference(f, primals, tangents, 2 * eps))
+def _step_taken(x, t, h):
+    """The direction a step ±h t from `x` really takes once rounded to x's dtype."""
+    hi = (_np(x) + h * _np(t)).astype(_np(x).dtype)
+    lo = (_np(x) - h * _np(t)).astype(_np(x).dtype)
+    return (_wide(hi) - _wide(lo)) / (2 * h)
 
 
-def _exact_direction(primals, tangents, eps):
-    """The direction the finite differences really take: `x ± h/2 t` rounds to the inputs'
-    dtype, so a step is (hi - lo), not h t. Checking autodiff along the steps actually taken
-    (combined as `numerical_jvp` combines them) removes that rounding from the comparison."""
-    def step(x, t, h):
-        hi = _np(x) + h * _np(t)
-        lo = _np(x) - h * _np(t)
-        return (_wide(hi.astype(_np(x).dtype)) - _wide(lo.astype(_np(x).dtype))) / (2 * h)
+class _Scheme:
+    """How the finite differences are taken. JAX's (`check_grads`): one central difference at
+    ±eps (1e-4), directions from `RandomState(0)`. The refined one (`check_grads_refined`, which
+    pyjax's own tests use to check its rules tightly): steps eps and 2 eps per dtype (5e-3 for
+    32-bit, 1.5e-2 for 16-bit, 5e-7 for 64-bit), Richardson-extrapolated (accurate to
+    O(eps^4), so the step can be large enough that float32 rounding stays small), directions
+    from `default_rng`. Both check autodiff along the step the rounded inputs really took."""
 
-    def exact(x, t):
-        if not _inexact(x):
-            return t
-        return (4 * step(x, t, eps) - step(x, t, 2 * eps)) / 3
-    return tree_util.tree_map(exact, primals, tangents)
+    def __init__(self, refined: bool):
+        self.refined = refined
+
+    def default_eps(self, dtype, eps):
+        table = _REFINED_EPS if self.refined else {}
+        if eps is None or isinstance(eps, dict):
+            table = {**table, **{np.dtype(k): v for k, v in (eps or {}).items()}}
+            return table.get(dtype, 1e-3 if self.refined else EPS)
+        return eps
+
+    def rng(self, seed):
+        return np.random.default_rng(seed) if self.refined else np.random.RandomState(0)
+
+    def draw(self, rng, x):
+        return (_refined_rand_like if self.refined else _rand_like)(rng, x)
+
+    def jvp(self, f, primals, tangents, eps):
+        d1 = _central_difference(f, primals, tangents, eps)
+        if not self.refined:
+            return d1
+        d2 = _central_difference(f, primals, tangents, 2 * eps)
+        return tree_util.tree_map(lambda a, b: (4 * a - b) / 3 if _inexact(a) else a, d1, d2)
+
+    def exact_direction(self, primals, tangents, eps):
+        def exact(x, t):
+            if not _inexact(x):
+                return t
+            if not self.refined:
+                return _step_taken(x, t, eps)
+            return (4 * _step_taken(x, t, eps) - _step_taken(x, t, 2 * eps)) / 3
+        return tree_util.tree_map(exact, primals, tangents)
+
+
+_REFINED_EPS = {np.dtype(np.float16): 1.5e-2, np.dtype(dtypes.bfloat16): 1.5e-2,
+                np.dtype(np.float32): 5e-3, np.dtype(np.float64): 5e-7,
+                np.dtype(np.complex64): 5e-3, np.dtype(np.complex128): 5e-7}
+_JAX, _REFINED = _Scheme(False), _Scheme(True)
 
 
 def _inner(xs, ys):
@@ -201,25 +241,28 @@ def _check_tangent_dtypes(primals, tangents, err_msg):
                                  f"{_np(p).dtype} (expected {want})")
 
 
-def _defaults(args, atol, rtol, eps):
-    dt = _widest_dtype(args)
-    if eps is None or isinstance(eps, dict):
-        eps = {**_EPS, **{np.dtype(k): v for k, v in (eps or {}).items()}}.get(dt, 1e-3)
+def _defaults(scheme, args, atol, rtol, eps):
     return (_merge_tolerance(atol, default_gradient_tolerance),
-            _merge_tolerance(rtol, default_gradient_tolerance), eps)
+            _merge_tolerance(rtol, default_gradient_tolerance),
+            scheme.default_eps(_widest_dtype(args), eps))
 
 
-def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=None, err_msg=""):
+def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=EPS, err_msg=""):
     """Check `f_jvp(args, tangents) -> (out, t_out)` against a central finite difference of `f`
     along a random direction."""
-    atol, rtol, eps = _defaults(args, atol, rtol, eps)
+    _check_jvp(_JAX, f, f_jvp, args, atol, rtol, eps, err_msg)
+
+
+def _check_jvp(scheme, f, f_jvp, args, atol, rtol, eps, err_msg):
+    atol, rtol, eps = _defaults(scheme, args, atol, rtol, eps)
     err_msg = err_msg or "JVP"
-    tangent = tree_util.tree_map(lambda x: _rand_like(np.random.default_rng(0), x), args)
-    t_exact = _exact_direction(args, tangent, eps)
+    rng = scheme.rng(0)
+    tangent = tree_util.tree_map(lambda x: scheme.draw(rng, x), args)
+    t_exact = scheme.exact_direction(args, tangent, eps)
     v_out, t_out = f_jvp(args, _like(t_exact, tangent))
     _check_tangent_dtypes(v_out, t_out, f"{err_msg} tangent dtype")
     _check_close(v_out, f(*args), atol, rtol, f"{err_msg} primal")
-    t_expected = numerical_jvp(f, args, tangent, eps)
+    t_expected = scheme.jvp(f, args, tangent, eps)
     _check_close(t_out, t_expected, atol, rtol, f"{err_msg} tangent vs finite differences")
 
 
@@ -229,20 +272,24 @@ def _like(xs, refs):
                               xs, refs)
 
 
-def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=None, err_msg=""):
+def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=EPS, err_msg=""):
     """Check `f_vjp(*args) -> (out, vjp_fun)`: `<t, vjp(ct)>` must equal `<jvp_fd(t), ct>` for a
     random tangent `t` and cotangent `ct`."""
-    atol, rtol, eps = _defaults(args, atol, rtol, eps)
+    _check_vjp(_JAX, f, f_vjp, args, atol, rtol, eps, err_msg)
+
+
+def _check_vjp(scheme, f, f_vjp, args, atol, rtol, eps, err_msg):
+    atol, rtol, eps = _defaults(scheme, args, atol, rtol, eps)
     err_msg = err_msg or "VJP"
-    rng = np.random.default_rng(1)
+    rng = scheme.rng(1)
     v_out, vjp_fun = f_vjp(*args)
     _check_close(v_out, f(*args), atol, rtol, f"{err_msg} primal")
-    tangent = tree_util.tree_map(lambda x: _rand_like(rng, x), args)
-    tangent_out = numerical_jvp(f, args, tangent, eps)
-    cotangent = tree_util.tree_map(lambda x: _rand_like(rng, x), v_out)
+    tangent = tree_util.tree_map(lambda x: scheme.draw(rng, x), args)
+    tangent_out = scheme.jvp(f, args, tangent, eps)
+    cotangent = tree_util.tree_map(lambda x: scheme.draw(rng, x), v_out)
     cotangent_out = _conj(vjp_fun(_conj(cotangent)))
     _check_tangent_dtypes(args, cotangent_out, f"{err_msg} cotangent dtype")
-    t_exact = _exact_direction(args, tangent, eps)
+    t_exact = scheme.exact_direction(args, tangent, eps)
     ip, ip_expected = _inner(t_exact, cotangent_out), _inner(tangent_out, cotangent)
     # the inner products are float64 here; JAX computes them in the arguments' dtype
     _assert_close(np.float64(ip), np.float64(ip_expected), atol, rtol,
@@ -256,18 +303,28 @@ def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=
     Example:
         >>> check_grads(jnp.sin, (1.0,), order=2, modes=("fwd", "rev"))
     """
+    _check_grads(_JAX, f, args, order, modes, atol, rtol, eps)
+
+
+def check_grads_refined(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+    """`check_grads` with the refined finite differences (`_Scheme`): pyjax's own tests check
+    its differentiation rules with these, tightly and without float32 rounding noise."""
+    _check_grads(_REFINED, f, args, order, modes, atol, rtol, eps)
+
+
+def _check_grads(scheme, f, args, order, modes, atol, rtol, eps):
     args = tuple(args)
 
     def _check(f, args, order, err_msg=""):
         if "fwd" in modes:
             msg = f"JVP of {err_msg}" if err_msg else "JVP"
-            check_jvp(f, lambda p, t: ad_api.jvp(f, p, t), args, atol, rtol, eps, msg)
+            _check_jvp(scheme, f, lambda p, t: ad_api.jvp(f, p, t), args, atol, rtol, eps, msg)
             if order > 1:
                 jvp_f = lambda primals, tangents: ad_api.jvp(f, primals, tangents)
                 _check(jvp_f, (args, _tangents_like(args)), order - 1, msg)
         if "rev" in modes:
             msg = f"VJP of {err_msg}" if err_msg else "VJP"
-            check_vjp(f, lambda *a: ad_api.vjp(f, *a), args, atol, rtol, eps, msg)
+            _check_vjp(scheme, f, lambda *a: ad_api.vjp(f, *a), args, atol, rtol, eps, msg)
             if order > 1:
                 def f_vjp(*a):
                     out, vjp_fun = ad_api.vjp(f, *a)
@@ -275,7 +332,8 @@ def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=
                 _check(f_vjp, args, order - 1, msg)
         if "lin" in modes:
             msg = f"LIN of {err_msg}" if err_msg else "LIN"
-            check_jvp(f, lambda p, t: _jvp_from_linearize(f, p, t), args, atol, rtol, eps, msg)
+            _check_jvp(scheme, f, lambda p, t: _jvp_from_linearize(f, p, t), args, atol, rtol,
+                       eps, msg)
             if order > 1:
                 _check(lambda p, t: _jvp_from_linearize(f, p, t), (args, _tangents_like(args)),
                        order - 1, msg)
