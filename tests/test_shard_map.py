@@ -476,3 +476,81 @@ def test_partly_manual_shard_map_needs_shardy():
         pyjax.config.update("jax_use_shardy_partitioner", shardy)
     with pytest.raises(ValueError, match="not axes of the mesh"):
         pyjax.shard_map(lambda a: a, mesh=mesh, in_specs=P(), out_specs=P(), axis_names={"z"})(1.0)
+
+
+# -- varying manual axes (vma types) inside check_vma=True bodies --------------------------------
+
+VMA = json.loads((Path(__file__).parent / "data" / "shard_map_vma.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def vma_sub(tmp_path_factory):
+    spec = importlib.util.spec_from_file_location(
+        "record_shard_map_vma", Path(__file__).parent / "data" / "record_shard_map_vma.py")
+    rec = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rec)
+    script = tmp_path_factory.mktemp("vma") / "cases.py"
+    script.write_text(rec.CASES)
+    return rec.run_cases([sys.executable, "-m", "pyjax", "run", str(script)],
+                         env=dict(os.environ, JAX_PLATFORMS="cpu"))
+
+
+def _leaves(tree):
+    """The arrays of a JSON tree (dicts in key order; a list is one array when it is regular)."""
+    if isinstance(tree, dict):
+        return [x for k in sorted(tree) for x in _leaves(tree[k])]
+    try:
+        return [np.asarray(tree, np.float64)]
+    except (TypeError, ValueError):
+        return [x for t in tree for x in _leaves(t)]
+
+
+@pytest.mark.parametrize("case", sorted(VMA["values"]))
+def test_vma_values_and_gradients_match_jax(vma_sub, case):
+    """A data-parallel step pmean'ing its loss inside value_and_grad, gradients of replicated
+    values inside the body (summed over the devices) and with check_vma=False (local), psum of
+    an invariant value (times the axis size), control flow, jit and vmap in the body."""
+    want, got = VMA["values"][case], vma_sub["values"][case]
+    assert got[0] == want[0], got
+    if want[0] == "ok":
+        for g, w in zip(_leaves(got[1]), _leaves(want[1]), strict=True):
+            np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+
+
+def test_vma_data_parallel_step_is_the_full_batch_step(vma_sub):
+    (_, loss, grads), (full_loss, full_grads) = (vma_sub["values"]["dp_step"][1],
+                                                  vma_sub["values"]["dp_step_unsharded"][1])
+    np.testing.assert_allclose(loss, full_loss, rtol=1e-5)
+    for g, w in zip(_leaves(grads), _leaves(full_grads), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(VMA["types"]))
+def test_vma_types_print_as_jax(vma_sub, name):
+    """jax.typeof inside the body: `float32[4,3]{V:(x,y)}`, collectives' and pcast's types."""
+    assert vma_sub["types"][name] == VMA["types"][name]
+
+
+@pytest.mark.parametrize("name", sorted(VMA["jaxprs"]))
+def test_vma_body_jaxprs_print_as_jax(vma_sub, name):
+    """The implicit pvary equations and psum_invariant, with their types."""
+    assert vma_sub["jaxprs"][name] == VMA["jaxprs"][name]
+
+
+@pytest.mark.parametrize("name", sorted(VMA["errors"]))
+def test_vma_errors_match_jax(vma_sub, name):
+    """out_specs claiming replication of a varying value, loop carries and cond branches whose
+    vma differ, pcast misuse: JAX's exception classes and words."""
+    got, want = vma_sub["errors"][name], VMA["errors"][name]
+    assert got[0] == want[0]
+    if name == "pcast_bad_to":  # (JAX prints a set: its order varies from run to run)
+        assert got[1].split(": {")[0] == want[1].split(": {")[0]
+    else:
+        assert got[1] == want[1]
+
+
+def test_vma_empty_outside_shard_map():
+    import pyjax
+    import pyjax.numpy as jnp
+    assert pyjax.typeof(jnp.ones(3)).vma == frozenset()
+    assert str(pyjax.make_jaxpr(lambda x: x * 2)(1.0)).count("{V") == 0

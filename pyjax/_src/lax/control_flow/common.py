@@ -11,6 +11,7 @@ path, and transform jaxprs (jvp, batching) into new const-free jaxprs plus const
 """
 from __future__ import annotations
 
+import inspect
 import weakref
 from functools import partial
 
@@ -121,11 +122,13 @@ def _type_diff(a, b) -> str:
     return "the dtypes do not match"
 
 
-def check_outputs_agree(what: str, names, out_trees, out_avals_lists):
+def check_outputs_agree(what: str, names, out_trees, out_avals_lists, funs=None):
     """Raise a TypeError unless every function's outputs (as `names[i]` produced them) have the
-    first one's pytree structure and, leaf by leaf, shape and dtype (weak types may differ).
+    first one's pytree structure and, leaf by leaf, shape, dtype and (inside a check_vma
+    shard_map body) varying manual axes; weak types may differ.
 
-    `what` names the construct (`"cond branches"`, `"switch branches"`)."""
+    `what` names the construct (`"cond branches"`, `"switch branches"`); `funs` are the
+    functions, named with their source lines in a vma error (as JAX)."""
     tree0, avals0 = out_trees[0], out_avals_lists[0]
     for name, tree, avals in zip(names[1:], out_trees[1:], out_avals_lists[1:], strict=True):
         if tree != tree0:
@@ -142,6 +145,9 @@ def check_outputs_agree(what: str, names, out_trees, out_avals_lists):
                     f"{names[0]}{at} has type {a.str_short(False)} but the corresponding output of "
                     f"{name} has type {b.str_short(False)}, so {_type_diff(a, b)}. Revise "
                     f"{names[0]} and/or {name} so that all output types match.")
+        if any(a.vma != b.vma for a, b in zip(avals0, avals, strict=True)):
+            _branch_vma_error(what, names[0], name, funs and funs[0],
+                              funs and funs[names.index(name)], paths, avals0, avals)
 
 
 def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, carry_name="c"):
@@ -160,6 +166,89 @@ def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, carry_
                 f"corresponding output carry component has type {b.str_short(False)}, so "
                 f"{_type_diff(a, b)}. Revise the function so that all output types match the "
                 f"corresponding input types.")
+    bad = [(p, a, b) for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals) if a.vma != b.vma]
+    if bad:
+        _carry_vma_error(what, carry_name, bad)
+
+
+def carry_name(body_fun) -> str:
+    """The name of a loop body's carry parameter, for its type errors (as JAX)."""
+    try:
+        return next(iter(inspect.signature(body_fun).parameters))
+    except (ValueError, TypeError, StopIteration):
+        return "c"
+
+
+# -- varying manual axes (inside a check_vma shard_map body): JAX's words ---------------------
+
+_VMA_DOC = ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+            "information.\n\n")
+
+
+def _listed(items, loop) -> str:
+    """One item as a sentence, several as bullets (JAX's loops and conds space them apart
+    differently)."""
+    if len(items) == 1:
+        return f"{items[0]}.\n"
+    if loop:
+        return "\n".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n"
+    return "\n".join(f"  * {d};" for d in items[:-1]) + f"\n  * {items[-1]}.\n"
+
+
+def _fixes(fixes, loop) -> str:
+    if not fixes:
+        return ""
+    return ("This might be fixed by " + fixes[0] + ".\n" if len(fixes) == 1 else
+            "This might be fixed by:\n" + _listed(fixes, loop)) + _VMA_DOC
+
+
+def _capitalized(diffs, loop) -> str:
+    return diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else _listed(diffs, loop)
+
+
+def _pcast_hint(axes) -> str:
+    return f"applying `jax.lax.pcast(..., {core.order_axes(axes)}, to='varying')`"
+
+
+def _carry_vma_error(what, carry_name, bad):
+    """A loop carry whose varying manual axes the body changes (JAX's TypeError)."""
+    def component(p):
+        return f"the input carry component {carry_name}{p}" if p else f"the input carry {carry_name}"
+    diffs = [f"{component(p)} has type {a.str_short(False)} but the corresponding output carry "
+             f"component has type {b.str_short(False)}, so the manual axis types do not match"
+             for p, a, b in bad]
+    fixes = [f"{_pcast_hint(b.vma - a.vma)}, to the initial carry value corresponding to "
+             f"{component(p)}" for p, a, b in bad if b.vma - a.vma]
+    raise TypeError(f"{what} carry input and carry output must have equal types, but they "
+                    f"differ:\n\n{_capitalized(diffs, True)}\n{_fixes(fixes, True)}Revise the "
+                    f"function so that all output types match the corresponding input types.")
+
+
+def _branch_vma_error(what, name1, name2, f1, f2, paths, avals1, avals2):
+    """Branches whose outputs differ in their varying manual axes (JAX's TypeError)."""
+    def component(p):
+        return f" at path {p}" if p else ""
+    bad = [(p, a, b) for p, a, b in zip(paths, avals1, avals2) if a.vma != b.vma]
+    diffs = [f"the output of {name1}{component(p)} has type {a.str_short(False)} but the "
+             f"corresponding output of {name2} has type {b.str_short(False)}, so the manual axis "
+             f"types do not match" for p, a, b in bad]
+    # (as JAX words them: the axes one branch's output lacks, suggested for the other's)
+    fixes = [f"{_pcast_hint(x.vma - y.vma)} to the output of {n}{component(p)}"
+             for p, a, b in bad for n, x, y in ((name1, b, a), (name2, a, b)) if y.vma - x.vma]
+    raise TypeError(f"{what} must have equal output types but they differ.\n\n"
+                    f"{name1} is {_source_info(f1)}\n{name2} is {_source_info(f2)}\n\n"
+                    f"{_capitalized(diffs, False)}\n{_fixes(fixes, False)}Revise {name1} and/or "
+                    f"{name2} so that all output types match.")
+
+
+def _source_info(fun) -> str:
+    while isinstance(fun, partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun) if fun is not None else fun
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return "<unknown>"
+    return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
 
 
 def promote_weak_carry(values, avals, out_avals):

@@ -123,7 +123,7 @@ def _bind_branches(what, names, index, funs, operands, check_order=None):
     out_trees = [t for _, _, t in traced]
     order = check_order or range(len(funs))
     common.check_outputs_agree(what, [names[i] for i in order], [out_trees[i] for i in order],
-                               [traced[i][0].out_avals for i in order])
+                               [traced[i][0].out_avals for i in order], [funs[i] for i in order])
     jaxprs, consts = common.join_consts([(j, c) for j, c, _ in traced])
     forwarded = _forwarded_inputs(jaxprs)
     if any(f is not None for f in forwarded):

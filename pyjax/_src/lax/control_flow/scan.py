@@ -74,7 +74,7 @@ def _scan(f, init, xs, length, reverse, unroll, cache_as):
         init_avals = promoted
         jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as)
     common.check_carry_agrees("scan body function", init_tree, init_avals, carry_tree,
-                              jaxpr.out_avals[:nk])
+                              jaxpr.out_avals[:nk], common.carry_name(f))
     outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=jaxpr, num_consts=len(consts),
                        num_carry=nk, length=length, reverse=bool(reverse), unroll=unroll)
     return tree_util.tree_unflatten(init_tree, outs[:nk]), tree_util.tree_unflatten(y_tree, outs[nk:])
@@ -289,7 +289,7 @@ def _scan_partial_eval(eqn, in_unknown):
     fwd_xs = [r for r in residuals if r in xs_of and r not in invariant]
     # known side: loop-invariant residuals computed once, then the scan
     hoist_eqns, hoist_outer = _inline_invariant(known, k_consts_in, k_consts_o, hoist)
-    k_body = pe.dce_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + stacked,
+    k_body = pe.prune_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + stacked,
                                      known.eqns))
     stacked_o = [core.Var(r.aval.update(shape=(length,) + r.aval.shape)) for r in stacked]
     k_outs = outer(eqn.outvars[:nk], carry_uk, False) + outer(eqn.outvars[nk:], ys_uk, False)
@@ -329,7 +329,7 @@ def _inline_invariant(jaxpr, const_invars, outer_consts, wanted):
     if not wanted:
         return [], []
     inv = _loop_invariant(jaxpr, const_invars)
-    sub = pe.dce_jaxpr(core.Jaxpr([], const_invars, wanted, [
+    sub = pe.prune_jaxpr(core.Jaxpr([], const_invars, wanted, [
         e for e in jaxpr.eqns if e.outvars and all(v in inv for v in e.outvars)]))
     env = dict(zip(const_invars, outer_consts))
     eqns = []
@@ -535,8 +535,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
 
 def _fori_scan_body(body_fun):
-    def scan_body(carry, _):
-        i, x = carry
+    def scan_body(loop_carry, _):  # (JAX's name, which its carry type errors quote)
+        i, x = loop_carry
         return (lax_elem.add(i, 1), body_fun(i, x)), None
     return scan_body
 
@@ -546,8 +546,8 @@ def _fori_cond(carry):
 
 
 def _fori_while_body(body_fun):
-    def body(carry):
-        i, upper, x = carry
+    def body(loop_carry):
+        i, upper, x = loop_carry
         return lax_elem.add(i, 1), upper, body_fun(i, x)
     return body
 

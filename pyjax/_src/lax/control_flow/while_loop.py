@@ -62,7 +62,8 @@ def _while_loop(cond_fun, body_fun, init_val, cache_as):
     if promoted != avals:
         avals = promoted
         body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
-    common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, body.out_avals)
+    common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, body.out_avals,
+                              common.carry_name(body_fun))
     cond, cond_consts, cond_tree = _trace((cond_fun, "while_loop cond"), cond_fun, in_tree, avals)
     if cond_tree.num_leaves != 1 or not tree_util.treedef_is_leaf(cond_tree):
         raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
@@ -149,8 +150,8 @@ def _while_partial_eval(eqn, in_unknown):
         return [], [eqn], [True] * ncarry
     b_known, _, _, b_nres = ad.partial_eval_jaxpr(body, bconst_uk + carry_uk, carry_uk)
     nk = ncarry - sum(carry_uk)
-    b_known = pe.dce_jaxpr(core.Jaxpr([], b_known.invars, b_known.outvars[:nk], b_known.eqns))
-    c_known = pe.dce_jaxpr(core.Jaxpr([], c_known.invars, c_known.outvars[:1], c_known.eqns))
+    b_known = pe.prune_jaxpr(core.Jaxpr([], b_known.invars, b_known.outvars[:nk], b_known.eqns))
+    c_known = pe.prune_jaxpr(core.Jaxpr([], c_known.invars, c_known.outvars[:1], c_known.eqns))
     kc = [v for v, u in zip(eqn.invars[:nc], cond_uk) if not u]
     kb = [v for v, u in zip(eqn.invars[nc:nc + nb], bconst_uk) if not u]
     kcarry = [v for v, u in zip(eqn.invars[nc + nb:], carry_uk) if not u]
