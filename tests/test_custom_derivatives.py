@@ -589,3 +589,46 @@ def test_custom_rule_errors_say_jax_words():
     with pytest.raises(TypeError, match=r"The input arguments to the custom_jvp-decorated function "
                                         r"two(.*)\nmissing a required argument: 'y'"):
         two(0.5)
+
+
+def test_dce_prunes_custom_calls_and_dce_jaxpr_is_jax_s():
+    """Issue 23 (JAX's custom_api_test test_dce, api_test DCETest): pe.dce_jaxpr has JAX's
+    signature (used outputs in; the pruned jaxpr and the used inputs out), and a custom_jvp/
+    custom_vjp call keeps only what its used outputs need, its rules pruned alike."""
+    from pyjax._src.interpreters import partial_eval as pe
+    from pyjax import lax
+
+    @pyjax.custom_jvp
+    def f(x, y):
+        return jnp.sin(x), x + jnp.cos(y)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (dx, dy) = primals, tangents
+        return f(x, y), (2.0 * jnp.cos(x) * dx, 1.5 * dx - 0.5 * jnp.sin(y) * dy)
+
+    jaxpr = pyjax.make_jaxpr(f)(0.1, -1.3).jaxpr
+    for used, kept, gone in [([True, False], lax.sin_p, lax.cos_p),
+                             ([False, True], lax.cos_p, lax.sin_p)]:
+        pruned, used_inputs = pe.dce_jaxpr(jaxpr, used)
+        call = pruned.eqns[0].params["call_jaxpr"]
+        prims = [e.primitive for e in call.eqns]
+        assert kept in prims and gone not in prims
+        assert used_inputs == [True, True]  # (as JAX: the call keeps its operands)
+    empty, used_inputs = pe.dce_jaxpr(jaxpr, [False, False])
+    assert (empty.eqns, empty.invars, used_inputs) == ([], [], [False, False])
+    f0 = lambda x, y: core.jaxpr_as_fun(pe.close_jaxpr(pe.dce_jaxpr(jaxpr, [True, False], True)[0]))(x, y)[0]
+    out, tan = pyjax.jvp(f0, (0.1, -1.3), (1.0, 0.0))
+    np.testing.assert_allclose([out, tan], [np.sin(0.1), 2.0 * np.cos(0.1)], rtol=1e-6)
+
+    @pyjax.custom_vjp
+    def g(x, y):
+        return jnp.sin(x), x + jnp.cos(y)
+
+    g.defvjp(lambda x, y: (g(x, y), (x, y)),
+             lambda res, cts: (2.0 * jnp.cos(res[0]) * cts[0] + 1.5 * cts[1], -0.5 * jnp.sin(res[1]) * cts[1]))
+    jaxpr = pyjax.make_jaxpr(g)(0.1, -1.3).jaxpr
+    pruned, _ = pe.dce_jaxpr(jaxpr, [True, False], instantiate=True)
+    g0 = lambda x, y: core.jaxpr_as_fun(pe.close_jaxpr(pruned))(x, y)[0]
+    np.testing.assert_allclose(pyjax.grad(g0, argnums=(0, 1))(0.1, -1.3), [2.0 * np.cos(0.1), 0.0],
+                               rtol=1e-6)

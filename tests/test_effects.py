@@ -60,7 +60,7 @@ def test_dce_keeps_effectful_equations():
         jnp.cos(x)      # pure and unused: dropped
         return x * 2.0
     jaxpr = pyjax.make_jaxpr(g)(1.0).jaxpr
-    pruned = pe.dce_jaxpr(jaxpr)
+    pruned = pe.prune_jaxpr(jaxpr)
     assert [e.primitive.name for e in pruned.eqns] == ["touch", "mul"]
     assert pruned.effects == {log_effect}
 

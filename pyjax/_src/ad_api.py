@@ -179,7 +179,7 @@ def linearize_flat(flat, primals) -> _Linearized:
         raise ValueError("Linearization failed to produce known values for all output primals. This "
                          "is typically caused by attempting to differentiate a function uses an "
                          "operation that does not support reverse-mode autodiff.")
-    jaxpr, residuals = _prune_residuals(pe.dce_jaxpr(linear.jaxpr), linear.consts)
+    jaxpr, residuals = _prune_residuals(pe.prune_jaxpr(linear.jaxpr), linear.consts)
     out_t_avals = [core.get_aval(t) for t in out_t]
     return _Linearized(out_p, aux, residuals, jaxpr, diff_mask, in_avals, out_t_avals)
 

@@ -234,7 +234,7 @@ def _checkpoint_partial_eval(eqn, in_unknown):
         stack.extend(reversed(e.invars))
     saved = list(saved)
     # known side: only the known outputs and the saved values
-    k_jaxpr = pe.dce_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + saved,
+    k_jaxpr = pe.prune_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + saved,
                                       known.eqns))
     # unknown side: the recomputation, then the unknown equations. They read the values through
     # the very Vars the known side defines, so the saved values bind them as inputs directly.

@@ -143,6 +143,18 @@ class _CustomCall(core.CustomCallPrimitive):
         self.def_jvp(self._jvp)
         self.def_batch(functools.partial(_batch_call, self))
         self.def_lowering(_lower_call)
+        self.def_dce(self._dce)
+
+    def _dce(self, used_outputs, eqn):
+        """Keep the used outputs only: the function's jaxpr and the rules are pruned alike (as
+        JAX's dce of custom_jvp_call/custom_vjp_call)."""
+        p = eqn.params
+        closed = p["call_jaxpr"]
+        pruned = core.ClosedJaxpr(pe.prune_jaxpr(closed.jaxpr, used_outputs), closed.consts)
+        rules = self.prune_rules([p[n] for n in self.rule_names], used_outputs, closed.out_avals)
+        params = dict(p, call_jaxpr=pruned, **dict(zip(self.rule_names, rules, strict=True)))
+        outvars = [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u]
+        return None, core.JaxprEqn(eqn.invars, outvars, self, params, eqn.source_info)
 
     def stage(self, fun, rules, args, params):
         call_jaxpr, consts = _trace_flat(fun, args)
@@ -219,6 +231,20 @@ class _CustomJVPCall(_CustomCall):
         ts = ([ad.to_symbolic(t) for t in tangents] if symbolic_zeros
               else [ad.instantiate(t) for t in tangents])
         return jvp(list(primals), ts)
+
+
+    @staticmethod
+    def prune_rules(rules, used, out_avals):
+        (jvp,) = rules
+
+        def pruned_jvp(primals, tangents):
+            p_out, t_out = jvp(primals, tangents)
+            return _kept(p_out, used), _kept(t_out, used)
+        return (pruned_jvp,)
+
+
+def _kept(xs, used):
+    return [x for x, u in zip(xs, used, strict=True) if u]
 
 
 custom_jvp_call_p = _CustomJVPCall("custom_jvp_call", ("jvp",))
@@ -422,6 +448,22 @@ class _CustomVJPCall(_CustomCall):
         t_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in out)
         t_out = custom_lin_p.bind(*res_leaves, *ts, num_res=len(res_leaves), bwd=bwd, out_avals=t_avals)
         return out, t_out
+
+
+    @staticmethod
+    def prune_rules(rules, used, out_avals):
+        fwd, bwd = rules
+
+        def pruned_fwd(primals, perturbed=None):
+            out, res = fwd(primals) if perturbed is None else fwd(primals, perturbed=perturbed)
+            return _kept(out, used), res
+
+        def pruned_bwd(res, cts):  # the dropped outputs' cotangents are zeros
+            it = iter(cts)
+            return bwd(res, [next(it) if u else ad.Zero(ad.tangent_aval(a))
+                             for u, a in zip(used, out_avals, strict=True)])
+        pruned_bwd.symbolic_zeros = getattr(bwd, "symbolic_zeros", False)
+        return pruned_fwd, pruned_bwd
 
 
 custom_vjp_call_p = _CustomVJPCall("custom_vjp_call", ("fwd", "bwd"))

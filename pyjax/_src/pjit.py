@@ -151,7 +151,7 @@ def _pjit_partial_eval(eqn, in_unknown):
 def _drop_unread_residuals(known: core.Jaxpr, unknown: core.Jaxpr, nres: int):
     """Residuals the (dead-code-eliminated) unknown side never reads are not computed by the
     known side either: e.g. the derivative pieces of a `stop_gradient`ed max in log_softmax."""
-    unknown = pe.dce_jaxpr(unknown)
+    unknown = pe.prune_jaxpr(unknown)
     read = {v for eqn in unknown.eqns for v in eqn.invars if type(v) is core.Var}
     read.update(v for v in unknown.outvars if type(v) is core.Var)
     keep = [v in read for v in unknown.invars[:nres]]
@@ -162,7 +162,7 @@ def _drop_unread_residuals(known: core.Jaxpr, unknown: core.Jaxpr, nres: int):
                          unknown.outvars, unknown.eqns)
     n_out = len(known.outvars) - nres
     res_out = [v for v, k in zip(known.outvars[n_out:], keep) if k]
-    known = pe.dce_jaxpr(core.Jaxpr(known.constvars, known.invars, known.outvars[:n_out] + res_out,
+    known = pe.prune_jaxpr(core.Jaxpr(known.constvars, known.invars, known.outvars[:n_out] + res_out,
                                     known.eqns))
     return known, unknown, sum(keep)
 
@@ -209,7 +209,7 @@ def _pjit_dce(used_outputs, eqn):
     cache = _dce_jaxprs.setdefault(closed, {})
     pruned = cache.get(key)
     if pruned is None:  # cached: the same pruned jaxpr, so its executable is compiled once
-        pruned = cache[key] = core.ClosedJaxpr(pe.dce_jaxpr(closed.jaxpr, used_outputs), closed.consts)
+        pruned = cache[key] = core.ClosedJaxpr(pe.prune_jaxpr(closed.jaxpr, used_outputs), closed.consts)
     outvars = [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u]
     return None, core.JaxprEqn(eqn.invars, outvars, pjit_p, dict(eqn.params, jaxpr=pruned))
 

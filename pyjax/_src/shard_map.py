@@ -681,7 +681,7 @@ def _shard_map_dce(used_outputs, eqn):
     p = eqn.params
     if all(used_outputs):
         return None, eqn
-    pruned = pe.dce_jaxpr(p["jaxpr"].jaxpr, used_outputs)
+    pruned = pe.prune_jaxpr(p["jaxpr"].jaxpr, used_outputs)
     closed = core.ClosedJaxpr(pruned, p["jaxpr"].consts)
     return None, core.JaxprEqn(
         eqn.invars, [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u], shard_map_p,

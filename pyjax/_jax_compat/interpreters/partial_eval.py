@@ -8,7 +8,7 @@ from pyjax._src import core
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters.partial_eval import DynamicJaxprTracer as DynamicJaxprTracer
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
-from pyjax._src.interpreters.partial_eval import dce_jaxpr as _dce_jaxpr
+from pyjax._src.interpreters.partial_eval import dce_jaxpr as dce_jaxpr
 from pyjax._src.interpreters.partial_eval import trace_to_jaxpr
 from pyjax._src.interpreters.partial_eval import trace_to_jaxpr_dynamic as trace_to_jaxpr_dynamic
 
@@ -60,14 +60,3 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
     out_pvals = [PartialVal.unknown(core.get_aval(x)) if u else PartialVal.known(x)
                  for x, u in zip(outs, unknown, strict=True)]
     return closed.jaxpr, out_pvals, list(closed.consts)
-
-
-def dce_jaxpr(jaxpr, used_outputs, instantiate=False):
-    """`(jaxpr pruned to the used outputs and the inputs they read, which inputs are kept)`;
-    `instantiate` keeps inputs (all when True, or one flag per input) even when unread."""
-    new = _dce_jaxpr(jaxpr, used_outputs)
-    read = {v for eqn in new.eqns for v in eqn.invars} | set(new.outvars)
-    keep = [instantiate] * len(new.invars) if isinstance(instantiate, bool) else instantiate
-    used_inputs = [k or v in read for v, k in zip(new.invars, keep, strict=True)]
-    invars = [v for v, u in zip(new.invars, used_inputs, strict=True) if u]
-    return core.Jaxpr(new.constvars, invars, new.outvars, new.eqns, new.effects), used_inputs

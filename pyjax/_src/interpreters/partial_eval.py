@@ -333,7 +333,7 @@ def trace_to_jaxpr_dynamic(fun, in_avals, *, keep_inputs=None, lower=False, auto
     with core.new_trace(DynamicJaxprTrace) as trace, source_info.reset_name_stack():
         args = [trace.new_arg(a) for a in in_avals]
         closed = trace.to_jaxpr(list(call(*args)))
-    jaxpr = dce_jaxpr(closed.jaxpr) if auto_dce else closed.jaxpr
+    jaxpr = prune_jaxpr(closed.jaxpr) if auto_dce else closed.jaxpr
     return jaxpr, [v.aval for v in jaxpr.outvars], list(closed.consts)
 
 
@@ -373,9 +373,11 @@ def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     return Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
 
 
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
-    """Drop equations whose results are not needed; effectful equations are kept. A primitive
-    with a `dce` rule may instead shrink its equation to the outputs that are used."""
+def prune_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
+    """Drop equations whose results are not needed (and the outputs not in `used_outputs`),
+    keeping every input; effectful equations are kept. A primitive with a `dce` rule may instead
+    shrink its equation to the outputs that are used. (JAX's `dce_jaxpr` below also drops
+    unread inputs.)"""
     outvars = jaxpr.outvars if used_outputs is None else [v for v, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
     live = {v for v in outvars if isinstance(v, Var)}
     new_eqns = []
@@ -393,3 +395,20 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
         live.update(v for v in eqn.invars if isinstance(v, Var))
     new_eqns.reverse()
     return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns)
+
+
+def close_jaxpr(jaxpr: Jaxpr) -> ClosedJaxpr:
+    """JAX's `pe.close_jaxpr`: a jaxpr without constants, closed over none."""
+    return ClosedJaxpr(jaxpr, [])
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Jaxpr, list[bool]]:
+    """JAX's `pe.dce_jaxpr`: `(jaxpr pruned to the used outputs and the inputs they read, which
+    inputs are kept)`; `instantiate` keeps inputs (all when True, or one flag per input) even
+    when unread."""
+    new = prune_jaxpr(jaxpr, used_outputs)
+    read = {v for eqn in new.eqns for v in eqn.invars} | set(new.outvars)
+    keep = [instantiate] * len(new.invars) if isinstance(instantiate, bool) else instantiate
+    used_inputs = [k or v in read for v, k in zip(new.invars, keep, strict=True)]
+    invars = [v for v, u in zip(new.invars, used_inputs, strict=True) if u]
+    return Jaxpr(new.constvars, invars, new.outvars, new.eqns, new.effects), used_inputs

@@ -253,7 +253,7 @@ def _live_eqns(jaxpr: core.Jaxpr) -> list:
     shrunk to its used outputs). A jaxpr from `grad` keeps primal computations its output does
     not need (JAX drops them with a dead-code pass before lowering); emitting them would only
     make XLA parse and delete them."""
-    return pe.dce_jaxpr(jaxpr).eqns
+    return pe.prune_jaxpr(jaxpr).eqns
 
 
 def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replicas, num_partitions,
