@@ -223,6 +223,27 @@ SHARDED_SCRIPT = textwrap.dedent('''
     exp = export.deserialize(export.export(h)(jax.ShapeDtypeStruct((8, 2), np.float32))
                              .serialize())
     x = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
+    # over an AbstractMesh (as JAX's export_test): for its 2 devices, called on a concrete mesh
+    two = jax.sharding.AbstractMesh((2,), ("x",))
+    f = jax.jit(lambda a: jax.lax.with_sharding_constraint(a @ a.T, NamedSharding(two, P(None, "x"))))
+    exp_abs = export.deserialize(export.export(f)(jax.ShapeDtypeStruct(
+        (16, 16), np.float32, sharding=NamedSharding(two, P("x", None)))).serialize())
+    run_mesh = jax.sharding.Mesh(jax.devices()[:2], ("x",))
+    a = jax.device_put(np.arange(256, dtype=np.float32).reshape(16, 16) / 256,
+                       NamedSharding(run_mesh, P("x", None)))
+    res = exp_abs.call(a)
+    # for several platforms, with shardings
+    g = jax.jit(lambda b: b * 2.0, in_shardings=NamedSharding(run_mesh, P("x", None)),
+                out_shardings=NamedSharding(run_mesh, P(None, "x")))
+    exp_two = export.deserialize(export.export(g, platforms=("cpu", "cuda"))(
+        jax.ShapeDtypeStruct((16, 4), np.float32)).serialize())
+    b = np.arange(64, dtype=np.float32).reshape(16, 4)
+    out["abstract_mesh"] = {
+        "nr_devices": [exp_abs.nr_devices, exp_two.nr_devices],
+        "close": [bool(np.allclose(np.asarray(res), np.asarray(a) @ np.asarray(a).T, rtol=1e-5)),
+                  bool(np.array_equal(np.asarray(exp_two.call(jax.device_put(
+                      b, NamedSharding(run_mesh, P())))), 2 * b))],
+        "indices": [[repr(i) for i in s.index] for s in res.addressable_shards]}
     out["shard_map"] = {"nr_devices": exp.nr_devices,
                         "shardings": [repr(s) for s in exp.in_shardings_jax(mesh)
                                       + exp.out_shardings_jax(mesh)],
@@ -303,6 +324,15 @@ def test_unspecified_in_sharding_stays_unspecified(sharded_runs):
     assert 'jax.result_info = "result"' in main.group(2)
     vjp_args = re.search(r"func.func public @main\((.*)\) ->", got["vjp_module"]).group(1)
     assert [("sdy.sharding" in a) for a in vjp_args.split("%arg")[1:]] == [True, False, False]
+
+
+def test_abstract_mesh_and_several_platforms_with_shardings(sharded_runs):
+    # as JAX's export_test has them: exported over AbstractMesh((2,), "x") (2 devices), the
+    # result laid out P(None, "x") on the concrete mesh; for ("cpu", "cuda") with shardings
+    got = sharded_runs["abstract_mesh"]
+    assert got["nr_devices"] == [2, 2] and got["close"] == [True, True]
+    assert got["indices"] == [["slice(None, None, None)", "slice(0, 8, None)"],
+                              ["slice(None, None, None)", "slice(8, 16, None)"]]
 
 
 def test_shard_map_exports_for_its_mesh(sharded_runs):

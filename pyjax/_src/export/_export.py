@@ -216,9 +216,6 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
     ordered = tuple(sorted((e for e in closed.jaxpr.effects if getattr(e, "ordered", False)),
                            key=str))
     ins, outs, mesh = shardings
-    if mesh is not None and len(platforms) > 1:
-        raise NotImplementedError("pyjax.export: a function laid out over a mesh is exported for "
-                                  "one platform at a time")
     infos = _result_infos(out_tree, closed.out_avals)
     kept = tuple(range(len(closed.in_avals)))
     module_closed = closed
@@ -231,7 +228,8 @@ def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardin
     texts = [lower_for_export(name, module_closed, p, module_shardings, infos, in_tree, ordered)
              for p in platforms]
     text = (texts[0] if len(platforms) == 1
-            else _multi_platform_module(name, module_closed, texts, len(ordered), infos))
+            else _multi_platform_module(name, module_closed, texts, len(ordered), infos,
+                                        module_shardings))
     # (JAX's "global constants": the dimension variables and the platform index, its own or
     # those of an exported function it calls)
     uses_global_constants = (len(platforms) > 1 or not all(
@@ -284,19 +282,26 @@ def _calls_global_constants(jaxpr) -> bool:
 _TOKEN, _TOKEN_ATTR = "!stablehlo.token", "{jax.token = true}"
 
 
-def _multi_platform_module(name, closed, texts, n_tokens, result_infos) -> str:
+def _multi_platform_module(name, closed, texts, n_tokens, result_infos, shardings) -> str:
     """The module for several platforms: `main` takes the platform index first (then the
     ordered effects' `n_tokens` tokens) and calls the function lowered for that platform (one
-    `stablehlo.case` branch per distinct lowering)."""
+    `stablehlo.case` branch per distinct lowering); over a mesh, `main`'s arguments and results
+    carry the shardings, and the module declares the platforms' meshes."""
     distinct = list(dict.fromkeys(texts))
     fb = mlir.FuncBuilder()
+    ins, outs, mesh = shardings
+    module = lower.ModuleContext(None)
+    module.shardy = mesh is not None and config._values["jax_use_shardy_partitioner"]
+    in_attrs, out_attrs = sharded.main_attributes(module, ins, outs, closed.in_avals,
+                                                  closed.out_avals)
     args = [("%arg0", "tensor<i32>", '{jax.global_constant = "_platform_index"}')]
     fb.types["%arg0"] = "tensor<i32>"
     types = [_TOKEN] * n_tokens + [mlir.aval_type(v.aval) for v in closed.jaxpr.invars]
-    for i, t in enumerate(types):
+    attrs = [_TOKEN_ATTR] * n_tokens + [f"{{{a}}}" if a else "" for a in in_attrs]
+    for i, (t, a) in enumerate(zip(types, attrs, strict=True)):
         n = f"%arg{i + 1}"
         fb.types[n] = t
-        args.append((n, t, _TOKEN_ATTR if i < n_tokens else ""))
+        args.append((n, t, a))
     out_types = [_TOKEN] * n_tokens + [mlir.aval_type(a) for a in closed.out_avals]
     functions = []
     for k, text in enumerate(distinct):
@@ -306,14 +311,18 @@ def _multi_platform_module(name, closed, texts, n_tokens, result_infos) -> str:
         return fb.op("func.call", [n for n, _, _ in args[1:]], out_types,
                      {"callee": f"@_platform_{k}_main"})
     if len(distinct) == 1:
-        outs = call(0)
+        results = call(0)
     else:
-        outs = fb.op("stablehlo.case", ["%arg0"], out_types, regions=[
+        results = fb.op("stablehlo.case", ["%arg0"], out_types, regions=[
             ([], lambda t=t: call(distinct.index(t))) for t in texts])
-    return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, outs,
+    return mlir.module_text(lower._sanitize(f"jit_{name}"), args, out_types, fb.lines, results,
+                            num_partitions=1 if mesh is None else mesh.size,
                             result_attrs=[_TOKEN_ATTR] * n_tokens + [
-                                f"{{jax.result_info = {_mlir_string(i)}}}" for i in result_infos],
-                            functions=[t for _, t in functions])
+                                "{" + ", ".join([f"jax.result_info = {_mlir_string(i)}"]
+                                                + ([a] if a else [])) + "}"
+                                for i, a in zip(result_infos, out_attrs, strict=True)],
+                            functions=[t for _, t in functions],
+                            declarations=sharded.mesh_declarations(texts[0]))
 
 
 _module_texts: dict = {}
@@ -374,9 +383,11 @@ def _vjp_of_jaxpr(closed, platforms, disabled, shardings, primal: Exported) -> E
     specs = [ShapeDtypeStruct(a.shape, a.dtype if _differentiable(a) or i < n_in else np.bool_)
              for i, a in enumerate((*closed.in_avals, *closed.out_avals))]
     ins, outs, mesh = shardings
-    fun = jit(fun_vjp_jax) if mesh is None else jit(fun_vjp_jax, in_shardings=(*ins, *outs),
-                                                     out_shardings=ins)
-    exp = export(fun, platforms=platforms, disabled_checks=disabled)(*specs)
+    traced = jit_info(jit(fun_vjp_jax)).trace(*specs)
+    exp = _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree, platforms,
+                         disabled, ((*ins, *outs), ins, mesh) if mesh is not None else
+                         ((None,) * len(specs), (None,) * n_in, None))
+    exp = dataclasses.replace(exp, calling_convention_version=primal.calling_convention_version)
     # the cotangents of integer values are float0 in its signature, as in JAX's (bool in the
     # module, where float0 is i1)
     return dataclasses.replace(
@@ -442,7 +453,7 @@ def lower_for_export(name, closed: core.ClosedJaxpr, platform, shardings=None,
                    solve.solve(tuple(v.aval for v in jaxpr.invars), in_tree), names)
     consts = [fb.constant(np.asarray(c), np.asarray(c).dtype, np.shape(c)) for c in closed.consts]
     target = spmd.lowering_target.set(((), None) if mesh is None
-                                      else (tuple(mesh.devices.flat), mesh))
+                                      else (sharded.devices_of(mesh), mesh))
     try:
         results = lower.lower_jaxpr_body(fb, module, jaxpr, consts, names)
     finally:

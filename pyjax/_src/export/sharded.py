@@ -140,10 +140,14 @@ def module_meshes(text) -> dict:
     return out
 
 
+_GENERIC_MESH_RE = re.compile(r'^\s*"sdy\.mesh"\(\).*$', re.MULTILINE)
+
+
 def mesh_declarations(text) -> list[str]:
     """The lines of a module's text that declare its meshes (to keep them in a module made from
-    its functions)."""
-    return [m.group(0).rstrip() + _rest_of_line(text, m.end()) for m in _MESH_RE.finditer(text)]
+    its functions): as MLIR prints them, or in the generic form pyjax's emitter writes."""
+    return ([m.group(0).rstrip() + _rest_of_line(text, m.end()) for m in _MESH_RE.finditer(text)]
+            + [m.group(0) for m in _GENERIC_MESH_RE.finditer(text)])
 
 
 def _rest_of_line(text, pos):
@@ -223,8 +227,8 @@ def export_shardings(info, traced, args, kwargs):
     if not named and mesh is None:
         return (None,) * n_in, (None,) * n_out, None
     mesh = mesh or named[0].mesh
-    for s in named:
-        if tuple(s.mesh.devices.flat) != tuple(mesh.devices.flat):
+    for s in named:  # (over an AbstractMesh, the module is for as many devices as it has)
+        if devices_of(s.mesh) != devices_of(mesh) or s.mesh.axis_sizes != mesh.axis_sizes:
             raise ValueError(f"Received incompatible devices for jitted computation "
                              f"{traced.name}: {s!r} and {named[0]!r} use different meshes")
     if outs is None:
@@ -241,17 +245,32 @@ def _placed(x):
     return s if isinstance(s, NamedSharding) else None
 
 
+def devices_of(mesh) -> tuple:
+    """A mesh's devices in flat order; () for an AbstractMesh."""
+    return () if isinstance(mesh, AbstractMesh) else tuple(mesh.devices.flat)
+
+
 def abstract(s: NamedSharding | None) -> NamedSharding | None:
     """`s` over its mesh's abstract mesh (with the kind of device), as an Exported keeps it."""
     if s is None:
         return None
     mesh = s.mesh
+    if isinstance(mesh, AbstractMesh):
+        return NamedSharding(mesh, s.spec, memory_kind=s.memory_kind or "device")
     d0 = mesh.devices.flat[0]
     am = mesh.abstract_mesh
     return NamedSharding(AbstractMesh(am.axis_sizes, am.axis_names, am.axis_types,
                                       abstract_device=AbstractDevice(d0.device_kind, None,
                                                                      d0.platform)),
                          s.spec, memory_kind=s.memory_kind or "device")
+
+
+def main_attributes(module, ins, outs, avals_in, avals_out):
+    """The sharding attributes of `main`'s arguments and results ("" where unspecified)."""
+    return ([sdy.sharding_attr(module, s, a.ndim) if s is not None else ""
+             for s, a in zip(ins, avals_in, strict=True)],
+            [sdy.sharding_attr(module, s, a.ndim) if s is not None else ""
+             for s, a in zip(outs, avals_out, strict=True)])
 
 
 def with_sharding(avals, shardings) -> tuple:
