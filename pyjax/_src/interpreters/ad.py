@@ -71,11 +71,13 @@ def from_symbolic(t):
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Integer and bool values have float0 tangents."""
     dt = aval.dtype
+    if type(aval) is ShapedArray:  # (the common case, read without getattr calls)
+        sharding, vma = aval.sharding, aval.vma
+    else:
+        sharding, vma = getattr(aval, "sharding", None), getattr(aval, "vma", core.NO_VMA)
     if dtypes.issubdtype(dt, np.inexact):
-        return ShapedArray(aval.shape, dt, aval.weak_type, getattr(aval, "sharding", None),
-                           getattr(aval, "vma", core.NO_VMA))
-    return ShapedArray(aval.shape, dtypes.float0, False, getattr(aval, "sharding", None),
-                       getattr(aval, "vma", core.NO_VMA))
+        return ShapedArray(aval.shape, dt, aval.weak_type, sharding, vma)
+    return ShapedArray(aval.shape, dtypes.float0, False, sharding, vma)
 
 
 def zeros_like_aval(aval):
