@@ -6,6 +6,8 @@ collectives inside vmap against NumPy.
 Cost: the op-table sweep compiles one jitted function per row (every shape and in_axes choice of
 the row batched together), so it stays at ~one executable per primitive variant."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -459,6 +461,29 @@ def test_error_out_axes_none_of_a_mapped_output_in_jax_words():
     with pytest.raises(ValueError) as e:
         pyjax.vmap(f, in_axes=1, out_axes=axes, axis_name="i")(np.ones((2, 3)))
     assert str(e.value) == "vmap has mapped output (axis_name=i) but out_axes is None"
+
+
+def test_unbatched_values_under_vmap_stay_concrete():
+    # as JAX: an operation on values vmap does not map (here a jitted one, and random's key
+    # functions) computes them concretely, not as tracers of the vmap; lineax's tests cache
+    # matrices built inside a vmap (functools.cache) and use them after it
+    key = pyjax.random.PRNGKey(0)
+    seen = []
+
+    @functools.cache
+    def matrix():
+        return pyjax.random.normal(pyjax.random.fold_in(key, 1), (3, 3))
+
+    def f():
+        k = pyjax.random.fold_in(key, 1)
+        m = pyjax.jit(lambda a: a * 2)(matrix())
+        seen.extend([k, m])
+        return 0
+
+    pyjax.vmap(pyjax.vmap(f, axis_size=2), axis_size=3)()
+    assert not any(isinstance(v, core.Tracer) for v in seen)
+    np.testing.assert_array_equal(seen[1], 2 * np.asarray(matrix()))
+    assert pyjax.jit(lambda m: m.sum())(matrix()).shape == ()
 
 
 def test_error_unbound_axis_name():

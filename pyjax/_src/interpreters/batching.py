@@ -100,9 +100,12 @@ class BatchTrace(core.Trace):
                 return prim.bind(*vals, **params)
             else:
                 out, out_dims = prim.rule("batch")(self.axis_data.size, vals, dims, **params)
+        # as JAX: an output the rule leaves unbatched is the value itself, not a tracer of this
+        # trace (a function that vmap runs without batched inputs computes concrete values)
         if prim.multiple_results:
-            return [BatchTracer(self, o, d) for o, d in zip(out, out_dims, strict=True)]
-        return BatchTracer(self, out, out_dims)
+            return [o if d is not_mapped else BatchTracer(self, o, d)
+                    for o, d in zip(out, out_dims, strict=True)]
+        return out if out_dims is not_mapped else BatchTracer(self, out, out_dims)
 
 
 def batch_flat(fun, args, in_dims, axis_data: AxisData):
