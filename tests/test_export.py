@@ -199,6 +199,28 @@ def test_constraint_on_a_variable_no_argument_has():
         "#dimension-variables-must-be-solvable-from-the-input-shapes for more details.")
 
 
+def test_specs_from_two_scopes_are_refused_as_jax():
+    x = jax.ShapeDtypeStruct(export.symbolic_shape("w, h1", scope=export.SymbolicScope()),
+                             jnp.float32)
+    y = jax.ShapeDtypeStruct(export.symbolic_shape("w, h2", scope=export.SymbolicScope()),
+                             jnp.float32)
+
+    def f(x, y):
+        return jnp.concatenate([x, y], axis=1)
+    with pytest.raises(ValueError, match=r"(?s)Invalid mixing of symbolic scopes when exporting "
+                                         r"f.*Expected current \(from args\[0\]\) scope .*and "
+                                         r"found for 'w' \(args\[1\]\) scope .*"):
+        export.export(jax.jit(f))(x, y)
+
+
+def test_platforms_pyjax_does_not_know_are_kept_as_jax():
+    exp = export.export(jax.jit(jnp.sin), platforms=("tpu", "cpu", "cuda", "other"))(
+        jax.ShapeDtypeStruct((8,), jnp.float32))
+    assert exp.platforms == ("tpu", "cpu", "cuda", "other")
+    np.testing.assert_allclose(export.deserialize(exp.serialize()).call(np.ones(8, np.float32)),
+                               np.sin(np.ones(8)), rtol=1e-6)
+
+
 def test_calling_convention_version_from_config():
     f = jax.jit(jnp.sin)
     spec = jax.ShapeDtypeStruct((3,), jnp.float32)

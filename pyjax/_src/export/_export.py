@@ -192,6 +192,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
                 f"The requested export calling convention version {version} is outside the "
                 f"range of supported versions [{minimum_supported_calling_convention_version}"
                 f"..{maximum_supported_calling_convention_version}]")
+        _check_one_scope(info.name, args_specs, kwargs_specs)
         traced = info.trace(*args_specs, **kwargs_specs)
         shardings = sharded.export_shardings(info, traced, args_specs, kwargs_specs)
         exp = _export_traced(traced.name, traced.jaxpr, traced.in_tree, traced.out_tree,
@@ -200,11 +201,28 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     return do_export
 
 
+def _check_one_scope(fun_name, args_specs, kwargs_specs):
+    """JAX's ValueError when the specs' symbolic dimensions come from different scopes."""
+    first = None
+    for path, spec in tree_util.tree_flatten_with_path((args_specs, kwargs_specs))[0]:
+        for d in getattr(spec, "shape", ()):
+            if not isinstance(d, DimExpr):
+                continue
+            where = ("args" if path[0].idx == 0 else "kwargs") + tree_util.keystr(tuple(path[1:]))
+            if first is None:
+                first = (d._scope, where)
+            elif d._scope is not first[0]:
+                raise ValueError(
+                    f"Invalid mixing of symbolic scopes when exporting {fun_name}.\nExpected "
+                    f"current (from {first[1]}) scope {first[0]}\nand found for '{d}' ({where}) "
+                    f"scope {d._scope}\nSee https://docs.jax.dev/en/latest/export/shape_poly.html"
+                    "#user-specified-symbolic-constraints.")
+
+
 def _canonical_platform(p):
-    p = {"gpu": "cuda"}.get(p.lower(), p.lower())
-    if p not in lower.KNOWN_PLATFORMS:
-        raise ValueError(f"Unknown platform {p!r}; known platforms: {', '.join(lower.KNOWN_PLATFORMS)}")
-    return p
+    """The platform's name in lower case, "gpu" as "cuda"; platforms pyjax does not know are
+    kept (as JAX keeps them), lowered with the rules for every platform."""
+    return {"gpu": "cuda"}.get(p.lower(), p.lower())
 
 
 def _export_traced(name, closed, in_tree, out_tree, platforms, disabled, shardings,
