@@ -202,13 +202,19 @@ def emit(ctx, solution: Solution, args) -> dict:
     ctx.module.dim_values = {name: ctx.op("stablehlo.get_dimension_size", args[i], out=i32,
                                           attrs={"dimension": f"{j} : i64"})
                              for name, i, j in solution.synthetic}
+    emitted: dict = {}  # (each dimension computed once: constraints and messages share them)
+
+    def dim(e):
+        key = (type(e), e)
+        if key not in emitted:
+            emitted[key] = shape_poly.emit_dim(ctx, e)
+        return emitted[key]
     for c in solution.constraints:
         if shape_poly.is_constant_shape((c.left, c.right)):  # (decided now, as JAX)
             if not (c.left == c.right if c.cmp == "==" else c.left >= c.right):
                 raise ValueError(c.message({}))
             continue
-        pred = ctx.op("stablehlo.compare", shape_poly.emit_dim(ctx, c.left),
-                      shape_poly.emit_dim(ctx, c.right), out=i1, attrs={
+        pred = ctx.op("stablehlo.compare", dim(c.left), dim(c.right), out=i1, attrs={
                           "comparison_direction": "#stablehlo<comparison_direction "
                                                   f"{'EQ' if c.cmp == '==' else 'GE'}>",
                           "compare_type": "#stablehlo<comparison_type SIGNED>"})
@@ -223,12 +229,12 @@ def emit(ctx, solution: Solution, args) -> dict:
             else:
                 specifiers[p] = "{" + str(len(inputs)) + "}"
                 text.append(specifiers[p])
-                inputs.append(shape_poly.emit_dim(ctx, p))
+                inputs.append(dim(p))
         message = "".join(text)
         ctx.fb.op("stablehlo.custom_call", [pred, *inputs], [], {
             "call_target_name": '"shape_assertion"', "api_version": "2 : i32",
             "error_message": '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"',
             "has_side_effect": "true"})
-    dim_values = {var: shape_poly.emit_dim(ctx, v) for var, v in solution.values.items()}
+    dim_values = {var: dim(v) for var, v in solution.values.items()}
     ctx.module.dim_values = dim_values
     return dim_values
