@@ -201,3 +201,21 @@ def test_scatter_index_map_length_error_says_jax_words():
             "index_vector_dim=4 of indices is 5. These two numbers must be equal")):
         lax.scatter(np.ones((50, 49, 48, 47, 46), np.float32), np.zeros((10, 9, 8, 7, 5), np.int32),
                     np.ones((10, 9, 8, 7, 3, 2, 4), np.float32), dnums)
+
+
+def test_all_to_all_over_several_vmap_axes():
+    """Issue 23 (JAX's batching_test testAllToAllSplitAxis): all_to_all over a tuple of vmap axis
+    names (the first major), tiled and not, and its gradient; sums recorded from JAX 0.10.2."""
+    x = np.arange(64, dtype=np.float32).reshape(2, 2, 4, 4)
+
+    def over_ij(fn):
+        return pyjax.vmap(pyjax.vmap(fn, axis_name="j"), axis_name="i")
+
+    f = over_ij(lambda v: lax.all_to_all(v, ("i", "j"), 0, 1, tiled=True))
+    g = over_ij(lambda v: lax.all_to_all(v, ("i", "j"), 1, 0))
+    y, z = f(x), g(x)
+    assert y.shape == (2, 2, 1, 16) and z.shape == (2, 2, 4, 4)
+    weigh = lambda a: float((np.asarray(a) * np.arange(a.size).reshape(a.shape)).sum())
+    assert (weigh(y), weigh(z)) == (73824.0, 70224.0)
+    w = np.cos(np.arange(y.size, dtype=np.float32)).reshape(y.shape)
+    np.testing.assert_allclose(weigh(pyjax.grad(lambda v: (f(v) * w).sum())(x)), 37.0223999, rtol=1e-5)

@@ -62,7 +62,7 @@ def _one_or_mesh_names(axis_name, name):
     names = _names(axis_name)
     if len(names) == 1:
         return names[0]
-    if not all(batching.is_mesh_axis(n) for n in names):
+    if name != "all_to_all" and not all(batching.is_mesh_axis(n) for n in names):
         raise NotImplementedError(f"{name} over several axis names {names} is supported over "
                                   f"shard_map/pmap mesh axes only, not vmap axes; name one axis")
     return names
@@ -611,10 +611,37 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             elif concat < split:
                 v = shape_ops.expand_dims(v, (concat,))
                 split += 1
-        out = all_to_all_p.bind(v, axis_name=name, split_axis=split, concat_axis=concat,
-                                axis_size=size, axis_index_groups=None)
+        if isinstance(name, tuple) and not all(batching.is_mesh_axis(n) for n in name):
+            out = _all_to_all_each_axis(v, name, split, concat)
+        else:
+            out = all_to_all_p.bind(v, axis_name=name, split_axis=split, concat_axis=concat,
+                                    axis_size=size, axis_index_groups=None)
         return out if tiled or split == concat else shape_ops.squeeze(out, (split,))
     return tree_util.tree_map(leaf, x)
+
+
+def _all_to_all_each_axis(v, names, split, concat):
+    """A tiled all_to_all over several axes (vmap axes among them; the first name major) as one
+    exchange per axis: `split` becomes one axis per name (and the block), each name's exchange
+    swaps its axis with the senders' (the value at [q1..qm] is then sender q's block for this
+    example), and the sender axes join `concat`, sender-major."""
+    sizes = [axis_data_of(n).size for n in names]
+    m, shape = len(names), core.get_aval(v).shape
+    k = shape[split] // math.prod(sizes)
+    v = shape_ops.reshape(v, (*shape[:split], *sizes, k, *shape[split + 1:]))
+    for t, (n, size) in enumerate(zip(names, sizes)):
+        v = all_to_all_p.bind(v, axis_name=n, split_axis=split + t, concat_axis=split + t,
+                              axis_size=size, axis_index_groups=None)
+    # the sender axes go right before the concat axis (the block's axis when concat is split)
+    target = split + m if concat == split else concat + (m if concat > split else 0)
+    senders = list(range(split, split + m))
+    rest = [i for i in range(len(shape) + m) if i not in senders]
+    at = rest.index(target)
+    v = shape_ops.transpose(v, rest[:at] + senders + rest[at:])
+    out_shape = list(shape)
+    out_shape[split] = k
+    out_shape[concat] = (k if concat == split else shape[concat]) * math.prod(sizes)
+    return shape_ops.reshape(v, tuple(out_shape))
 
 
 # -- ppermute / pshuffle -------------------------------------------------------------------------
