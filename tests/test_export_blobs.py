@@ -238,6 +238,16 @@ SHARDED_SCRIPT = textwrap.dedent('''
     exp_two = export.deserialize(export.export(g, platforms=("cpu", "cuda"))(
         jax.ShapeDtypeStruct((16, 4), np.float32)).serialize())
     b = np.arange(64, dtype=np.float32).reshape(16, 4)
+    # two meshes over the same 2 devices (as JAX's export_test has them)
+    m12 = jax.sharding.Mesh(np.array(jax.devices()[:2]).reshape(1, 2), ("x1", "x2"))
+    m21 = jax.sharding.Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ("y2", "y1"))
+    shs = (NamedSharding(m12, P(None, "x2")), NamedSharding(m21, P("y2", None)))
+    k = jax.jit(lambda i, w: i @ w, in_shardings=shs, out_shardings=NamedSharding(m12, P()))
+    exp_two_meshes = export.deserialize(export.export(k)(
+        jax.ShapeDtypeStruct((4, 8), np.float32), jax.ShapeDtypeStruct((8, 2), np.float32))
+        .serialize())
+    i, w = np.ones((4, 8), np.float32), np.ones((8, 2), np.float32)
+    out["two_meshes"] = np.asarray(exp_two_meshes.call(*jax.device_put((i, w), shs))).tolist()
     out["abstract_mesh"] = {
         "nr_devices": [exp_abs.nr_devices, exp_two.nr_devices],
         "close": [bool(np.allclose(np.asarray(res), np.asarray(a) @ np.asarray(a).T, rtol=1e-5)),
@@ -333,6 +343,10 @@ def test_abstract_mesh_and_several_platforms_with_shardings(sharded_runs):
     assert got["nr_devices"] == [2, 2] and got["close"] == [True, True]
     assert got["indices"] == [["slice(None, None, None)", "slice(0, 8, None)"],
                               ["slice(None, None, None)", "slice(8, 16, None)"]]
+
+
+def test_shardings_over_two_meshes_of_the_same_devices(sharded_runs):
+    assert sharded_runs["two_meshes"] == [[8.0, 8.0]] * 4
 
 
 def test_shard_map_exports_for_its_mesh(sharded_runs):

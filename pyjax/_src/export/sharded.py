@@ -227,8 +227,9 @@ def export_shardings(info, traced, args, kwargs):
     if not named and mesh is None:
         return (None,) * n_in, (None,) * n_out, None
     mesh = mesh or named[0].mesh
-    for s in named:  # (over an AbstractMesh, the module is for as many devices as it has)
-        if devices_of(s.mesh) != devices_of(mesh) or s.mesh.axis_sizes != mesh.axis_sizes:
+    for s in named:  # (meshes of the same devices, or, abstract, of as many devices)
+        concrete = devices_of(s.mesh) and devices_of(mesh)
+        if (devices_of(s.mesh) != devices_of(mesh)) if concrete else s.mesh.size != mesh.size:
             raise ValueError(f"Received incompatible devices for jitted computation "
                              f"{traced.name}: {s!r} and {named[0]!r} use different meshes")
     if outs is None:
