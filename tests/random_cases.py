@@ -20,6 +20,16 @@ def unpartitioned(f):
 def unsafe_rbg_default(f):
     with jax.default_prng_impl("unsafe_rbg"):
         return f()
+
+# the hash primitives and the PRNG registry (JAX's internal modules; pyjax's own names)
+import importlib
+def _internal(jax_module, pyjax_module, name):
+    return getattr(importlib.import_module(pyjax_module if jax.__name__ == "pyjax" else jax_module), name)
+philox2x32_p = _internal("jax._src.random.philox2x32", "pyjax._src.random.philox", "philox2x32_p")
+philox4x32_p = _internal("jax._src.random.philox4x32", "pyjax._src.random.philox", "philox4x32_p")
+threefry4x32_p = _internal("jax._src.random.threefry4x32", "pyjax._src.random.threefry4x32", "threefry4x32_p")
+threefry_2x32 = _internal("jax._src.random.threefry2x32", "pyjax._src.random.prng", "threefry_2x32")
+prngs = _internal("jax._src.random.prng", "pyjax._src.random.prng", "prngs")
 '''
 
 
@@ -235,7 +245,36 @@ RBG_CASES = [
     ("rng_bit_generator int dtype", "jax.lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (2,), jnp.int32)", False),
 ]
 
-CASES = KEY_CASES + SAMPLER_CASES + TRANSFORM_CASES + ERROR_CASES + RBG_CASES
+# the counter-based PRNGs JAX 0.10.2 added (philox2x32, philox4x32, threefry4x32), and the hashes
+COUNTER_CASES = [
+    case
+    for impl in ("philox2x32", "philox4x32", "threefry4x32")
+    for case in [
+        (f"{impl} key", f"random.key(42, impl='{impl}')", False),
+        (f"{impl} key x64 seed", f"random.key(np.int64(-(2 ** 40) - 3), impl='{impl}')", True),
+        (f"{impl} key_dtype", f"str(random.key_dtype('{impl}'))", False),
+        (f"{impl} split", f"random.split(random.key(42, impl='{impl}'), (2, 3))", False),
+        (f"{impl} fold_in", f"random.fold_in(random.key(42, impl='{impl}'), 7)", False),
+        (f"{impl} bits", f"random.bits(random.key(1, impl='{impl}'), (5,))", False),
+        (f"{impl} bits u8", f"random.bits(random.key(1, impl='{impl}'), (6,), jnp.uint8)", False),
+        (f"{impl} bits u64", f"random.bits(random.key(1, impl='{impl}'), (3,), jnp.uint64)", True),
+        (f"{impl} uniform", f"random.uniform(random.key(1, impl='{impl}'), (2, 3))", False),
+        (f"{impl} normal jit", f"jax.jit(lambda k: random.normal(k, (4,)))(random.key(3, impl='{impl}'))", False),
+        (f"{impl} vmap split", f"jax.vmap(lambda k: random.split(k))(random.split(random.key(5, impl='{impl}'), 2))", False),
+        (f"{impl} wrap bad shape", f"random.wrap_key_data(jnp.zeros(3, jnp.uint32), impl='{impl}')", False),
+        (f"{impl} seed float", f"random.key(1.5, impl='{impl}')", False),
+    ]
+] + [
+    ("philox2x32_p", "philox2x32_p.bind(np.uint32(0x12345678), np.arange(3, dtype=np.uint32), np.uint32(0xdeadbeef))", False),
+    ("philox4x32_p", "philox4x32_p.bind(*[np.uint32(v) for v in (1, 2, 3, 4)], np.arange(3, dtype=np.uint32), np.uint32(9))", False),
+    ("threefry4x32_p", "threefry4x32_p.bind(*[np.uint32(v) for v in range(7)], np.arange(3, dtype=np.uint32) + np.uint32(4000000000))", False),
+    ("philox4x32_p bad dtype", "philox4x32_p.bind(*[np.int32(v) for v in range(6)])", False),
+    ("threefry_2x32 counts", "threefry_2x32(np.uint32([3, 4]), np.arange(5, dtype=np.uint32))", False),
+    ("threefry_2x32 empty", "threefry_2x32(np.uint32([3, 4]), np.zeros(0, np.uint32))", False),
+    ("prng names", "list(prngs)", False),
+]
+
+CASES = KEY_CASES + SAMPLER_CASES + TRANSFORM_CASES + ERROR_CASES + RBG_CASES + COUNTER_CASES
 
 
 def _encode_array(x):

@@ -311,6 +311,8 @@ def test_no_pyjax_imports_after_module_code():
 # The modules `import pyjax` loads: the core (tracing, jit, autodiff, vmap, the Array type, lowering,
 # the backend), pyjax.numpy and pyjax.lax. Everything else is imported on first use through the
 # lazy tables of pyjax/__init__.py. A module added here makes every program start slower: say why.
+# (random.philox, random.threefry4x32: key implementations the registry lists beside threefry2x32
+# in JAX's order, so jax.random.key(..., impl=name) finds them; small, no compilation at import.)
 EAGER_MODULES = {
     "pyjax": """custom_derivatives dtypes errors jax_alias lax lax.linalg numpy numpy.fft
         numpy.linalg tree tree_util _src""",
@@ -321,7 +323,7 @@ EAGER_MODULES = {
         interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy
         numpy_placement lax
         lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random
-        random.keys random.prng random.rbg sharding sharding_in_types source_info spmd stages state state.types
+        random.keys random.philox random.prng random.rbg random.threefry4x32 sharding sharding_in_types source_info spmd stages state state.types
         traceback_util tree_util""",
     "pyjax._src.lax": """barriers control_flow control_flow.common control_flow.conditionals
         control_flow.cumulative control_flow.platform_dependent control_flow.scan

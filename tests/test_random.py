@@ -277,11 +277,14 @@ def test_legacy_key_flag():
         assert isinstance(random.PRNGKey(0), random.PRNGKeyArray)
 
 
-def test_missing_pieces_name_what_is_missing():
-    key = random.key(0)
-    for fn, what in ((lambda: random.key(0, impl="philox4x32"), "philox4x32"),):
-        with pytest.raises(NotImplementedError, match=what):
-            fn()
+def test_every_prng_of_jax_is_there_in_jax_order():
+    # JAX 0.10.2's registry order (its tests enumerate the implementations in this order)
+    assert list(prng.prngs) == ["philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg",
+                                "threefry4x32"]
+    with pytest.raises(ValueError, match='unrecognized PRNG implementation "nope"'):
+        random.key(0, impl="nope")
+    with pyjax.default_prng_impl("philox4x32"):
+        assert str(random.key(0).dtype) == "key<phx4>"
 
 
 def test_typeof_a_key_array():

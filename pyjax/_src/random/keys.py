@@ -31,9 +31,16 @@ from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import is_arraylike
 from pyjax._src.pjit import auto_axes
 from pyjax._src.random import prng
-from pyjax._src.random import rbg  # noqa: F401  (registers the "rbg" and "unsafe_rbg" PRNGs)
+from pyjax._src.random import philox, rbg, threefry4x32
 from pyjax._src.random.prng import PRNGImpl
 from pyjax._src.sharding import NamedSharding
+
+# The built-in key implementations, registered in JAX 0.10.2's order (jax.random.key(..., impl=)
+# names them; JAX's tests enumerate them in this order).
+for _impl in (philox.philox2x32_prng_impl, philox.philox4x32_prng_impl, prng.threefry_prng_impl,
+              rbg.rbg_prng_impl, rbg.unsafe_rbg_prng_impl, threefry4x32.threefry4x32_prng_impl):
+    prng.register_prng(_impl)
+del _impl
 
 # -- the key dtype ---------------------------------------------------------------------------
 
@@ -233,9 +240,6 @@ extra_array_types.add(PRNGKeyArray)  # isinstance(key(0), jax.Array), as in JAX
 # -- choosing an implementation --------------------------------------------------------------
 
 # Implementations JAX 0.10.2 has and pyjax does not (yet).
-_UNIMPLEMENTED_PRNGS = ("threefry4x32", "philox2x32", "philox4x32")
-
-
 class PRNGSpec:
     """Names a key implementation (what `key_impl` returns for unregistered ones)."""
     __slots__ = ("_impl",)
@@ -259,9 +263,6 @@ class PRNGSpec:
 def _impl_by_name(name: str) -> PRNGImpl:
     if name in prng.prngs:
         return prng.prngs[name]
-    if name in _UNIMPLEMENTED_PRNGS:
-        raise NotImplementedError(f"the {name!r} PRNG implementation is not implemented in pyjax; "
-                                  f"available: {', '.join(prng.prngs)}")
     names = ", ".join(f'"{s}"' for s in prng.prngs)
     raise ValueError(f'unrecognized PRNG implementation "{name}". Did you mean one of: {names}?')
 

@@ -316,6 +316,35 @@ def threefry_random_bits(key, bit_width, shape):
     return _threefry_random_bits(key, bit_width, tuple(shape))
 
 
+# -- other counter-based hashes as primitives --------------------------------------------------
+
+
+def counter_hash_primitive(name, n_in, n_out, rounds):
+    """A primitive `name` of `n_in` uint32 operands (rank 0, or one shape with 1s stretched, as
+    lax's elementwise operands) and `n_out` uint32 results of their common shape, computed by
+    `rounds(*operands)` written with lax ops on operands of that shape (philox, threefry4x32)."""
+    p = standard_primitive(name, multiple_results=True, jvp=zero_derivative)
+
+    @p.def_abstract_eval
+    def _abstract_eval(*args):
+        if len(args) != n_in:
+            raise TypeError(f"{name}_p expects {n_in} arguments, got {len(args)}.")
+        if any(a.dtype != np.uint32 for a in args):
+            raise TypeError(f"Arguments to {name} must have uint32 type, got "
+                            f"{', '.join(a.str_short() for a in args)}")
+        return [ShapedArray(broadcast_scalars_shape(name, args), np.dtype(np.uint32))] * n_out
+
+    def _full_rounds(*args):
+        shape = broadcast_scalars_shape(name, [core.get_aval(a) for a in args])
+        full = [a if np.shape(a) == shape else shape_ops.broadcast_in_dim(
+            a, shape, tuple(range(np.ndim(a)))) for a in args]  # (rank 0, or 1s stretched)
+        return list(rounds(*full))
+
+    p.def_lowering(lambda ctx, *args: ctx.lower_fun(_full_rounds, True)(*args))
+    defbroadcasting(p)
+    return p
+
+
 # -- key implementations ---------------------------------------------------------------------
 
 
@@ -352,6 +381,7 @@ def register_prng(impl: PRNGImpl) -> PRNGImpl:
     return impl
 
 
-threefry_prng_impl = register_prng(PRNGImpl(
+# (registered with the others by random.keys, in JAX's order)
+threefry_prng_impl = PRNGImpl(
     key_shape=(2,), seed=threefry_seed, split=threefry_split, random_bits=threefry_random_bits,
-    fold_in=threefry_fold_in, name="threefry2x32", tag="fry"))
+    fold_in=threefry_fold_in, name="threefry2x32", tag="fry")

@@ -65,10 +65,10 @@ def _unsafe_rbg_fold_in(key, data):
     return lax.bitwise_xor(key, shape_ops.index_in_dim(bits, 9, 0, keepdims=False))
 
 
-rbg_prng_impl = prng.register_prng(PRNGImpl(
+rbg_prng_impl = PRNGImpl(
     key_shape=(4,), seed=_rbg_seed, split=lambda key, shape: _rbg_split(key, tuple(shape)),
-    random_bits=_rbg_random_bits, fold_in=_rbg_fold_in, name="rbg", tag="rbg"))
+    random_bits=_rbg_random_bits, fold_in=_rbg_fold_in, name="rbg", tag="rbg")
 
-unsafe_rbg_prng_impl = prng.register_prng(PRNGImpl(
+unsafe_rbg_prng_impl = PRNGImpl(
     key_shape=(4,), seed=_rbg_seed, split=lambda key, shape: _unsafe_rbg_split(key, tuple(shape)),
-    random_bits=_rbg_random_bits, fold_in=_unsafe_rbg_fold_in, name="unsafe_rbg", tag="urbg"))
+    random_bits=_rbg_random_bits, fold_in=_unsafe_rbg_fold_in, name="unsafe_rbg", tag="urbg")

@@ -1,6 +1,6 @@
 """`jax._src.random.threefry2x32`: the threefry PRNG implementation and its hash."""
 from pyjax._jax_compat._unsupported import module_getattr
-from pyjax._src.random.prng import threefry2x32 as threefry_2x32  # noqa: F401 (JAX's spelling)
+from pyjax._src.random.prng import threefry_2x32 as threefry_2x32  # (key pair, counts)
 from pyjax._src.random.prng import threefry2x32_p as threefry2x32_p
 from pyjax._src.random.prng import threefry_fold_in as threefry_fold_in
 from pyjax._src.random.prng import threefry_prng_impl as threefry_prng_impl
