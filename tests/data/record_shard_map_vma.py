@@ -105,6 +105,19 @@ val("vmap_inside_grad", lambda: sm(lambda w, a: jax.vmap(jax.grad(lambda r: jnp.
 val("vmap_of_shard_map_grad", lambda: jax.vmap(lambda w: sm(
     lambda w, a: jax.grad(lambda w: jnp.sum(jnp.tanh(a @ w)))(w), in_specs=(P(), P("x")),
     out_specs=P())(w, X))(jnp.stack([W, 2 * W])))
+def grad_in(loss):
+    return sm(lambda w, a: jax.grad(loss)(w, a), in_specs=(P(), P("x")), out_specs=P())(W, X)
+val("grad_fori_loop", lambda: grad_in(lambda w, a: jnp.sum(jax.lax.fori_loop(
+    0, 3, lambda i, c: jnp.tanh(c @ w[:3, :3]), a[:, :3]))))
+val("grad_checkpoint_relu", lambda: grad_in(lambda w, a: jnp.sum(jax.checkpoint(
+    lambda w: jax.nn.relu(a @ w))(w))))
+val("grad_index_by_axis_index", lambda: grad_in(lambda w, a: jnp.sum(
+    jax.lax.dynamic_slice_in_dim(w, jax.lax.axis_index("x"), 2) * a[:2, :3])))
+val("grad_all_gather", lambda: grad_in(lambda w, a: jnp.sum(jax.lax.all_gather(a @ w, "x") ** 2)))
+val("grad_psum_scatter", lambda: grad_in(lambda w, a: jnp.sum(
+    jax.lax.psum_scatter(a @ w, "x", tiled=True) ** 2)))
+val("hessian_inside", lambda: sm(lambda w, a: jax.hessian(lambda w: jnp.sum(jnp.tanh(a @ w)))(w),
+                                 in_specs=(P(), P("x")), out_specs=P("x"))(W, X))
 # types as jax.typeof prints them inside the body
 def typed(a, w, s):
     t = {}

@@ -194,7 +194,9 @@ def _vary(v, names):
 # -- pvary: invariant -> varying (defined in core: staging inserts it) -------------------------
 
 def _pvary_abstract_eval(x, *, axes):
-    if set(axes) & x.vma:
+    # (checked where vma types are joined; a jaxpr evaluated again elsewhere, as lowering
+    # does with loop bodies, may carry operands typed more loosely)
+    if set(axes) & x.vma and core.vma_axes() is not None:
         raise ValueError(f"pvary is a invariant->variant collective. This means that the axis "
                          f"names mentioned in `axes` passed to `pvary` must not be present in "
                          f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
