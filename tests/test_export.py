@@ -221,6 +221,15 @@ def test_platforms_pyjax_does_not_know_are_kept_as_jax():
                                np.sin(np.ones(8)), rtol=1e-6)
 
 
+def test_symbolic_args_specs_of_specs_and_a_list_for_a_tuple():
+    # (as JAX: the arguments may be ShapeDtypeStructs; a list of specs stands for a tuple)
+    args = (jax.ShapeDtypeStruct((32, 32), jnp.float32), jax.ShapeDtypeStruct((32, 8), jnp.int32))
+    specs = export.symbolic_args_specs(args, shapes_specs=["32, a", "32, 8"])
+    assert isinstance(specs, tuple)
+    assert [str(s.shape) for s in specs] == ["(32, a)", "(32, 8)"]
+    assert [s.dtype for s in specs] == [np.float32, np.int32]
+
+
 def test_calling_convention_version_from_config():
     f = jax.jit(jnp.sin)
     spec = jax.ShapeDtypeStruct((3,), jnp.float32)

@@ -677,15 +677,20 @@ def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
     if scope is None:
         scope = SymbolicScope(constraints) if constraints else _default_scope
     leaves, tree = tree_util.tree_flatten(args)
+    if isinstance(args, tuple) and isinstance(shapes_specs, list):
+        shapes_specs = tuple(shapes_specs)  # (JAX accepts a list for a tuple of arguments)
     if isinstance(shapes_specs, (str, type(None))):
         specs = [shapes_specs] * len(leaves)
     else:
         specs = tree_util.flatten_prefix(shapes_specs, args, "shapes_specs")
     out = []
     for x, spec in zip(leaves, specs, strict=True):
-        shape = np.shape(x)
+        if isinstance(x, ShapeDtypeStruct):  # (specs given as specs: their shape and dtype)
+            shape, dtype = x.shape, x.dtype
+        else:
+            shape, dtype = np.shape(x), dtypes.canonicalize_dtype(np.result_type(x))
         dims = shape if spec is None else symbolic_shape(spec, scope=scope, like=shape)
-        out.append(ShapeDtypeStruct(dims, dtypes.canonicalize_dtype(np.result_type(x))))
+        out.append(ShapeDtypeStruct(dims, dtype))
     return tree_util.tree_unflatten(tree, out)
 
 
