@@ -176,6 +176,16 @@ err("pcast_varying_twice", lambda: sm(lambda a: jax.lax.pcast(a, "x", to="varyin
                                       in_specs=P("x"), out_specs=P("x"))(X))
 err("pcast_bad_to", lambda: sm(lambda a: jax.lax.pcast(a, "x", to="invariant"),
                                in_specs=P(), out_specs=P())(X))
+from jax._src import config as jax_config
+def scale(a, s):
+    return a * s
+def scale_pcast(a, s):
+    return a * jax.lax.pcast(s, "x", to="varying")
+def no_auto_pcast(f):
+    with jax_config.auto_pcast(False):
+        return jax.jit(sm(f, in_specs=(P("x"), P()), out_specs=P("x")))(X, S)
+err("auto_pcast_off", lambda: no_auto_pcast(scale))
+val("auto_pcast_off_with_pcast", lambda: no_auto_pcast(scale_pcast))
 err("no_check_ok", lambda: sm(lambda a: a * 2, in_specs=P("x"), out_specs=P(), check_vma=False)(X))
 print(json.dumps(out))
 '''

@@ -201,7 +201,14 @@ class DynamicJaxprTrace(core.Trace):
         joined = prim not in core.vma_rule_primitives and not _carries_jaxpr(params)
         vma = core.NO_VMA
         if joined:
-            vma = frozenset().union(*[getattr(v.aval, "vma", core.NO_VMA) for v in invars])
+            vmas = [getattr(v.aval, "vma", core.NO_VMA) for v in invars]
+            vma = frozenset().union(*vmas)
+            if vma and not config._values["jax_auto_pcast"] and any(m != vma for m in vmas):
+                raise ValueError(
+                    f"Primitive {prim.name} requires varying manual axes to match, but got "
+                    f"{vmas}. Please open an issue at https://github.com/jax-ml/jax/issues and "
+                    f"as a temporary workaround pass the check_vma=False argument to "
+                    f"`jax.shard_map`")
             if vma:
                 invars = [self._pvary_var(v, vma - v.aval.vma)
                           if type(v.aval) is core.ShapedArray and v.aval.vma != vma else v
