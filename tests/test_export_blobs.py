@@ -238,6 +238,15 @@ SHARDED_SCRIPT = textwrap.dedent('''
     exp_two = export.deserialize(export.export(g, platforms=("cpu", "cuda"))(
         jax.ShapeDtypeStruct((16, 4), np.float32)).serialize())
     b = np.arange(64, dtype=np.float32).reshape(16, 4)
+    # JAX's sharded blob called under jit on a mesh of other axis names: its results are typed
+    # over the exported mesh's axes, laid out over the caller's devices
+    with open(os.path.join(os.path.dirname(json.loads(sys.argv[1])["sharded"][0]),
+                           "sharded.bin"), "rb") as fh:
+        exp_x = export.deserialize(fh.read())
+    ys = jax.device_put(np.ones((16, 4), np.float32),
+                        NamedSharding(jax.make_mesh((8,), ("y",)), P("y")))
+    res_y = jax.jit(lambda a: exp_x.call(a) + 1.0)(ys)
+    out["other_mesh"] = [repr(res_y.sharding), float(res_y.sum())]
     # two meshes over the same 2 devices (as JAX's export_test has them)
     m12 = jax.sharding.Mesh(np.array(jax.devices()[:2]).reshape(1, 2), ("x1", "x2"))
     m21 = jax.sharding.Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ("y2", "y1"))
@@ -343,6 +352,14 @@ def test_abstract_mesh_and_several_platforms_with_shardings(sharded_runs):
     assert got["nr_devices"] == [2, 2] and got["close"] == [True, True]
     assert got["indices"] == [["slice(None, None, None)", "slice(0, 8, None)"],
                               ["slice(None, None, None)", "slice(8, 16, None)"]]
+
+
+def test_sharded_blob_under_jit_on_a_mesh_of_other_axes(sharded_runs):
+    # (JAX 0.10.2 lays the result out over Mesh('x': 8), the exported mesh's axes)
+    layout, total = sharded_runs["other_mesh"]
+    assert layout == ("NamedSharding(mesh=Mesh('x': 8, axis_types=(Explicit,)), spec=P('x', "
+                      "None), memory_kind=device)")
+    np.testing.assert_allclose(total, 64 + 2 * np.sin(1.0) * 64, rtol=1e-6)
 
 
 def test_shardings_over_two_meshes_of_the_same_devices(sharded_runs):

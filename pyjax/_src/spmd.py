@@ -92,7 +92,13 @@ def out_shardings_from_types(ins, out_avals):
 
 def _typed_as(mesh, typed):
     """`mesh` with the axis types of the mesh an output's type names (the arguments' mesh may
-    have other types: inside auto_axes, a reshard before the first output's)."""
+    have other types: inside auto_axes, a reshard before the first output's); a type over
+    other axes of as many devices (an exported function's results, typed over the mesh it was
+    exported for) gets a mesh of those axes over the same devices, as in JAX."""
+    names = getattr(typed, "axis_names", None)
+    if (isinstance(mesh, Mesh) and names is not None and names != mesh.axis_names
+            and typed.size == mesh.size):
+        return Mesh(mesh.devices.reshape(typed.axis_sizes), names, axis_types=typed.axis_types)
     if (isinstance(mesh, Mesh) and getattr(typed, "axis_names", None) == mesh.axis_names
             and typed.axis_types != mesh.axis_types):
         return mesh.update_axis_types(dict(zip(typed.axis_names, typed.axis_types)))
