@@ -59,3 +59,61 @@ def test_sequential_vmap_maps_a_loop_over_the_batched_arguments():
     out = pyjax.vmap(g, (0, None))(X, {"k": Y})
     assert out["s"].tolist() == [2.0, 3.0, 4.0]
     assert "scan" in str(pyjax.make_jaxpr(pyjax.vmap(g, (0, None)))(X, {"k": Y}))
+
+
+class _Named:
+    """A container with named axes (JAX's batching_test NamedArray): a pytree, and vmappable."""
+
+    def __init__(self, names, data):
+        self.names, self.data = list(names), data
+
+
+class _NamedSpec:
+    def __init__(self, name, axis):
+        self.name, self.axis = name, axis
+
+
+pyjax.tree_util.register_pytree_node(_Named, lambda x: ((x.data,), x.names),
+                                     lambda names, xs: _Named(names, xs[0]))
+
+
+def _named_to_elt(cont, _, val, spec):
+    if spec.name is None:
+        return val
+    names = list(val.names)
+    assert names.pop(spec.axis) == spec.name
+    return _Named(names, cont(val.data, spec.axis))
+
+
+def _named_from_elt(cont, size, elt, spec):
+    data = cont(size, elt.data, spec.axis)
+    return _Named(elt.names if spec.axis is None
+                  else elt.names[:spec.axis] + [spec.name] + elt.names[spec.axis:], data)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_vmappable_containers(jit):
+    """Issue 23 (JAX's batching_test VmappableTest): register_vmappable types are mapped by their
+    to_elt/from_elt rules, with specs of the registered spec type as in_axes/out_axes."""
+    from pyjax._src.interpreters import batching  # (jax.interpreters.batching under the switch)
+    batching.register_vmappable(_Named, _NamedSpec, int, _named_to_elt, _named_from_elt, None)
+    try:
+        f = lambda x: _Named(x.names, x.data * x.data)
+        g = pyjax.vmap(pyjax.jit(f) if jit else f, in_axes=_NamedSpec("i", 0),
+                       out_axes=_NamedSpec("i", 1), axis_size=3)
+        out = g(_Named(["i", "j"], jnp.arange(12.).reshape(3, 4)))
+        assert out.names == ["j", "i"]
+        np.testing.assert_allclose(out.data, (np.arange(12.).reshape(3, 4) ** 2).T)
+
+        class A:
+            def __init__(self, data):
+                self.data = data
+
+        batching.register_vmappable(A, int, int, lambda cont, _, val, spec: cont(val.data + 1, spec),
+                                    None, None)
+        np.testing.assert_allclose(pyjax.vmap(lambda x: x - 1, axis_size=3)(A(jnp.arange(3.))),
+                                   np.arange(3.))
+        batching.unregister_vmappable(A)
+    finally:
+        batching.unregister_vmappable(_Named)
+    assert not batching.vmappables and not batching.spec_types

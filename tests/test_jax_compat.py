@@ -310,8 +310,7 @@ NOT_PROVIDED = {
         "pyjax's clients are created by its backend module only"),
     "jax.interpreters.ad": dict.fromkeys(["jvp", "linearize"],
                                          "JAX's generator transformations of WrappedFuns"),
-    "jax.interpreters.batching": dict.fromkeys(
-        ["defreducer", "register_vmappable", "unregister_vmappable"], "not in pyjax yet"),
+    "jax.interpreters.batching": dict.fromkeys(["defreducer"], "not in pyjax yet"),
     "jax.interpreters.partial_eval": dict.fromkeys(
         ["custom_partial_eval_rules", "dce_jaxpr_call_rule", "dce_jaxpr_closed_call_rule",
          "dce_jaxpr_consts", "dce_rules", "partial_eval_jaxpr_custom_rules"],

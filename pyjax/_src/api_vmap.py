@@ -37,7 +37,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if isinstance(in_axes, list):
         # lists and tuples are interchangeable to users; as a prefix of the args tuple it's a tuple
         in_axes = tuple(in_axes)
-    if not (in_axes is None or type(in_axes) is tuple or isinstance(in_axes, int)):
+    if not (in_axes is None or type(in_axes) is tuple or isinstance(in_axes, int)
+            or type(in_axes) in batching.spec_types):
         raise TypeError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to "
                         f"the positional arguments passed to the function, but got {in_axes}.")
     _check_axes_spec(in_axes, "in_axes")
@@ -50,21 +51,39 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
                              f"to the positional arguments passed to the function, but got "
                              f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
-        args_flat, in_tree = tree_util.tree_flatten((args, kwargs))
-        in_axes_flat = tree_util.flatten_prefix((in_axes, 0), (args, kwargs), "vmap in_axes")
-        names = _leaf_names(fun, args, kwargs)
-        in_dims = [_canonical_in_axis(x, a) for x, a in zip(args_flat, in_axes_flat, strict=True)]
+        # (registered vmappable containers are leaves here: their own rules map them)
+        is_elt = batching.is_vmappable if batching.vmappables else None
+        args_flat, in_tree = tree_util.tree_flatten((args, kwargs), is_elt)
+        elts = {i for i, x in enumerate(args_flat) if is_elt and is_elt(x)}
+        tree = (args, kwargs) if not elts else tree_util.tree_unflatten(
+            in_tree, [_ELT if i in elts else x for i, x in enumerate(args_flat)])
+        in_axes_flat = tree_util.flatten_prefix((in_axes, 0), tree, "vmap in_axes")
+        names = _leaf_names(fun, *tree)
+        in_dims = [not_mapped if i in elts else _canonical_in_axis(x, a)
+                   for i, (x, a) in enumerate(zip(args_flat, in_axes_flat, strict=True))]
         if not args_flat and axis_size is None:
             raise ValueError("vmap wrapped function must be passed at least one argument "
                              "containing an array or axis_size must be specified, got empty "
                              f"*args={args} and **kwargs={kwargs}")
         size = _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size)
-        out_tree_box = []
+        out_tree_box, out_elts = [], {}
 
         def flat_fun(*flat):
+            if elts:
+                trace, flat = core.current_trace(), list(flat)
+                for i in elts:
+                    flat[i] = batching.to_elt(trace, size, flat[i], in_axes_flat[i])
             a, kw = tree_util.tree_unflatten(in_tree, flat)
-            out_flat, out_tree = tree_util.tree_flatten(fun(*a, **kw))
+            out_flat, out_tree = tree_util.tree_flatten(fun(*a, **kw), is_elt)
             out_tree_box.append(out_tree)
+            if is_elt and any(map(is_elt, out_flat)):  # rebuilt here, by their from_elt rules
+                skeleton = tree_util.tree_unflatten(out_tree, [_ELT if is_elt(x) else x for x in out_flat])
+                specs = tree_util.flatten_prefix(out_axes, skeleton, "vmap out_axes")
+                trace = core.current_trace()
+                for i, x in enumerate(out_flat):
+                    if is_elt(x):
+                        out_elts[i] = batching.from_elt(trace, size, x, specs[i])
+                        out_flat[i] = _ELT
             return out_flat
         outs, out_dims = batching.batch_flat(flat_fun, args_flat, in_dims,
                                              AxisData(axis_name, size, spmd_axis_name))
@@ -73,6 +92,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                                                  "vmap out_axes")
         placed = []
         for i, (x, d, a) in enumerate(zip(outs, out_dims, out_axes_flat, strict=True)):
+            if i in out_elts:
+                placed.append(out_elts[i])
+                continue
             if a is None and d is not not_mapped:
                 _raise_mapped_output(axis_name, tree_util.tree_unflatten(out_tree, outs), i, d)
             placed.append(_place_output(x, d, a, size))
@@ -87,9 +109,20 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     return vmap_f
 
 
+class _Elt:
+    """A stand-in leaf for a vmappable container (matched against in_axes/out_axes whole)."""
+
+    def __repr__(self):
+        return "<vmappable>"
+
+
+_ELT = _Elt()
+
+
 def _check_axes_spec(spec, what):
     leaves = tree_util.tree_leaves(spec, is_leaf=lambda x: x is None)
-    if not all(x is None or (isinstance(x, int) and not isinstance(x, bool)) for x in leaves):
+    if not all(x is None or (isinstance(x, int) and not isinstance(x, bool))
+               or type(x) in batching.spec_types for x in leaves):
         raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those types "
                         f"as leaves, but got {spec}.")
 

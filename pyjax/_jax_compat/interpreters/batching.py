@@ -13,6 +13,8 @@ from pyjax._src.interpreters.batching import defbroadcasting as defbroadcasting
 from pyjax._src.interpreters.batching import defvectorized as defvectorized
 from pyjax._src.interpreters.batching import not_mapped as not_mapped
 from pyjax._src.interpreters.batching import primitive_batchers as primitive_batchers
+from pyjax._src.interpreters.batching import register_vmappable as register_vmappable
+from pyjax._src.interpreters.batching import unregister_vmappable as unregister_vmappable
 from pyjax._src.interpreters.rule_tables import RuleTable
 
 

@@ -306,6 +306,47 @@ def matchaxis(x, src, dst, size: int):
     return moveaxis(x, src, dst)
 
 
+# -- JAX's vmappable protocol: container types that vmap maps over with their own rules --------
+# `to_elt(cont, axis_size, x, spec)` makes the per-example element of `x` (`cont(array, axis)`
+# maps an array inside it); `from_elt(cont, axis_size, elt, spec)` rebuilds the batched value
+# (`cont(axis_size, array_elt, axis)` places an array element's mapped axis).
+
+vmappables: dict = {}   # type -> (spec_type, axis_size_type, to_elt, from_elt, make_iota)
+spec_types: set = set()
+
+
+def register_vmappable(data_type, spec_type, axis_size_type, to_elt, from_elt, make_iota):
+    vmappables[data_type] = (spec_type, axis_size_type, to_elt, from_elt, make_iota)
+    spec_types.add(spec_type)
+
+
+def unregister_vmappable(data_type):
+    spec_type = vmappables.pop(data_type)[0]
+    if all(other is not spec_type for other, *_ in vmappables.values()):
+        spec_types.discard(spec_type)
+
+
+def is_vmappable(x) -> bool:
+    return type(x) in vmappables
+
+
+def to_elt(trace, size, x, spec):
+    """The element of `x` seen by the function vmapped on `trace`."""
+    if type(x) in vmappables:
+        cont = lambda y, s: to_elt(trace, size, y, s)
+        return vmappables[type(x)][2](cont, size, x, spec)
+    return x if spec is not_mapped else BatchTracer(trace, x, spec)
+
+
+def from_elt(trace, size, elt, spec):
+    """The batched value of a function's output element `elt` (a vmappable one), as `spec` says."""
+    if type(elt) in vmappables:
+        cont = lambda n, y, s: from_elt(trace, n, y, s)
+        return vmappables[type(elt)][3](cont, size, elt, spec)
+    val, bdim = trace.to_batch_info(elt)
+    return val if spec is not_mapped else matchaxis(val, bdim, spec, size)
+
+
 def bdim_at_front(x, bdim, size: int):
     return matchaxis(x, bdim, 0, size)
 
