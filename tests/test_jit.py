@@ -595,3 +595,18 @@ def test_cache_miss_explanations_say_jax_words(caplog):
     assert "different input pytree" in lines[1]
     assert ("different input types: at y['a'][0], now i32[]{weak_type=True} and before "
             "f32[]{weak_type=True}") in lines[3]
+
+
+def test_inline_jit_sees_python_scalars_as_arrays_under_a_trace():
+    # JAX 0.10.2 traces an inline jit's function with arrays for its dynamic arguments (blackjax
+    # reads `.dtype` of a default `1.0`); static arguments stay as given; the jaxpr is inlined
+    @functools.partial(jax.jit, inline=True, static_argnames=("p",))
+    def f(a, b, *, p="highest"):
+        assert isinstance(p, str)
+        return (a * b).astype(jnp.result_type(a.dtype, b.dtype))
+
+    np.testing.assert_array_equal(jax.vmap(lambda x: f(1.0, x))(jnp.ones((2, 2))), np.ones((2, 2)))
+    np.testing.assert_array_equal(jax.jit(lambda x: f(2, x))(jnp.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(jax.grad(lambda x: f(np.float32(3), x))(1.0), 3.0)
+    assert str(jax.make_jaxpr(lambda x: f(1.0, x))(jnp.ones(2))) == \
+        "{ lambda ; a:f32[2]. let b:f32[2] = mul 1.0:f32[] a in (b,) }"

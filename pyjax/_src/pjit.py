@@ -25,7 +25,7 @@ from pyjax._src import core, dispatch, dtypes, profiler, spmd, tree_util
 from pyjax._src import sharding as sharding_lib
 from pyjax._src import mesh as mesh_lib
 from pyjax._src.mesh import SHARDING_IN_TYPES
-from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct
+from pyjax._src.array import Array, ArrayImpl, ShapeDtypeStruct, from_host
 from pyjax._src.backend import xla
 from pyjax._src.config import TRACE_FLAGS, config
 from pyjax._src.core import Primitive
@@ -436,7 +436,9 @@ class JitInfo:
         """What C++ dispatch calls when its cache has no answer: run the call in Python and
         hand back `(outputs, fast-path data or None, whether to drop C++'s cache)`."""
         if self.inline and type(_trace_state.trace) is not _EvalTrace:
-            return self.fun(*args, **kwargs), None, False  # traced inline, as if not jitted
+            # traced inline, as if not jitted (with the arguments as arrays, as JAX traces them)
+            args, kwargs = self._host_values_as_arrays(args, kwargs)
+            return self.fun(*args, **kwargs), None, False
         try:
             out, fastpath = self.call(args, kwargs)
         except BaseException:
@@ -449,6 +451,17 @@ class JitInfo:
             if jitted is not None:
                 jitted._clear_cache()
         return out, fastpath, False
+
+    def _host_values_as_arrays(self, args, kwargs):
+        """The dynamic arguments' Python scalars and NumPy values as arrays (weak-typed for
+        Python scalars), as a jit's function sees them in JAX (blackjax reads `.dtype` of an
+        inline jit's `1.0`); static arguments as they are."""
+        statics, names = self.static_argnums, self.static_argnames
+        args = tuple(a if i in statics else tree_util.tree_map(_host_value_as_array, a)
+                     for i, a in enumerate(args))
+        kwargs = {k: v if k in names else tree_util.tree_map(_host_value_as_array, v)
+                  for k, v in kwargs.items()}
+        return args, kwargs
 
     def call(self, args, kwargs):
         """The Python path of a call: `(outputs, fast-path data or None)`."""
@@ -733,6 +746,16 @@ def _trace_leaf_aval(x):
     as in JAX, an abstract value itself (a ShapedArray) stands for an array of its type."""
     aval = x if type(x) is core.ShapedArray else _leaf_aval_checked(x)
     return core.with_context_sharding(aval) if SHARDING_IN_TYPES[0] else aval
+
+
+_HOST_SCALARS = frozenset((bool, int, float, complex))
+
+
+def _host_value_as_array(x):
+    if type(x) in _HOST_SCALARS or isinstance(x, (np.ndarray, np.generic)):
+        aval = core.get_aval(x)
+        return from_host(np.asarray(x, aval.dtype), aval.weak_type)
+    return x
 
 
 def _leaf_aval_checked(x):
