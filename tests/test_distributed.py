@@ -11,12 +11,14 @@ import socket
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 import time
 
 import numpy as np
 import pytest
 
 import pyjax
+from pyjax._src import clusters
 from pyjax.experimental import multihost_utils
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -265,3 +267,124 @@ def test_multihost_utils_with_one_process_are_local_operations():
     np.testing.assert_array_equal(back["w"], np.arange(4.0))
     with pytest.raises(ValueError, match="pspecs"):
         multihost_utils.host_local_array_to_global_array(np.arange(4.0), mesh, None)
+
+
+# -- cluster detection: initialize() with no arguments under a launcher (issue 26) -------------
+
+_CLUSTER_VARS = ("SLURM_JOB_ID", "SLURM_STEP_NODELIST", "SLURM_NTASKS", "SLURM_PROCID",
+                 "SLURM_LOCALID", "OMPI_MCA_orte_hnp_uri", "OMPI_COMM_WORLD_SIZE",
+                 "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "JAX_COORDINATOR_PORT",
+                 "JAX_COORDINATOR_ADDRESS", "JAX_LOCAL_DEVICE_IDS")
+
+
+@pytest.fixture
+def no_cluster(monkeypatch):
+    for v in _CLUSTER_VARS:
+        monkeypatch.delenv(v, raising=False)
+    return monkeypatch
+
+
+def test_coordinator_addresses_match_jax(no_cluster):
+    want = json.loads((Path(__file__).parent / "data" / "jax_clusters.json").read_text())
+    no_cluster.setenv("SLURM_JOB_ID", "123456")
+    for nodes, address in want["slurm"].items():
+        no_cluster.setenv("SLURM_STEP_NODELIST", nodes)
+        assert clusters.SlurmCluster.get_coordinator_address(None, None) == address, nodes
+    assert clusters.SlurmCluster.get_coordinator_address(None, "1234") == want["slurm_override"]
+    for uri, address in want["ompi"].items():
+        no_cluster.setenv("OMPI_MCA_orte_hnp_uri", uri)
+        assert clusters.OmpiCluster.get_coordinator_address(None, None) == address, uri
+    # JAX's detection order among the environments pyjax has (Kubernetes and TPUs: not in pyjax)
+    names = [c.name for c in clusters.ClusterEnv._cluster_types]
+    assert names == [n for n in want["order"] if n in names] == ["ompi", "slurm", "mpi4py"]
+
+
+def test_detection_fills_only_the_unset_arguments(no_cluster):
+    detect = clusters.ClusterEnv.auto_detect_unset_distributed_params
+    assert detect(None, None, None, None, None, 30) == (None, None, None, None)  # nothing found
+    for k, v in dict(SLURM_JOB_ID="7", SLURM_STEP_NODELIST="n[3-4]", SLURM_NTASKS="4",
+                     SLURM_PROCID="2", SLURM_LOCALID="0").items():
+        no_cluster.setenv(k, v)
+    assert detect(None, None, None, None, None, 30) == ("n3:61447", 4, 2, [0])
+    assert detect("h:1", 8, None, [3], None, 30) == ("h:1", 8, 2, [3])
+    no_cluster.setenv("JAX_COORDINATOR_PORT", "4321")
+    assert detect(None, 4, 2, [0], None, 30)[0] == "n3:4321"
+    # Open MPI comes first when both are present; mpi4py answers only when named
+    no_cluster.setenv("OMPI_MCA_orte_hnp_uri", "8192.0;tcp://10.0.0.5:77")
+    for k, v in dict(OMPI_COMM_WORLD_SIZE="2", OMPI_COMM_WORLD_RANK="1",
+                     OMPI_COMM_WORLD_LOCAL_RANK="1").items():
+        no_cluster.setenv(k, v)
+    assert detect(None, None, None, None, None, 30) == ("10.0.0.5:4321", 2, 1, [1])
+    assert detect(None, None, None, None, "slurm", 30) == ("n3:4321", 4, 2, [0])
+    assert detect(None, None, None, None, "no such launcher", 30) == (None, None, None, None)
+
+
+def _launch_detected(tmp_path, envs, timeout=90):
+    """Run one program in 2 processes, process i with the variables envs[i] (and no others of a
+    launcher); each calls initialize() with no arguments and reports what it joined."""
+    script = tmp_path / "detected.py"
+    script.write_text(textwrap.dedent("""
+        import json
+        import numpy as np
+        import pyjax, pyjax.numpy as jnp
+        from pyjax.sharding import NamedSharding, PartitionSpec as P
+        pyjax.distributed.initialize(initialization_timeout=30, shutdown_timeout_seconds=20)
+        mesh = pyjax.make_mesh((pyjax.device_count(),), ("x",))
+        x = pyjax.make_array_from_callback((8,), NamedSharding(mesh, P("x")),
+                                           lambda i: np.arange(8.0)[i])
+        total = pyjax.jit(jnp.sum, out_shardings=NamedSharding(mesh, P()))(x)
+        print("RESULT " + json.dumps([pyjax.process_index(), pyjax.process_count(),
+                                      pyjax.device_count(), float(total)]), flush=True)
+        pyjax.distributed.shutdown()
+    """))
+    base = {k: v for k, v in os.environ.items() if k not in _CLUSTER_VARS}
+    base.update(XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu",
+                PYJAX_CACHE_DIR=str(tmp_path / "cache"),
+                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    procs = [subprocess.Popen([sys.executable, str(script)], env={**base, **env},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for env in envs]
+    results = []
+    try:
+        for p in procs:
+            stdout, stderr = p.communicate(timeout=timeout)
+            assert p.returncode == 0, f"{stdout}\n{stderr[-3000:]}"
+            results.append(_result(stdout)[0])
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    return results
+
+
+def _free_job_port():
+    """A free port in the launchers' range (61440-65535), so that a job id can name it."""
+    for port in np.random.RandomState(os.getpid()).permutation(4096) + 61440:
+        with socket.socket() as s:
+            try:
+                s.bind(("localhost", int(port)))
+            except OSError:
+                continue
+            return int(port)
+    pytest.skip("no free port in 61440-65535")
+
+
+def test_initialize_with_no_arguments_under_slurm(tmp_path):
+    port = _free_job_port()
+    job = str(3 * 4096 + port - 61440)  # the job id's port is job % 4096 + 61440
+    envs = [dict(SLURM_JOB_ID=job, SLURM_STEP_NODELIST="localhost", SLURM_NTASKS="2",
+                 SLURM_PROCID=str(i), SLURM_LOCALID=str(i)) for i in range(2)]
+    # (SLURM_LOCALID asks for one device per process: on a GPU; the CPU devices stay visible)
+    for pid, (pi, pc, ndev, total) in enumerate(_launch_detected(tmp_path, envs)):
+        assert (pi, pc, ndev, total) == (pid, 2, 4, 28.0)
+
+
+def test_initialize_with_no_arguments_under_open_mpi(tmp_path):
+    port = _free_job_port()
+    uri = f"{(port - 61440) * 4096}.0;tcp://127.0.0.1,10.1.1.1:5000"
+    envs = [dict(OMPI_MCA_orte_hnp_uri=uri, OMPI_COMM_WORLD_SIZE="2",
+                 OMPI_COMM_WORLD_RANK=str(i), OMPI_COMM_WORLD_LOCAL_RANK=str(i))
+            for i in range(2)]
+    for pid, (pi, pc, ndev, total) in enumerate(_launch_detected(tmp_path, envs)):
+        assert (pi, pc, ndev, total) == (pid, 2, 4, 28.0)

@@ -14,6 +14,7 @@ import logging
 import os
 from collections.abc import Sequence
 
+from pyjax._src import clusters
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 
@@ -44,8 +45,10 @@ def initialize(coordinator_address: str | None = None,
     Environment fallbacks (as JAX): $JAX_COORDINATOR_ADDRESS, $JAX_LOCAL_DEVICE_IDS,
     $JAX_COORDINATOR_BIND_ADDRESS, $JAX_PARTITION_INDEX.
 
-    NB: JAX also detects Slurm, Open MPI, TPU and other cluster environments when arguments
-    are missing (`cluster_detection_method`); pyjax detects none and asks for the arguments.
+    Arguments left unset come from the cluster environment the process runs in, when one is
+    found (pyjax._src.clusters: Slurm, Open MPI; mpi4py with `cluster_detection_method=
+    "mpi4py"`; "deactivate" turns detection off), as in JAX. NB: JAX also detects Kubernetes
+    and Cloud TPU VMs; pyjax does not.
     """
     if xla.backends_are_initialized():
         raise RuntimeError("pyjax.distributed.initialize() must be called before any pyjax "
@@ -60,10 +63,12 @@ def initialize(coordinator_address: str | None = None,
         local_device_ids = [local_device_ids]
     if local_device_ids is None and (env_ids := os.environ.get("JAX_LOCAL_DEVICE_IDS")):
         local_device_ids = [int(i) for i in env_ids.split(",")]
-    if cluster_detection_method not in (None, "deactivate"):
-        raise ValueError(f"pyjax.distributed.initialize: cluster_detection_method="
-                         f"{cluster_detection_method!r} is not supported; pass "
-                         f"coordinator_address, num_processes and process_id")
+    if (cluster_detection_method != "deactivate" and
+            None in (coordinator_address, num_processes, process_id, local_device_ids)):
+        coordinator_address, num_processes, process_id, local_device_ids = \
+            clusters.ClusterEnv.auto_detect_unset_distributed_params(
+                coordinator_address, num_processes, process_id, local_device_ids,
+                cluster_detection_method, initialization_timeout)
     if coordinator_address is None:
         raise ValueError("coordinator_address should be defined.")
     if num_processes is None:
