@@ -256,6 +256,9 @@ def test_core_names_export_test_uses():
     assert core.is_constant_shape((3, 4)) and not core.is_constant_shape((b, 4))
     assert core.is_symbolic_dim(b) and not core.is_symbolic_dim(3)
     assert core.is_dim(b) and core.is_dim(np.int64(3)) and not core.is_dim(3.0)
+    assert core.max_dim(3, 5) == 5 and core.min_dim(3, 5) == 3
+    assert str(core.max_dim(b - 5, 0)) == "max(b - 5, 0)" and core.max_dim(b + 1, 1) == b + 1
+    assert core.min_dim(0, b) == 0 and str(core.min_dim(b, 4)) == "min(b, 4)"
     assert core.primal_dtype_to_tangent_dtype(np.int32) == jax.dtypes.float0
     assert core.primal_dtype_to_tangent_dtype(np.float32) == np.float32
 

@@ -194,6 +194,20 @@ def is_constant_shape(shape) -> bool:
     return all(is_constant_dim(d) for d in shape)
 
 
+def max_dim(d1, d2):
+    """The larger of two dimensions (ints, or symbolic: `max(b - 5, 0)` when undecided)."""
+    if is_constant_dim(d1) and is_constant_dim(d2):
+        return max(d1, d2)
+    return d2.rmax(d1) if is_constant_dim(d1) else d1.max(d2)
+
+
+def min_dim(d1, d2):
+    """The smaller of two dimensions (ints, or symbolic)."""
+    if is_constant_dim(d1) and is_constant_dim(d2):
+        return min(d1, d2)
+    return d2.rmin(d1) if is_constant_dim(d1) else d1.min(d2)
+
+
 def primal_dtype_to_tangent_dtype(primal_dtype):
     """The dtype of the tangents of values of `primal_dtype` (float0 for integers and bool)."""
     d = primal_dtype if isinstance(primal_dtype, dtypes.ExtendedDType) else np.dtype(primal_dtype)

@@ -343,6 +343,19 @@ class DimExpr:
     def __float__(self):
         raise self._not_constant()
 
+    # (JAX's names, which `core.max_dim` / `core.min_dim` call)
+    def max(self, other):
+        return max_dim(self, other)
+
+    def rmax(self, other):
+        return max_dim(other, self)
+
+    def min(self, other):
+        return min_dim(self, other)
+
+    def rmin(self, other):
+        return min_dim(other, self)
+
     def __jax_array__(self):
         """The dimension's value as an int32 scalar array (inside the function exported)."""
         return dim_as_value(self)
