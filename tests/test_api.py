@@ -214,6 +214,19 @@ def test_device_get():
     assert isinstance(tree["a"], np.ndarray) and tree["b"][1] == 3
 
 
+def test_device_get_of_tracers_and_host_values_as_jax():
+    # JAX 0.10.2: a tracer stays itself (chex's without_device variant inside a fori_loop),
+    # values with __array__ become NumPy arrays, other leaves stay as they are
+    out = jax.lax.fori_loop(0, 3, lambda i, c: jax.device_get(c) + 1.0, jnp.zeros(2))
+    np.testing.assert_array_equal(out, [3.0, 3.0])
+    seen = []
+    jax.jit(lambda v: seen.append(jax.device_get(v)) or v)(jnp.ones(2))
+    assert isinstance(seen[0], core.Tracer)
+    h = jax.device_get(np.float32(2))
+    assert type(h) is np.ndarray and h.dtype == np.float32 and h.shape == ()
+    assert jax.device_get("s") == "s" and jax.device_get(None) is None
+
+
 def test_devices_and_backend():
     devs = jax.devices()
     assert len(devs) == jax.device_count() >= 1
@@ -446,3 +459,9 @@ def test_process_and_host_queries():
     assert pyjax.copy_to_host_async(tree) is tree
     info = pyjax.print_environment_info(return_string=True)
     assert "jaxlib: 0.10.2" in info and "process_count: 1" in info
+
+
+def test_pmap_axes_must_be_ints():
+    """Issue 23 (JAX's api_test test_pmap_in_axes_bool_error): JAX's TypeError for a bool."""
+    with pytest.raises(TypeError, match="must be an int"):
+        jax.pmap(lambda x: x, in_axes=False)(jnp.zeros(1))

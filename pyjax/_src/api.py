@@ -119,11 +119,16 @@ def _resolve_device(device):
 
 
 def device_get(x):
-    """Copy a pytree of Arrays to NumPy values on the host."""
+    """Copy a pytree of Arrays to NumPy values on the host. As JAX: a tracer stays itself (chex's
+    without_device variant calls this inside a fori_loop), anything else with `__array__` gives
+    its NumPy value, and other leaves are returned as they are."""
     def get(v):
+        if isinstance(v, core.Tracer):
+            return v
         if isinstance(v, Array):
             return v._value
-        return v
+        toarray = getattr(v, "__array__", None)
+        return v if toarray is None else toarray()
     return tree_util.tree_map(get, x)
 
 
