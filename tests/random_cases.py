@@ -271,6 +271,9 @@ COUNTER_CASES = [
     ("philox4x32_p bad dtype", "philox4x32_p.bind(*[np.int32(v) for v in range(6)])", False),
     ("threefry_2x32 counts", "threefry_2x32(np.uint32([3, 4]), np.arange(5, dtype=np.uint32))", False),
     ("threefry_2x32 empty", "threefry_2x32(np.uint32([3, 4]), np.zeros(0, np.uint32))", False),
+    ("threefry_2x32 pair", "threefry_2x32((np.uint32(0x13198a2e), np.uint32(0x03707344)), jnp.arange(7, dtype=jnp.uint32).reshape(7, 1))", False),
+    ("threefry_2x32 empty 2-d", "threefry_2x32((np.uint32(1), np.uint32(2)), jnp.ones((10, 0), jnp.uint32))", False),
+    ("threefry_2x32 int32", "threefry_2x32(np.int32([1, 2]), np.arange(3, dtype=np.uint32))", False),
     ("prng names", "list(prngs)", False),
 ]
 

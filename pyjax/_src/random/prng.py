@@ -169,20 +169,32 @@ threefry2x32_p.def_lowering(_threefry2x32_cpu_lowering, platform="cpu")
 # -- the hash of a counter array, and counters by position -------------------------------------
 
 
-def threefry_2x32(key, count):
-    """Threefry-2x32 of a uint32 `count` array of any shape under the uint32[2] `key`: the
-    flattened counts (padded with a 0 to even length) are split in halves that form the pairs."""
-    if key.dtype != np.uint32 or count.dtype != np.uint32:
-        raise TypeError(f"threefry_2x32: the key and counts must be uint32, got {key.dtype} "
-                        f"and {count.dtype}")
+def threefry_2x32(keypair, count):
+    """Threefry-2x32 of a uint32 `count` array of any shape under the key pair `keypair` (two
+    uint32 scalars, or uint32[2] key data): the flattened counts (padded with a 0 to even
+    length) are split in halves that form the pairs. One compiled computation (JAX's jit)."""
+    k1, k2 = keypair
+    k1, k2, count = (np.asarray(v) if isinstance(v, (int, np.generic)) else v
+                     for v in (k1, k2, count))
+    if any(v.dtype != np.uint32 for v in (k1, k2)):
+        raise TypeError(f"threefry_2x32 requires uint32 arguments, got {[k1.dtype, k2.dtype]}")
+    if count.dtype != np.uint32:
+        raise TypeError(f"threefry_2x32 requires uint32 arguments, got {count.dtype}")
+    return _threefry_2x32(k1, k2, count)
+
+
+def _hash_counts(k1, k2, count):
     flat = shape_ops.reshape(count, (math.prod(count.shape),))
     odd = flat.shape[0] % 2
     if odd:
         flat = shape_ops.concatenate([flat, np.zeros(1, np.uint32)], 0)
     half = flat.shape[0] // 2
-    x1, x2 = threefry2x32(*_words(key), _cut(flat, 0, half), _cut(flat, half, 2 * half))
+    x1, x2 = threefry2x32(k1, k2, _cut(flat, 0, half), _cut(flat, half, 2 * half))
     out = shape_ops.concatenate([x1, x2], 0)
     return shape_ops.reshape(_cut(out, 0, 2 * half - odd), count.shape)
+
+
+_threefry_2x32 = library_jit(_hash_counts)
 
 
 def _words(key):
@@ -244,7 +256,7 @@ def _threefry_split(key, shape):
         return shape_ops.concatenate([shape_ops.expand_dims(b, (len(shape),)) for b in (bits1, bits2)],
                                      len(shape))
     counts = shape_ops.iota(np.uint32, math.prod(shape) * 2)
-    return shape_ops.reshape(threefry_2x32(key, counts), (*shape, 2))
+    return shape_ops.reshape(_hash_counts(*_words(key), counts), (*shape, 2))
 
 
 def threefry_split(key, shape):
@@ -254,7 +266,7 @@ def threefry_split(key, shape):
 
 @library_jit
 def _threefry_fold_in(key, data):
-    return threefry_2x32(key, threefry_seed(data))
+    return _hash_counts(*_words(key), threefry_seed(data))
 
 
 def threefry_fold_in(key, data):
@@ -282,7 +294,7 @@ def _bits_original(key, bit_width, shape):
     if nblocks:  # as JAX: more than 2**32 - 1 words come from one subkey per block
         raise NotImplementedError(f"random: arrays of 2**32 or more elements (shape {shape}) "
                                   f"are not supported")
-    bits = threefry_2x32(key, shape_ops.iota(np.uint32, rem))
+    bits = _hash_counts(*_words(key), shape_ops.iota(np.uint32, rem))
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
         hi, lo = (lax.convert_element_type(b, dtype) for b in (_cut(bits, 0, size), _cut(bits, size, 2 * size)))
