@@ -741,8 +741,15 @@ def test_linear_transpose():
     tu, tv = pyjax.linear_transpose(g, x, a)(np.float32(2.0))
     np.testing.assert_allclose(tu, [-2.0, 6.0, 6.0])
     np.testing.assert_allclose(tv, np.full((2, 3), 2.0))
-    with pytest.raises(TypeError, match="structure"):
+    with pytest.raises(TypeError, match="cotangent tree does not match"):
         pyjax.linear_transpose(f, x)(ct[0])
+    # JAX's checks (api_test test_linear_transpose_error): dtypes, cotangent types
+    with pytest.raises(TypeError, match="linear_transpose only supports"):
+        pyjax.linear_transpose(lambda v: 2. * v, 1)
+    for fn, c in [(lambda v: jnp.stack([v, v]), 1.0), (lambda v: 1j * v, 1.0), (lambda v: v, 1j)]:
+        with pytest.raises(TypeError, match="cotangent type does not match"):
+            pyjax.linear_transpose(fn, 1.0)(c)
+    np.testing.assert_allclose(pyjax.linear_transpose(lambda v: 3. * v, 1.0)(1.0)[0], 3.0)
     # primals given as abstract values (as JAX allows; equinox's noinline transposes so)
     (got,) = pyjax.linear_transpose(f, core.ShapedArray((3,), np.float32))(ct)
     np.testing.assert_allclose(got, a.T @ ct[0] + 2 * ct[1])

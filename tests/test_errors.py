@@ -67,7 +67,7 @@ def raises(exc, *fragments):
     (lambda: lax.reshape(M34, (5,)), TypeError, ["reshape", "f32[3,4]", "(5,)"]),
     (lambda: lax.broadcast_in_dim(f3, (4, 2), (1,)), TypeError, ["broadcast_in_dim", "f32[3]", "(4, 2)"]),
     (lambda: lax.broadcast_in_dim(f3, (4, 3), ()), TypeError, ["broadcast_in_dim", "f32[3]"]),
-    (lambda: lax.broadcast_in_dim(jnp.ones((2, 3)), (2, 3), (0, 0)), TypeError, ["broadcast_in_dim", "increasing"]),
+    (lambda: lax.broadcast_in_dim(jnp.ones((2, 3)), (2, 3), (0, 0)), TypeError, ["broadcast_in_dim", "duplicates", "f32[2,3]"]),
     (lambda: lax.pad(f3, 0., [(1, 1, -1)]), ValueError, ["pad", "interior"]),
     (lambda: lax.pad(f3, 0., [(1, 1, 0), (0, 0, 0)]), ValueError, ["pad", "f32[3]"]),
     (lambda: lax.pad(f3, jnp.int32(0), [(1, 1, 0)]), TypeError, ["pad", "f32[3]", "i32[]"]),

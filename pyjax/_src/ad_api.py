@@ -575,14 +575,26 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     flat = _flat_fun(fun, in_tree, False, box)
     closed, _ = pe.trace_to_jaxpr(lambda *xs: flat(*xs)[0], in_avals)
     out_tree = box[0]
+    # (JAX's checks and words: programs match them)
+    dts = [a.dtype for a in in_avals + closed.out_avals]
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in dts)
+            or all(dtypes.issubdtype(d, np.integer) for d in dts)):
+        raise TypeError(f"linear_transpose only supports [float or complex] -> [float or complex], "
+                        f"and integer -> integer functions, but got "
+                        f"{[a.dtype for a in in_avals]} -> {[a.dtype for a in closed.out_avals]}.")
 
     @api_boundary
     def transposed(*cts):
         ct = cts[0] if len(cts) == 1 else cts
         ct_flat, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != out_tree:
-            raise TypeError(f"linear_transpose: cotangent structure {ct_tree} does not match the "
-                            f"output structure {out_tree}")
+            raise TypeError(f"cotangent tree does not match function output, expected {out_tree} "
+                            f"but got {ct_tree}")
+        ct_avals = [None if isinstance(c, Zero) else core.get_aval(c) for c in ct_flat]
+        if any(c is not None and (c.shape, c.dtype) != (a.shape, a.dtype)
+               for c, a in zip(ct_avals, closed.out_avals)):
+            raise TypeError(f"cotangent type does not match function output, expected "
+                            f"{closed.out_avals} but got {ct_flat}")
         jaxpr = pe.convert_constvars_jaxpr(closed.jaxpr)
         mask = [False] * len(closed.consts) + [True] * len(in_avals)
         res = ad.backward_pass(jaxpr, closed.consts, mask, ct_flat)[len(closed.consts):]

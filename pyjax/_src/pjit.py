@@ -475,7 +475,7 @@ class JitInfo:
                 # a library function given a list, a string, an object with __jax_array__:
                 # run it as it is (its own checks name the problem)
                 return self.fun(*args, **kwargs), None
-            avals = tuple([_leaf_aval_checked(x) for x in leaves])
+            avals = tuple([self._arg_aval(x, i, in_tree) for i, x in enumerate(leaves)])
         if SHARDING_IN_TYPES[0]:  # arrays' types carry their shardings (explicit mesh axes)
             avals = tuple([core.with_context_sharding(_leaf_aval_checked(x)) for x in leaves])
         key = (in_tree, static_key, avals, _current_trace_context())
@@ -629,6 +629,19 @@ class JitInfo:
         nth = f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
         logger.warning(f"jit({self.name}) is recompiling for the {nth} time: "
                        + ("; ".join(what) or "configuration changed"))
+
+    def _arg_aval(self, x, i, in_tree):
+        """Leaf i's aval, or JAX's TypeError naming the function and the argument's path."""
+        try:
+            return core.get_aval(x)
+        except TypeError:
+            raise TypeError(
+                f"Error interpreting argument to {self.fun} as an abstract array. The problematic "
+                f"value is of type {type(x)} and was passed to the function at path "
+                f"{self._leaf_names(in_tree)[i]}.\nThis typically means that a jit-wrapped "
+                f"function was called with a non-array argument, and this argument was not "
+                f"marked as static using the static_argnums or static_argnames parameters of "
+                f"jax.jit.") from None
 
     def _leaf_names(self, in_tree):
         """Each argument leaf's name, the parameter and the path in it (`x`, `y['a'][0]`)."""

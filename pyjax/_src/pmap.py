@@ -43,6 +43,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
               else tuple(static_broadcasted_argnums))
     name = axis_name if axis_name is not None else _DEFAULT_AXIS
     in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    for what, spec in (("in_axes", in_axes), ("out_axes", out_axes)):  # (JAX's check and words)
+        if not all(a is None or (isinstance(a, int) and not isinstance(a, bool))
+                   for a in tree_util.tree_leaves(spec, is_leaf=lambda a: a is None)):
+            raise TypeError(f"pmap {what} must be an int, None, or (nested) container with those "
+                            f"types as leaves, but got {spec}.")
     chosen = list(devices) if devices is not None else None
 
     def mapped(n, *args, **kwargs):
