@@ -43,8 +43,8 @@ class ManualAxisType:
     """The manual-axes part of a type inside shard_map: the mesh axes a value varies over, and
     those it is unreduced / reduced over. Interned (equal ones are the same object), as JAX's.
 
-    NB: pyjax's avals do not carry it yet (their `vma` is empty); it exists for code that builds
-    or compares these types."""
+    NB: pyjax's avals carry the varying part only (`ShapedArray.vma`; `aval.mat` builds one);
+    unreduced / reduced stay empty."""
 
     __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
     _interned: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
@@ -83,6 +83,14 @@ class ManualAxisType:
     @property
     def empty(self):
         return not (self.varying or self.unreduced or self.reduced)
+
+    @property
+    def vur(self) -> frozenset:
+        return self.varying | self.unreduced | self.reduced
+
+    def invarying(self, mesh) -> frozenset:
+        """The manual axes of `mesh` along which the value is the same on every device."""
+        return frozenset(getattr(mesh, "manual_axes", ())) - self.vur
 
 
 def sharded_dims_str(shape, spec) -> str:

@@ -118,6 +118,16 @@ val("grad_psum_scatter", lambda: grad_in(lambda w, a: jnp.sum(
     jax.lax.psum_scatter(a @ w, "x", tiled=True) ** 2)))
 val("hessian_inside", lambda: sm(lambda w, a: jax.hessian(lambda w: jnp.sum(jnp.tanh(a @ w)))(w),
                                  in_specs=(P(), P("x")), out_specs=P("x"))(W, X))
+# all_gather to an invariant value (an FSDP-style weight gather): its transpose slices
+def fsdp(w, a):
+    full = jax.lax.all_gather(w, "x", tiled=True, to="invarying")
+    return jax.lax.psum(jnp.sum(jnp.tanh(a @ full.T)), "x")
+f_fsdp = sm(fsdp, in_specs=(P("x"), P("x")), out_specs=P())
+WF = X[:8] / 2
+val("all_gather_invarying", lambda: f_fsdp(WF, X))
+val("grad_all_gather_invarying", lambda: jax.grad(f_fsdp)(WF, X))
+val("grad_all_gather_invarying_jit", lambda: jax.jit(jax.grad(f_fsdp))(WF, X))
+val("vmap_all_gather_invarying", lambda: jax.vmap(lambda w: f_fsdp(w, X))(jnp.stack([WF, 2 * WF])))
 # types as jax.typeof prints them inside the body
 def typed(a, w, s):
     t = {}
@@ -130,6 +140,7 @@ def typed(a, w, s):
     t["pmax_y"] = jax.typeof(jax.lax.pmax(b, "y"))
     t["axis_index_y"] = jax.typeof(jax.lax.axis_index("y"))
     t["all_gather_x"] = jax.typeof(jax.lax.all_gather(b, "x"))
+    t["all_gather_invarying"] = jax.typeof(jax.lax.all_gather(b, "x", to="invarying"))
     t["all_gather_w"] = jax.typeof(jax.lax.all_gather(w, "y", tiled=True))
     t["ppermute_y"] = jax.typeof(jax.lax.ppermute(s, "y", [(0, 1), (1, 0)]))
     t["psum_scatter"] = jax.typeof(jax.lax.psum_scatter(b, "x", tiled=True))

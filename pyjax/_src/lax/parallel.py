@@ -33,7 +33,7 @@ from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.ad import Zero, deflinear
 from pyjax._src.interpreters.batching import AxisBatchRule, axis_data_of
 from pyjax._src.lax import elementwise as elt
-from pyjax._src.lax import reductions, shape_ops
+from pyjax._src.lax import dynamic_slicing, reductions, shape_ops
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
 from pyjax._src.lowering import mlir, sdy
 from pyjax._src.mesh import Mesh
@@ -406,14 +406,14 @@ def _all_gather_abstract_eval(x, *, axis_name, axis, axis_size, axis_index_group
     return x.update(shape=tuple(shape))
 
 
-def _all_gather_batch(axis_data, args, dims, *, axis_name, axis, axis_size, axis_index_groups=None):
+def _all_gather_batch(prim, axis_data, args, dims, *, axis_name, axis, axis_size, **params):
     """Over this vmap's axis: the batch axis itself, merged into `axis` (examples in order)."""
     (x,), (d,) = args, dims
-    params = dict(axis_name=axis_name, axis_size=axis_size, axis_index_groups=axis_index_groups)
+    params = dict(axis_name=axis_name, axis_size=axis_size, **params)
     if axis_name != axis_data.name:
         if d is None:
-            return all_gather_p.bind(x, axis=axis, **params), None
-        return all_gather_p.bind(batching.moveaxis(x, d, 0), axis=axis + 1, **params), 0
+            return prim.bind(x, axis=axis, **params), None
+        return prim.bind(batching.moveaxis(x, d, 0), axis=axis + 1, **params), 0
     x = batching.matchaxis(x, d, axis, axis_data.size)
     shape = core.get_aval(x).shape
     return shape_ops.reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:]), None
@@ -434,13 +434,39 @@ def _all_gather_lowering(ctx, x, *, axis_name, axis, axis_size, axis_index_group
                   attrs={"all_gather_dim": mlir.i64(axis), **_group_attrs(ctx, groups)})
 
 
-all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_batch,
-                           _all_gather_lowering, _all_gather_transpose)
+all_gather_p = _collective("all_gather", _all_gather_abstract_eval, None, _all_gather_lowering,
+                           _all_gather_transpose)
+all_gather_p.def_batch(AxisBatchRule(partial(_all_gather_batch, all_gather_p)))
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+# all_gather(..., to="invarying"): the gathered value is the same on every device along the
+# axis (invariant), so its transpose takes each device's block of the cotangent (no collective)
+def _all_gather_invariant_abstract_eval(x, *, axis_name, axis, axis_size):
+    out = _all_gather_abstract_eval(x, axis_name=axis_name, axis=axis, axis_size=axis_size)
+    return out.update(vma=out.vma - {axis_name}) if out.vma else out
+
+
+def _all_gather_invariant_transpose(ct, x, *, axis_name, axis, axis_size):
+    def block(c):
+        n = core.get_aval(c).shape[axis] // axis_size
+        start = elt.mul(axis_index_p.bind(axis_name=axis_name), np.int32(n))
+        return dynamic_slicing.dynamic_slice_in_dim(c, start, n, axis)
+    return [_ct_or_zero(ct, block)]
+
+
+all_gather_invariant_p = _collective(
+    "all_gather_invariant", _all_gather_invariant_abstract_eval, None,
+    lambda ctx, x, **params: _all_gather_lowering(ctx, x, **params),
+    _all_gather_invariant_transpose)
+all_gather_invariant_p.def_batch(AxisBatchRule(partial(_all_gather_batch,
+                                                       all_gather_invariant_p)))
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every example's `x` along the named axis, stacked into a new axis `axis` (or concatenated
-    into the existing axis `axis` when `tiled`).
+    into the existing axis `axis` when `tiled`). Inside a check_vma shard_map body the result
+    is typed as varying along the axis (`to="varying"`), or as the same on every device there
+    (`to="invarying"`: its gradient is each device's block, with no collective).
 
     Example:
         >>> vmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(jnp.arange(3))
@@ -448,8 +474,15 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
                [0, 1, 2],
                [0, 1, 2]], dtype=int32)
     """
+    if to not in ("varying", "reduced", "invarying"):
+        raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                         f"values are: {{'varying', 'reduced', 'invarying'}}")
+    if to == "reduced":
+        raise NotImplementedError("all_gather(..., to='reduced'): pyjax's types have no reduced "
+                                  "axes")
     _no_groups(axis_index_groups, "all_gather")
     names = _names(axis_name)
+    prim = all_gather_p if to == "varying" or core.vma_axes() is None else all_gather_invariant_p
 
     def leaf(v):
         v = _vary(v, names)
@@ -459,7 +492,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
             v = shape_ops.expand_dims(v, (ax,))
         for name in reversed(names):  # the first name is the major one
             size = axis_data_of(name).size
-            v = all_gather_p.bind(v, axis_name=name, axis=ax, axis_size=size, axis_index_groups=None)
+            v = (all_gather_p.bind(v, axis_name=name, axis=ax, axis_size=size,
+                                   axis_index_groups=None) if prim is all_gather_p else
+                 prim.bind(v, axis_name=name, axis=ax, axis_size=size))
         return v
     return tree_util.tree_map(leaf, x)
 
@@ -688,8 +723,8 @@ ppermute_p = _collective("ppermute", lambda x, *, axis_name, perm: x, _ppermute_
                              c, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)))])
 
 
-core.vma_rule_primitives.update((axis_index_p, all_gather_p, psum_scatter_p, all_to_all_p,
-                                 ppermute_p))
+core.vma_rule_primitives.update((axis_index_p, all_gather_p, all_gather_invariant_p,
+                                 psum_scatter_p, all_to_all_p, ppermute_p))
 
 
 def ppermute(x, axis_name, perm):
