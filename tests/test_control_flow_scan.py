@@ -311,3 +311,18 @@ def test_fori_loop_bounds_of_different_types_raise_as_jax(lower, upper, wrap):
 def test_fori_loop_weak_bound_takes_the_other_dtype():
     out = pyjax.jit(lambda hi: lax.fori_loop(0, hi, lambda i, c: c + i, 0))(np.int16(4))
     assert out.dtype == np.int16 and int(out) == 6  # as recorded from JAX 0.10.2
+
+
+def test_fori_loop_index_type_as_jax():
+    # JAX 0.10.2 (recorded): concrete bounds of any type count with a weak int from int(lower);
+    # traced float bounds count in floats (blackjax's `fori_loop(0 * n, n, ...)` with a float n)
+    seen = []
+
+    def body(i, x):
+        aval = core.get_aval(i)
+        seen.append(("~" if aval.weak_type else "") + f"{aval.dtype.name}{list(aval.shape)}")
+        return x + 1.0
+    assert float(lax.fori_loop(np.int16(0), np.int16(3), body, 0.0)) == 3.0 and seen[-1] == "~int32[]"
+    assert float(lax.fori_loop(np.float32(0), np.float32(3), body, 0.0)) == 3.0 and seen[-1] == "~int32[]"
+    assert float(pyjax.jit(lambda n: lax.fori_loop(0 * n, n, body, 0.0))(np.float32(2.5))) == 3.0
+    assert seen[-1] == "float32[]"

@@ -521,9 +521,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """
     dt = _fori_index_dtype(lower, upper)
     if not isinstance(lower, core.Tracer) and not isinstance(upper, core.Tracer):
+        # as JAX: the index counts from int(lower), a weakly typed int whatever the bounds' type
         lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
-        i0 = lower if isinstance(lower, (int, np.integer)) else _common_index(lower, upper, dt)[0]
-        (_, out), _ = _scan(_fori_scan_body(body_fun), (i0, init_val), None, max(hi - lo, 0), False,
+        (_, out), _ = _scan(_fori_scan_body(body_fun), (lo, init_val), None, max(hi - lo, 0), False,
                             1 if unroll is None else unroll, (body_fun, "fori_loop"))
         return out
     if unroll not in (None, 1, False):
@@ -566,8 +566,7 @@ def _fori_index_dtype(lower, upper):
 
 
 def _common_index(lower, upper, dt):
-    if not dtypes.issubdtype(dt, np.integer):
-        raise TypeError(f"fori_loop: lower and upper must be integers, got {np.dtype(dt).name}")
+    # (any numeric type, as JAX: traced float bounds count in floats)
     # as JAX, a bound already of that dtype is left alone (a weak one stays weak)
     return tuple(x if core.get_aval(x).dtype == dt else lax_elem._convert_element_type(x, dt, False)
                  for x in (lower, upper))
