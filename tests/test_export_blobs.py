@@ -247,6 +247,12 @@ SHARDED_SCRIPT = textwrap.dedent('''
                         NamedSharding(jax.make_mesh((8,), ("y",)), P("y")))
     res_y = jax.jit(lambda a: exp_x.call(a) + 1.0)(ys)
     out["other_mesh"] = [repr(res_y.sharding), float(res_y.sum())]
+    out["other_mesh_eager"] = repr(exp_x.call(ys).sharding)
+    # NumPy arguments under set_mesh: the call runs over the mesh in context (eagerly and in jit)
+    with jax.set_mesh(jax.make_mesh((8,), ("x",))):
+        out["set_mesh"] = [[repr(r.sharding), float(r.sum())] for r in (
+            exp_x.call(np.ones((16, 4), np.float32)),
+            jax.jit(exp_x.call)(np.ones((16, 4), np.float32)))]
     # two meshes over the same 2 devices (as JAX's export_test has them)
     m12 = jax.sharding.Mesh(np.array(jax.devices()[:2]).reshape(1, 2), ("x1", "x2"))
     m21 = jax.sharding.Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ("y2", "y1"))
@@ -356,10 +362,14 @@ def test_abstract_mesh_and_several_platforms_with_shardings(sharded_runs):
 
 def test_sharded_blob_under_jit_on_a_mesh_of_other_axes(sharded_runs):
     # (JAX 0.10.2 lays the result out over Mesh('x': 8), the exported mesh's axes)
+    x8 = "NamedSharding(mesh=Mesh('x': 8, axis_types=(Explicit,)), spec=P('x', None), memory_kind=device)"
     layout, total = sharded_runs["other_mesh"]
-    assert layout == ("NamedSharding(mesh=Mesh('x': 8, axis_types=(Explicit,)), spec=P('x', "
-                      "None), memory_kind=device)")
+    assert layout == x8 and sharded_runs["other_mesh_eager"] == x8
     np.testing.assert_allclose(total, 64 + 2 * np.sin(1.0) * 64, rtol=1e-6)
+    # (JAX 0.10.2 runs the call over the mesh in context, eagerly and under jit)
+    for layout, total in sharded_runs["set_mesh"]:
+        assert layout == x8
+        np.testing.assert_allclose(total, 2 * np.sin(1.0) * 64, rtol=1e-6)
 
 
 def test_shardings_over_two_meshes_of_the_same_devices(sharded_runs):

@@ -40,6 +40,12 @@ def _per_leaf(prefix, tree, what, name):
     return out
 
 
+# Primitives of higher layers whose equations run over a mesh they name in their own way:
+# primitive name -> rule(eqn) -> Mesh or None (export's call of a module exported for several
+# devices: the mesh in context).
+eqn_mesh_rules: dict = {}
+
+
 def constrained_mesh(jaxpr: core.Jaxpr):
     """The mesh a sharding constraint or shard_map in `jaxpr` (or a jaxpr inside it) lays a
     value out on, or None: a jit of such a function runs partitioned over that mesh."""
@@ -50,6 +56,9 @@ def constrained_mesh(jaxpr: core.Jaxpr):
             return s.mesh
         if eqn.primitive.name == "shard_map" and isinstance(eqn.params["mesh"], Mesh):
             return eqn.params["mesh"]  # its body runs per device of that mesh
+        rule = eqn_mesh_rules.get(eqn.primitive.name)
+        if rule is not None and rule(eqn) is not None:
+            return rule(eqn)
         for v in eqn.params.values():
             for inner in (v if isinstance(v, (tuple, list)) else (v,)):  # (cond's branches)
                 inner = inner.jaxpr if isinstance(inner, core.ClosedJaxpr) else inner
@@ -85,8 +94,8 @@ def out_shardings_from_types(ins, out_avals):
     if not ins or not any(getattr(a, "sharding", None) is not None for a in out_avals):
         return None
     mesh = ins[0].mesh
-    return tuple(None if getattr(a, "sharding", None) is None
-                 else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec)
+    return tuple(None if getattr(a, "sharding", None) is None or _typed_as(mesh, a.sharding.mesh)
+                 is None else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec)
                  for a in out_avals)
 
 
@@ -94,10 +103,12 @@ def _typed_as(mesh, typed):
     """`mesh` with the axis types of the mesh an output's type names (the arguments' mesh may
     have other types: inside auto_axes, a reshard before the first output's); a type over
     other axes of as many devices (an exported function's results, typed over the mesh it was
-    exported for) gets a mesh of those axes over the same devices, as in JAX."""
+    exported for) gets a mesh of those axes over the same devices, as in JAX; None when it
+    has another number of devices (the lowering says why)."""
     names = getattr(typed, "axis_names", None)
-    if (isinstance(mesh, Mesh) and names is not None and names != mesh.axis_names
-            and typed.size == mesh.size):
+    if isinstance(mesh, Mesh) and names is not None and names != mesh.axis_names:
+        if typed.size != mesh.size:
+            return None
         return Mesh(mesh.devices.reshape(typed.axis_sizes), names, axis_types=typed.axis_types)
     if (isinstance(mesh, Mesh) and getattr(typed, "axis_names", None) == mesh.axis_names
             and typed.axis_types != mesh.axis_types):

@@ -37,6 +37,7 @@ from pyjax._src.export.shape_poly import DimExpr
 from pyjax._src.lax import helpers as lax
 from pyjax._src.config import config
 from pyjax._src.lowering import lower, mlir, sdy
+from pyjax._src.mesh import get_mesh
 from pyjax._src.pjit import jit, jit_info
 
 # The module calling convention (JAX's, versions 9 and 10): `main`'s arguments are the platform
@@ -572,7 +573,28 @@ def solve_dimensions(exported: Exported, avals) -> dict:
     return solve.check(solve.solve(tuple(exported.in_avals), exported.in_tree), avals)
 
 
-call_exported_p.def_impl(functools.partial(dispatch.apply_primitive, call_exported_p))
+def _call_exported_impl(*args, exported: Exported):
+    if exported.nr_devices > 1:  # (through jit, which runs over the mesh in context, as JAX's)
+        return _jitted_call(exported, get_mesh())(*args)
+    return dispatch.apply_primitive(call_exported_p, *args, exported=exported)
+
+
+@functools.lru_cache(maxsize=64)
+def _jitted_call(exported: Exported, mesh):
+    """(one per mesh in context: the jit's trace reads it)"""
+    return jit(lambda *args: call_exported_p.bind(*args, exported=exported))
+
+
+def _call_mesh(eqn):
+    """A jit calling a module exported for several devices runs over the mesh in context
+    (`set_mesh`) when it has as many devices (else over its arguments' mesh)."""
+    mesh = get_mesh()
+    n = eqn.params["exported"].nr_devices
+    return mesh if n > 1 and mesh is not None and mesh.size == n else None
+
+
+call_exported_p.def_impl(_call_exported_impl)
+spmd.eqn_mesh_rules["call_exported"] = _call_mesh
 
 
 @call_exported_p.def_jvp
