@@ -471,6 +471,8 @@ custom_vjp_call_p = _CustomVJPCall("custom_vjp_call", ("fwd", "bwd"))
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, num_res, bwd, out_avals: list(out_avals))
+# (its outputs' vma is the primal outputs': staging does not join its operands, nor pvary them)
+core.vma_rule_primitives.add(custom_lin_p)
 custom_lin_p.transpose_zero_cts = True  # bwd runs on zero cotangents too (flax's fp8 meta grads)
 
 
@@ -566,6 +568,8 @@ def _flat_bwd(name, user_bwd, call: _FlatCall, res_tree_box, symbolic_zeros=Fals
         ct = tree_util.tree_unflatten(call.out_tree_box[0], cts_flat)
         out = user_bwd(*call.nondiff, res, ct) if call.nondiff else user_bwd(res, ct)
         cts_in = _bwd_leaves(name, call.dyn, out)
+        if core.vma_axes() is not None:
+            _check_ct_vma(call.dyn, cts_in, in_avals)
         return [None if c is None or isinstance(c, ad.Zero) else _cast_ct(c, a)
                 for c, a in zip(cts_in, in_avals)]
     flat_bwd.symbolic_zeros = symbolic_zeros
@@ -597,6 +601,22 @@ def _bwd_leaves(name, dyn, out):
                             f"{tree_util.tree_structure(ct_arg, is_leaf=lambda x: x is None)} does "
                             f"not match the argument's structure {arg_tree}") from None
     return cts_in
+
+
+def _check_ct_vma(dyn, cts_in, in_avals):
+    """Inside a check_vma shard_map body, each cotangent varies along the mesh axes its primal
+    does (JAX's ValueError otherwise)."""
+    for i, (c, a) in enumerate(zip(cts_in, in_avals)):
+        if c is None or isinstance(c, ad.Zero) or dtypes.is_float0(ad.tangent_aval(a).dtype):
+            continue
+        ca = core.get_aval(c)
+        if ca.vma != a.vma and ca.shape == a.shape:
+            paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(tuple(dyn))[0]]
+            raise ValueError(
+                f"Custom VJP bwd rule must produce an output with the same type as the args "
+                f"tuple of the primal function, but at output{paths[i]} the bwd rule produced "
+                f"an output of type {ca.str_short(False)} corresponding to an input of type "
+                f"{a.str_short(False)}, so the manual axis types do not match")
 
 
 def _ct_value(c):

@@ -128,6 +128,24 @@ val("all_gather_invarying", lambda: f_fsdp(WF, X))
 val("grad_all_gather_invarying", lambda: jax.grad(f_fsdp)(WF, X))
 val("grad_all_gather_invarying_jit", lambda: jax.jit(jax.grad(f_fsdp))(WF, X))
 val("vmap_all_gather_invarying", lambda: jax.vmap(lambda w: f_fsdp(w, X))(jnp.stack([WF, 2 * WF])))
+# a custom_vjp whose bwd rule gives a replicated argument's cotangent: it must be invariant
+def custom_mm(psum_w):
+    @jax.custom_vjp
+    def mm(w, a):
+        return jnp.sum(jnp.tanh(a @ w))
+    def fwd(w, a):
+        return mm(w, a), (w, a)
+    def bwd(res, g):
+        w, a = res
+        d = g * (1 - jnp.tanh(a @ w) ** 2)
+        gw = a.T @ d
+        return (jax.lax.psum(gw, "x") if psum_w else gw), d @ w.T
+    mm.defvjp(fwd, bwd)
+    return sm(lambda w, a: jax.grad(mm)(w, a), in_specs=(P(), P("x")), out_specs=P())(W3, X3)
+W3 = W[:3]
+X3 = X[:, :3]
+val("custom_vjp_bwd_psum", lambda: custom_mm(True))
+val("custom_vjp_bwd_varying_ct", lambda: custom_mm(False))
 # types as jax.typeof prints them inside the body
 def typed(a, w, s):
     t = {}
