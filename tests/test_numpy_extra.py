@@ -168,6 +168,18 @@ def test_broadcast_to_takes_jax_keyword_names():
     assert jnp.broadcast_to(jnp.ones(3), (2, 3), out_sharding=None).shape == (2, 3)
 
 
+def test_typed_keys_in_array_equal_and_shape_dtype_structs():
+    # JAX 0.10.2: array_equal compares keys (flax's Rngs tests), a ShapeDtypeStruct keeps a key
+    # dtype, and a key dtype compares unequal to NumPy dtypes either way
+    k0, k1 = pyjax.random.key(0), pyjax.random.key(1)
+    assert bool(jnp.array_equal(k0, k0)) and not bool(jnp.array_equal(k0, k1))
+    assert not bool(jnp.array_equal(pyjax.random.split(k0, 2), pyjax.random.split(k0, 3)))
+    s = pyjax.ShapeDtypeStruct((), k0.dtype)
+    assert s.dtype == k0.dtype and repr(s) == "ShapeDtypeStruct(shape=(), dtype=key<fry>)"
+    assert s == pyjax.ShapeDtypeStruct((), pyjax.random.key(3).dtype)
+    assert not (k0.dtype == np.float32) and not (np.dtype(np.float32) == k0.dtype)
+
+
 @pytest.mark.parametrize("lo, hi", [(1, 1), (2, 1), (0, 5), (5, 0), (7, 9), (13, 0), (6, 6)])
 def test_pad_wrap_any_widths(lo, hi):
     # flax's padding="CIRCULAR" pads the spatial axis of (batch, length, features) this way

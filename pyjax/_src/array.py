@@ -440,7 +440,8 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # an extended dtype (a PRNG key's `key<fry>`) is kept as it is, as in JAX
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = weak_type
         self.sharding = sharding
 

@@ -160,7 +160,7 @@ def array_equal(a1, a2, equal_nan=False):
     a1, a2 = asarray(a1), asarray(a2)  # as JAX: lists are accepted here
     if shape(a1) != shape(a2):
         return asarray_value(False)
-    eq = ufuncs.equal(a1, a2)
+    eq = a1 == a2  # (as JAX: the operator, so key arrays compare their keys)
     if equal_nan:
         eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
     return jred.all(eq)
