@@ -479,6 +479,8 @@ class JitInfo:
         if SHARDING_IN_TYPES[0]:  # arrays' types carry their shardings (explicit mesh axes)
             avals = tuple([core.with_context_sharding(_leaf_aval_checked(x)) for x in leaves])
         key = (in_tree, static_key, avals, _current_trace_context())
+        if core.VMA_TRACING[0]:  # (traced in a check_vma shard_map body: with vma types)
+            key += (core.vma_axes(),)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(dyn_args, dyn_kwargs, static_key, in_tree, avals, key)
