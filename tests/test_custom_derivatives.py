@@ -632,3 +632,28 @@ def test_dce_prunes_custom_calls_and_dce_jaxpr_is_jax_s():
     g0 = lambda x, y: core.jaxpr_as_fun(pe.close_jaxpr(pruned))(x, y)[0]
     np.testing.assert_allclose(pyjax.grad(g0, argnums=(0, 1))(0.1, -1.3), [2.0 * np.cos(0.1), 0.0],
                                rtol=1e-6)
+
+
+def test_optimize_remat_of_custom_vjp_fwd():
+    """Issue 23 (JAX's custom_api_test test_optimize_remat*): a fwd rule wrapped by
+    optimize_remat_of_custom_vjp_fwd computes the primal function where its residuals go unused
+    (jit dead-code elimination, inside cond, under vmap); custom_vjp's defvjp(optimize_remat=True)
+    uses it, so a remat recomputes the function itself. Values recorded from JAX 0.10.2."""
+    from pyjax._src import custom_derivatives as cd
+    x = jnp.linspace(0, 5.0, 10)
+    fwd = cd.optimize_remat_of_custom_vjp_fwd(lambda x: x, None, lambda x: (x * x, (2 * x,)), None)
+    np.testing.assert_allclose(pyjax.jit(fwd)(x)[0], x * x, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(lambda x: fwd(x)[0])(x), x, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(lambda x: pyjax.vmap(fwd)(x)[0])(x), x, rtol=1e-6)
+    g = lambda x: pyjax.lax.cond(True, fwd, lambda x: (2.0 * x, (x,)), x)
+    np.testing.assert_allclose(pyjax.jit(g)(x)[0], x * x, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(lambda x: g(x)[0])(x), x, rtol=1e-6)
+
+    @pyjax.custom_vjp
+    def f(x):
+        return jnp.tan(x)
+
+    f.defvjp(lambda x: (jnp.sin(x), (x,)), lambda res, g: (jnp.cos(res[0]) * g,),
+             optimize_remat=True)
+    v, grad = pyjax.value_and_grad(lambda x: pyjax.remat(f)(x) ** 2)(3.2)
+    np.testing.assert_allclose([v, grad], [0.0034192, -0.11674839], rtol=1e-5)

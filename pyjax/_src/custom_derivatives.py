@@ -21,6 +21,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.elementwise import _convert_element_type
+from pyjax._src.remat_opt import optimize_remat_of_custom_vjp_fwd as optimize_remat_of_custom_vjp_fwd
 from pyjax._src.traceback_util import api_boundary
 
 
@@ -511,6 +512,9 @@ class custom_vjp(_CustomFunction):
         self.bwd = None
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        if optimize_remat:  # (as JAX: fwd becomes fun where its residuals go unused)
+            fwd = optimize_remat_of_custom_vjp_fwd(self.fun, None, fwd, None, self.nondiff_argnums,
+                                                   symbolic_zeros)
         self.fwd = fwd
         self.bwd = bwd
         self.symbolic_zeros = symbolic_zeros

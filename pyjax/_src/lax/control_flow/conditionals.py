@@ -20,6 +20,7 @@ from pyjax._src.array import Array, ArrayImpl, rewrap
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
+from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.shape_ops import _unchanged, broadcast_in_dim
@@ -320,3 +321,16 @@ def _cond_lowering(ctx, index, *args, branches):
     def region(b):
         return ctx.region([], lambda: ctx.lower_jaxpr(b.jaxpr, [], list(args)))
     return ctx.op_multi("stablehlo.case", index, regions=[region(b) for b in branches])
+
+
+def _cond_dce(used_outputs, eqn):
+    """Only the used outputs: every branch pruned alike (their equations' own dce rules apply,
+    as JAX's cond dce: a custom_vjp's optimize_remat fwd inside a branch becomes its function)."""
+    branches = tuple(core.ClosedJaxpr(pe.prune_jaxpr(b.jaxpr, used_outputs), b.consts)
+                     for b in eqn.params["branches"])
+    outvars = [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u]
+    return None, core.JaxprEqn(eqn.invars, outvars, cond_p, dict(eqn.params, branches=branches),
+                               eqn.source_info)
+
+
+cond_p.def_dce(_cond_dce)
