@@ -14,6 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pyjax
+import pyjax.numpy as jnp
+
 DATA = json.loads((Path(__file__).parent / "data" / "pmap.json").read_text())
 
 SCRIPT = textwrap.dedent('''
@@ -205,3 +208,14 @@ def test_host_callbacks_over_several_devices_match_jax(tmp_path):
     lines = res.stdout.strip().splitlines()
     assert json.loads(lines[-1]) == want["results"]
     assert sorted(lines[:-1]) == want["printed"]
+
+
+def test_ahead_of_time_lowering_as_jax():
+    # JAX 0.10.2: pmap(f).lower(...) gives a Lowered; its compile() is called with the non-static
+    # arguments (equinox's filter_pmap(...).lower); values as recorded from JAX
+    x = jnp.array([3.0])
+    lowered = pyjax.pmap(lambda a, b: 2 * a + b).lower(x, jnp.array([4.0]))
+    assert type(lowered).__name__ == "Lowered" and "module" in lowered.as_text()
+    np.testing.assert_array_equal(lowered.compile()(x, jnp.array([4.0])), [10.0])
+    g = pyjax.pmap(lambda a, k: a * k, static_broadcasted_argnums=1)
+    np.testing.assert_array_equal(g.lower(x, 3.0).compile()(x), [9.0])

@@ -68,6 +68,16 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         args, kwargs = _place_host_args(in_axes, static, args, kwargs, mesh)
         out = jitted(n, *args, **kwargs)
         return _place(out, out_axes, mesh)
+
+    def lower(*args, **kwargs):
+        """Ahead-of-time lowering for these arguments, as JAX's `pmap(f).lower(...)`: the
+        `Lowered` of the map's jit; its `compile()` is called with the non-static arguments.
+        NB: the compiled map's outputs are laid out as the partitioned executable leaves them."""
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        n = _mapped_size(in_axes, dyn, kwargs, axis_size)
+        args, kwargs = _place_host_args(in_axes, static, args, kwargs, _mesh(chosen, n, name))
+        return jitted.lower(n, *args, **kwargs)
+    pmapped.lower = lower
     return pmapped
 
 
