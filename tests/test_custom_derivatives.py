@@ -657,3 +657,13 @@ def test_optimize_remat_of_custom_vjp_fwd():
              optimize_remat=True)
     v, grad = pyjax.value_and_grad(lambda x: pyjax.remat(f)(x) ** 2)(3.2)
     np.testing.assert_allclose([v, grad], [0.0034192, -0.11674839], rtol=1e-5)
+
+
+def test_custom_gradient_rule_may_return_a_single_cotangent():
+    """Issue 23 (JAX's custom_api_test test_custom_gradient_can_return_singleton_value_in_vjp)."""
+    @pyjax.custom_gradient
+    def f(x):
+        return x ** 2, lambda g: g * x
+
+    np.testing.assert_allclose([f(3.), pyjax.grad(f)(3.), pyjax.grad(pyjax.grad(f))(3.)],
+                               [9., 3., 1.])

@@ -706,6 +706,8 @@ def custom_gradient(fun):
     def bwd(rule, ct):
         cts_in = core.eval_jaxpr(rule.jaxpr, rule.consts, *tree_util.tree_leaves((ct,)))
         cts_in = tree_util.tree_unflatten(rule.result_tree, cts_in)
+        if rule.result_tree.num_nodes == 1:  # a single cotangent, not in a tuple: as JAX, fine
+            return (cts_in,)
         return tuple(cts_in) if isinstance(cts_in, list) else cts_in
     wrapped.defvjp(fwd, bwd)
     return functools.wraps(fun)(wrapped)
