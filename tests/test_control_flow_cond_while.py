@@ -379,3 +379,19 @@ def test_branches_closing_over_one_value_share_one_operand():
         np.testing.assert_allclose(pyjax.jit(f)(3.0, i), [(6.0,) * 3, (5.0,) * 3, (2.0,) * 3][i])
         check_grads(lambda x: f(x, i), (3.0,), order=2, modes=["fwd", "rev"])
     np.testing.assert_allclose(pyjax.vmap(f, (0, None))(jnp.arange(2.0), 1), [[2.0] * 3, [3.0] * 3])
+
+
+def test_branch_structure_error_in_jax_words():
+    # JAX 0.10.2's first lines (haiku matches them): the construct, each branch and where it is
+    true_fun = lambda: (1.0, 2.0)
+    false_fun = lambda: 1.0
+    with pytest.raises(TypeError) as e:
+        lax.cond(True, true_fun, false_fun)
+    msg = str(e.value)
+    assert msg.startswith("cond branch outputs must have the same pytree structure, but they "
+                          "differ:\n\ntrue_fun is <lambda> at ")
+    assert "\nfalse_fun is <lambda> at " in msg
+    assert msg.endswith("Revise true_fun and/or false_fun so that they have the same pytree structure.")
+    with pytest.raises(TypeError, match="^switch branch outputs must have the same pytree structure, "
+                                        "but they differ:\n\nbranch 0 is <lambda> at "):
+        lax.switch(0, [lambda: (1.0,), lambda: [1.0]])

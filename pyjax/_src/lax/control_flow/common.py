@@ -132,10 +132,13 @@ def check_outputs_agree(what: str, names, out_trees, out_avals_lists, funs=None)
     tree0, avals0 = out_trees[0], out_avals_lists[0]
     for name, tree, avals in zip(names[1:], out_trees[1:], out_avals_lists[1:], strict=True):
         if tree != tree0:
+            # JAX's words (`cond branch outputs ...`), then each function and its output's tree
+            fun0, fun = (funs[0], funs[names.index(name)]) if funs else (None, None)
             raise TypeError(
-                f"{what} outputs must have the same pytree structure, but they differ: {names[0]} "
-                f"returns {tree0} but {name} returns {tree}. Revise {names[0]} and/or {name} so "
-                f"that they have the same pytree structure.")
+                f"{what.split()[0]} branch outputs must have the same pytree structure, but they "
+                f"differ:\n\n{names[0]} is {_source_info(fun0)}\n{name} is {_source_info(fun)}"
+                f"\n\n{names[0]} output is {tree0} but {name} output is {tree}.\n\nRevise "
+                f"{names[0]} and/or {name} so that they have the same pytree structure.")
         paths = leaf_paths(tree0)
         for path, a, b in zip(paths, avals0, avals, strict=True):
             if (a.shape, a.dtype) != (b.shape, b.dtype):
