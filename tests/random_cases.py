@@ -277,7 +277,39 @@ COUNTER_CASES = [
     ("prng names", "list(prngs)", False),
 ]
 
-CASES = KEY_CASES + SAMPLER_CASES + TRANSFORM_CASES + ERROR_CASES + RBG_CASES + COUNTER_CASES
+# key arrays through the jax.numpy / jax.lax functions that move, pick or fill elements
+KEY_ARRAY_OP_CASES = [
+    ("keys reshape", "jnp.reshape(random.split(k, 4), (2, 2))", False),
+    ("keys ravel", "jnp.ravel(random.split(k, 4).reshape(2, 2))", False),
+    ("keys concatenate", "jnp.concatenate([random.split(k, 2), random.split(k1, 3)])", False),
+    ("keys concatenate jit", "jax.jit(lambda a, b: jnp.concatenate([a, b], axis=-1))(random.split(k, (2, 1)), random.split(k1, (2, 2)))", False),
+    ("keys stack", "jnp.stack([k, k1], axis=0)", False),
+    ("keys tile", "jnp.tile(k1, 3)", False),
+    ("keys broadcast_to", "jnp.broadcast_to(k1, (2, 3))", False),
+    ("keys expand_dims", "jnp.expand_dims(random.split(k, 6).reshape(2, 3), -1)", False),
+    ("keys append", "jnp.append(random.split(k, 2), k1)", False),
+    ("keys flip", "jnp.flip(random.split(k, 3))", False),
+    ("keys take", "jnp.take(random.split(k, 3), jnp.array([2, 0]))", False),
+    ("keys where", "jnp.where(jnp.array([True, False, True]), random.split(k, 3), k1)", False),
+    ("keys split", "jnp.split(random.split(k, 4), 2)", False),
+    ("keys array", "jnp.array(k1, dtype=k1.dtype)", False),
+    ("keys zeros", "jnp.zeros((3,), dtype=k.dtype)", False),
+    ("keys full", "jnp.full((2,), 100, dtype=random.key(0, impl='threefry4x32').dtype)", False),
+    ("keys full key", "jnp.full((2,), k1, dtype=k1.dtype)", False),
+    ("keys full_like", "jnp.full_like(random.split(k, 2), 100)", False),
+    ("keys full_like key", "jnp.full_like(random.split(k, 2), k1)", False),
+    ("keys ones_like", "jnp.ones_like(random.split(k, 2))", False),
+    ("keys select", "jax.lax.select(jnp.array([True, False]), random.split(k, 2), random.split(k1, 2))", False),
+    ("keys dynamic_slice", "jax.lax.dynamic_slice(random.split(k, 12).reshape(3, 4), (1, 2), (2, 2))", False),
+    ("keys dynamic_update_slice", "jax.lax.dynamic_update_slice(random.split(k, 12).reshape(3, 4), random.split(k1, 2).reshape(1, 2), (2, 1))", False),
+    ("keys at get", "random.split(k, 3).at[jnp.array([0, 2])].get()", False),
+    ("keys at set", "random.split(k, 5).at[2:4].set(k1)", False),
+    ("keys at set jit", "jax.jit(lambda a, b: a.at[0].set(b))(random.split(k, 3), k1)", False),
+    ("keys phx4 concatenate", "jnp.concatenate([random.split(random.key(1, impl='philox4x32'), 2)] * 2)", False),
+]
+
+CASES = (KEY_CASES + SAMPLER_CASES + TRANSFORM_CASES + ERROR_CASES + RBG_CASES + COUNTER_CASES
+         + KEY_ARRAY_OP_CASES)
 
 
 def _encode_array(x):

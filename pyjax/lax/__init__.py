@@ -1,4 +1,5 @@
 """pyjax.lax: the primitive operations (re-exports only; code in pyjax._src.lax)."""
+from pyjax._src.random import keys as _keys  # key arrays through the functions (the end)
 from pyjax._src.lax.elementwise import (
     neg as neg,
     sign as sign,
@@ -427,3 +428,6 @@ from pyjax._src.lax.fft import (
     fft_p as fft_p,
 )
 from pyjax._src.lax.windowed_reductions import select_and_scatter_p as select_and_scatter_p
+
+# key arrays go through the functions that move, pick or fill elements (as JAX's key arrays)
+globals().update(_keys.with_key_arrays(globals(), _keys.LAX_FUNCTIONS))

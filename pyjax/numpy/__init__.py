@@ -7,6 +7,7 @@ from pyjax._src.dtypes import can_cast as can_cast, isdtype as isdtype
 from pyjax._src.numpy import array_methods as _array_methods  # noqa: F401  (attaches operators)
 from pyjax._src import jitted_numpy as _jitted  # the C++-dispatched versions (used at the end)
 from pyjax._src import numpy_placement as _placement  # device= of the creation functions (the end)
+from pyjax._src.random import keys as _keys  # key arrays through the functions (the end)
 from pyjax._src.numpy.util import broadcast_to as broadcast_to, broadcast_shapes as broadcast_shapes
 from pyjax.numpy import linalg as linalg  # the submodule, as jax.numpy.linalg
 from pyjax._src.numpy.float_parts import frexp as frexp, ldexp as ldexp
@@ -451,3 +452,6 @@ del _name, _value, _fast_by_plain
 
 # `device=` places the results of the creation functions (and astype) on that device or sharding.
 globals().update(_placement.FUNCTIONS)
+
+# key arrays go through the functions that move, pick or fill elements (as JAX's key arrays)
+globals().update(_keys.with_key_arrays(globals(), _keys.NUMPY_FUNCTIONS))

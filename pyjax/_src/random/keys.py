@@ -195,6 +195,11 @@ class PRNGKeyArray:
     def copy(self):
         return self._wrap(creation.array(self._base_array, copy=True))
 
+    @property
+    def at(self):
+        """`keys.at[idx].get()` / `.set(other_keys)`: indexed reads and updates of keys."""
+        return _KeyIndexer(self)
+
     def block_until_ready(self):
         self._base_array.block_until_ready()
         return self
@@ -230,6 +235,105 @@ class PRNGKeyArray:
         return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{self._base_array}"
 
     __str__ = __repr__
+
+
+class _KeyIndexer:
+    __slots__ = ("keys",)
+
+    def __init__(self, keys):
+        self.keys = keys
+
+    def __getitem__(self, idx):
+        return _KeyIndexRef(self.keys, idx)
+
+
+class _KeyIndexRef:
+    __slots__ = ("keys", "idx")
+
+    def __init__(self, keys, idx):
+        self.keys, self.idx = keys, idx
+
+    def get(self, **kwargs):
+        return keys_through(lambda x: x.at[self.idx].get(**kwargs))(self.keys)
+
+    def set(self, values, **kwargs):
+        return keys_through(lambda x, v: x.at[self.idx].set(v, **kwargs))(self.keys, values)
+
+
+# -- NumPy and lax functions on key arrays ----------------------------------------------------
+
+
+def keys_through(fun):
+    """`fun` (a function that moves, picks or fills elements: reshape, concatenate, where,
+    dynamic_slice, full_like ...) taking key arrays where it takes arrays, and key dtypes
+    where it takes a dtype, as JAX's key arrays go through them: it runs on the key data,
+    vmapped over the trailing key dimensions (so it sees the key array's shape and axes), and
+    the arrays it returns are key arrays of the same implementation."""
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        if not _involves_keys(args, kwargs):
+            return fun(*args, **kwargs)
+        leaves, tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_key_leaf)
+        impls = {x._impl if type(x) is PRNGKeyArray else x._impl for x in leaves
+                 if type(x) in (PRNGKeyArray, KeyTy)}
+        if len(impls) > 1:
+            raise TypeError(f"{getattr(fun, '__name__', 'function')}: key arrays of different "
+                            f"implementations: {', '.join(sorted(str(i) for i in impls))}")
+        impl, = impls
+        at = [i for i, x in enumerate(leaves) if type(x) is PRNGKeyArray]
+        leaves = [np.dtype(np.uint32) if type(x) is KeyTy else x for x in leaves]
+
+        def call(*datas):
+            filled = list(leaves)
+            for i, d in zip(at, datas):
+                filled[i] = d
+            a, kw = tree_util.tree_unflatten(tree, filled)
+            return fun(*a, **kw)
+
+        if at:
+            for _ in impl.key_shape:  # (one vmap per trailing key dimension)
+                call = vmap(call, in_axes=-1, out_axes=-1)
+            out = call(*[leaves[i]._base_array for i in at])
+        else:  # a key dtype only (zeros(shape, dtype=key<fry>)): each word of the data so
+            out = tree_util.tree_map(
+                lambda o: creation.broadcast_to(o[(...,) + (None,) * len(impl.key_shape)],
+                                                (*np.shape(o), *impl.key_shape)), call())
+        return tree_util.tree_map(lambda o: PRNGKeyArray(impl, o), out)
+    return wrapped
+
+
+def _is_key_leaf(x):
+    return type(x) is PRNGKeyArray
+
+
+def _involves_keys(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        t = type(a)
+        if t is PRNGKeyArray or t is KeyTy:
+            return True
+        if (t is list or t is tuple) and any(type(b) is PRNGKeyArray for b in a):
+            return True
+    return False
+
+
+# The functions of jax.numpy and jax.lax that take key arrays (their results are key arrays).
+NUMPY_FUNCTIONS = (
+    "array", "asarray", "reshape", "ravel", "tile", "repeat", "concatenate", "stack", "hstack",
+    "vstack", "append", "broadcast_to", "broadcast_arrays", "expand_dims", "squeeze",
+    "transpose", "swapaxes", "moveaxis", "flip", "roll", "where", "take", "split", "full",
+    "zeros", "ones", "empty", "full_like", "zeros_like", "ones_like", "empty_like",
+)
+LAX_FUNCTIONS = (
+    "select", "select_n", "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+    "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim",
+    "slice", "slice_in_dim", "index_in_dim", "concatenate", "reshape", "squeeze",
+    "expand_dims", "transpose", "broadcast", "broadcast_in_dim", "rev", "full_like",
+)
+
+
+def with_key_arrays(namespace: dict, names) -> dict:
+    """The functions `names` of `namespace` (a module's globals) taking key arrays."""
+    return {n: keys_through(namespace[n]) for n in names if n in namespace}
 
 
 tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
