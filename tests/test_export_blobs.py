@@ -138,7 +138,7 @@ def test_jax_blob_for_two_platforms_takes_the_platform_index():
                                rtol=2e-5)
 
 
-SHARDED = sorted(n for n, c in DATA.items() if "nr_devices" in c)
+SHARDED = sorted(n for n, c in DATA.items() if "in_specs" in c)
 
 # Runs in a fresh interpreter with 8 CPU devices. For each sharded case of argv[1] (JSON: name
 # -> [JAX's blob, case]): JAX's blob and the blob pyjax exports for the same function (written
@@ -215,6 +215,29 @@ SHARDED_SCRIPT = textwrap.dedent('''
     spec = jax.ShapeDtypeStruct((16, 4), np.float32)
     exp = export.export(jax.jit(lambda x, y: jnp.sin(x) * y,
                                 in_shardings=(NamedSharding(mesh, P("x")), None)))(spec, spec)
+    # a shard_map over a (4, 2) mesh: JAX's blob, and pyjax's export of the same function
+    # (record_export_blobs.py's shard_map_body), on arguments laid out over the mesh
+    mesh42 = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+    def shard_map_body(a):
+        return jax.lax.psum(jnp.sin(a), "x") * jax.lax.axis_index("y")
+    h = jax.jit(jax.shard_map(shard_map_body, mesh=mesh42, in_specs=P("x", "y"),
+                              out_specs=P(None, "y")))
+    ours = export.export(h)(jax.ShapeDtypeStruct((8, 4), np.float32)).serialize(vjp_order=1)
+    with open(os.path.join(sys.argv[2], "sharded_shard_map.bin"), "wb") as fh:
+        fh.write(ours)
+    xsm = np.asarray(json.loads(sys.argv[3]), np.float32)
+    placed = jax.device_put(xsm, NamedSharding(mesh42, P("x", "y")))
+    runs = []
+    for blob in (open(os.path.join(os.path.dirname(json.loads(sys.argv[1])["sharded"][0]),
+                                   "sharded_shard_map.bin"), "rb").read(), ours):
+        e = export.deserialize(blob)
+        with jax.set_mesh(mesh42):
+            on_mesh = e.call(xsm)  # (NumPy arguments: over the mesh in context)
+        runs.append([np.asarray(e.call(placed)).tolist(), np.asarray(on_mesh).tolist(),
+                     np.asarray(jax.grad(lambda a: e.call(a).sum())(placed)).tolist(),
+                     e.nr_devices])
+    out["shard_map_blobs"] = runs
     out["unspecified"] = {"in": [repr(s) for s in exp.in_shardings_jax(mesh)],
                           "module": exp.mlir_module(), "vjp_module": exp.vjp().mlir_module()}
     # a shard_map inside: the module is for the mesh's 8 devices, its shardings unspecified
@@ -297,7 +320,9 @@ def sharded_runs(sharded_blobs_dir):
                     {**{k: DATA[name][k] for k in ("mesh", "src", "in_specs", "out_specs")},
                      "args": [a.tolist() for a in arrays(DATA[name]["runs"][0]["args"])]})
              for name in SHARDED}
-    return run_with_8_devices(SHARDED_SCRIPT, json.dumps(given), str(sharded_blobs_dir))
+    x = arrays(DATA["sharded_shard_map"]["runs"][0]["args"])[0]
+    return run_with_8_devices(SHARDED_SCRIPT, json.dumps(given), str(sharded_blobs_dir),
+                              json.dumps(x.tolist()))
 
 
 def test_jax_blob_sharded_deserializes():
@@ -374,6 +399,24 @@ def test_sharded_blob_under_jit_on_a_mesh_of_other_axes(sharded_runs):
 
 def test_shardings_over_two_meshes_of_the_same_devices(sharded_runs):
     assert sharded_runs["two_meshes"] == [[8.0, 8.0]] * 4
+
+
+def test_shard_map_blob_runs_as_jax(sharded_runs, sharded_blobs_dir):
+    # JAX's blob of a jit of a shard_map (psum, axis_index) and pyjax's of the same function:
+    # eagerly on arguments over the mesh, on NumPy arguments under set_mesh, and their gradient
+    run = DATA["sharded_shard_map"]["runs"][0]
+    want, want_grad = arrays(run["out"]), arrays(run["grads"])[0]
+    for out, on_mesh, grad, nr_devices in sharded_runs["shard_map_blobs"]:
+        assert nr_devices == 8
+        np.testing.assert_allclose(out, want, rtol=2e-6)
+        np.testing.assert_allclose(on_mesh, want, rtol=2e-6)
+        np.testing.assert_allclose(grad, want_grad, rtol=1e-5, atol=1e-6)
+    ours = flatbuf.decode((sharded_blobs_dir / "sharded_shard_map.bin").read_bytes())
+    theirs = flatbuf.decode(blob("sharded_shard_map"))
+    _compare(ours, theirs, "sharded_shard_map")
+    # NB: JAX's VJP gives the output cotangent argument a replicated NamedSharding (its pjit
+    # resolves the unspecified one so); pyjax's leaves it unspecified, as the primal's output
+    assert ours["vjp"]["in_shardings"][0] is None and ours["vjp"]["nr_devices"] == 8
 
 
 def test_shard_map_exports_for_its_mesh(sharded_runs):
@@ -605,7 +648,7 @@ def test_pyjax_blobs_run_on_jax(tmp_path, sharded_runs, sharded_blobs_dir):
     for name in SINGLE_DEVICE:
         _, exp = export_with_pyjax(name)
         (tmp_path / (name + ".bin")).write_bytes(exp.serialize(vjp_order=1))
-    for name in SHARDED:  # (exported over 8 devices by the sharded_runs subprocess)
+    for name in [*SHARDED, "sharded_shard_map"]:  # (exported over 8 devices by sharded_runs)
         (tmp_path / (name + ".bin")).write_bytes((sharded_blobs_dir / (name + ".bin")).read_bytes())
     (tmp_path / "ordered_effect.bin").write_bytes(export_ordered_effect().serialize())
     subprocess.run([os.environ["PYJAX_JAX_PYTHON"], os.path.join(HERE, "check_blobs_on_jax.py"),

@@ -152,6 +152,30 @@ def record_sharded(name, src, specs, mesh_axes, in_specs, out_specs, rng):
                       "jit_out": to_json(jitted)}]}
 
 
+def shard_map_body(a):
+    """The body of the shard_map case (test_export_blobs.py exports the same with pyjax)."""
+    return jax.lax.psum(jnp.sin(a), "x") * jax.lax.axis_index("y")
+
+
+def record_shard_map(rng):
+    """A jit of a shard_map over a (4, 2) mesh: exported for its 8 devices, shardings
+    unspecified; JAX's results and gradients on arguments laid out over the mesh."""
+    mesh = sharded_mesh((4, 2), ("x", "y"), "Auto")
+    f = jax.jit(jax.shard_map(shard_map_body, mesh=mesh, in_specs=P("x", "y"),
+                              out_specs=P(None, "y")))
+    exp = export.export(f)(jax.ShapeDtypeStruct((8, 4), jnp.float32))
+    with open(os.path.join(OUT, "sharded_shard_map.bin"), "wb") as fh:
+        fh.write(exp.serialize(vjp_order=1))
+    back = export.deserialize(exp.serialize(vjp_order=1))
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+    xs = jax.device_put(x, NamedSharding(mesh, P("x", "y")))
+    grads = jax.grad(lambda a: back.call(a).sum())(xs)
+    return {"kind": "shard_map", "mesh": [[4, 2], ["x", "y"], "Auto"],
+            "nr_devices": exp.nr_devices,
+            "runs": [{"args": to_json([x]), "out": to_json(back.call(xs)),
+                      "grads": to_json([grads])}]}
+
+
 @dataclasses.dataclass(frozen=True)
 class OrderedForExport(effects.Effect):
     """An ordered effect with a nullary constructor (JAX serializes only such effects)."""
@@ -194,6 +218,7 @@ def main():
     if jax.device_count() >= 8:
         for name, case in SHARDED.items():
             cases[name] = record_sharded(name, *case, rng)
+        cases["sharded_shard_map"] = record_shard_map(rng)
     with open(os.path.join(HERE, "export_blobs.json"), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": cases}, f, indent=1)
         f.write("\n")
