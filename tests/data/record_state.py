@@ -272,6 +272,37 @@ result = jax.grad(lambda v: (r.__setitem__(0, v), v)[1])(1.0)
 r = jax.new_ref(jnp.arange(3.0))
 result = jax.grad(lambda x: jax.jit(lambda x: (r[...] * x).sum())(x))(2.0)
 """),
+    # a view of a ref (`ref.at[...]`) given to jit or remat reads and writes that window
+    ("jit_reads_view_of_new_ref", """
+def f():
+    r = jax.new_ref(jnp.arange(10.0))
+    return jax.jit(lambda v: v[...] * 2)(r.at[2:7])
+result = jax.jit(f)()
+"""),
+    ("jit_writes_view_of_new_ref", """
+def f():
+    r = jax.new_ref(jnp.zeros((3, 4)))
+    def inner(v):
+        v[...] += 5.0
+        v[0] = jnp.arange(2.0)
+    jax.jit(inner)(r.at[1:, 1:3])
+    return r[...]
+result = jax.jit(f)()
+"""),
+    ("remat_updates_view_of_new_ref", """
+def f(x):
+    r = jax.new_ref(jnp.zeros(6))
+    jax.remat(lambda v: v.__setitem__(Ellipsis, v[...] + x))(r.at[::2])
+    return r[...]
+result = jax.jit(f)(3.0)
+"""),
+    ("jit_view_of_view", """
+def f():
+    r = jax.new_ref(jnp.arange(12.0).reshape(3, 4))
+    jax.jit(lambda v: v.__setitem__(1, -1.0))(r.at[1].at[1:])
+    return r[...]
+result = jax.jit(f)()
+"""),
 ]
 
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core, dtypes, tree_util
 from pyjax._src.interpreters import ad, batching
 
 # `ref[idx]` and `ref[idx] = v` bind state.primitives' `get`/`swap`, which sit a layer above
@@ -193,7 +193,9 @@ def _is_int_scalar(x):
 
 
 def to_indexer(idx, shape, what="ref") -> NDIndexer:
-    """Normalize `idx` (as written in `ref[idx]`) for a ref of `shape`."""
+    """Normalize `idx` (as written in `ref[idx]`) for a ref of `shape` (an NDIndexer already is)."""
+    if isinstance(idx, NDIndexer):
+        return idx
     idx = idx if isinstance(idx, tuple) and not isinstance(idx, Slice) else (idx,)
     if sum(1 for i in idx if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -386,3 +388,16 @@ def _ref_at(self, tracer):
 AbstractRef._at = _ref_at
 Ref.at = property(lambda self: _RefAt(self))
 core.pytype_aval_mappings[RefView] = lambda v: v.aval
+
+
+def _flatten_view(view):
+    """A view is a pytree: its ref and the traced parts of its index are the children (so a
+    view passed to jit, vmap, remat or shard_map passes its ref, and the function reads and
+    writes the same window of it, as in JAX); the static parts of the index are the aux."""
+    ix = to_indexer(view.idx, core.get_aval(view.ref).shape)
+    return (view.ref, *ix.dynamic), ix.spec
+
+
+tree_util.register_pytree_node(
+    RefView, _flatten_view,
+    lambda spec, children: RefView(children[0], NDIndexer(spec, tuple(children[1:]))))
