@@ -298,3 +298,29 @@ def test_lax_reference_keeps_the_operands_float_dtype_and_sort_takes_kind():
         assert R.erf_inv(x).dtype == dt and R.round(x).dtype == dt and R.erf(x).dtype == dt
         assert R.round(x).astype(np.float32).tolist() == [-1.0, 0.0, 2.0]
     assert R.sort(np.array([3, 1, 2]), 0, kind="stable").tolist() == [1, 2, 3]
+
+
+def test_lax_reference_conv_reduce_window_ragged_dot():
+    """Issue 23 (JAX's lax_test testConv*AgainstNumpy, testReduceWindow*, ragged_dot): the
+    references lax_test calls, checked on values recorded from JAX 0.10.2's lax_reference
+    (shape, first entries, sum)."""
+    from pyjax._jax_compat.internal import lax_reference as R
+    rng = np.random.RandomState(0)
+    lhs = rng.randn(1, 2, 5, 4).astype(np.float32)
+    rhs = rng.randn(3, 2, 2, 3).astype(np.float32)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = [R.conv(lhs, rhs, (1, 2), "SAME"),
+           R.conv_with_general_padding(lhs, rhs, (2, 1), ((1, 2), (-1, 1)), (1, 2), (2, 1)),
+           R.reduce_window(x, -np.inf, np.maximum, (2, 2), (1, 2), ((0, 1), (1, 0)), (1, 2)),
+           R.reduce_window(x, 0., np.add, (2, 3), (1, 1), "SAME", (2, 1)),
+           R.ragged_dot(rng.randn(5, 3).astype(np.float32), rng.randn(2, 3, 2).astype(np.float32),
+                        np.array([2, 3], np.int32))]
+    want = [((1, 3, 5, 2), [2.78574, -3.77992, -8.29535, -1.81592, 1.30763, -1.4864], -20.9484),
+            ((1, 3, 3, 5), [1.80041, -1.99555, -0.52519, 1.83756, 0.24476, 1.96872], 7.2246),
+            ((3, 4), [4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 98.0),
+            ((5, 4), [1.0, 3.0, 6.0, 5.0, 9.0, 15.0], 315.0),
+            ((5, 2), [-1.84996, -0.39092, -0.43277, -0.39406, -1.79175, -4.72468], -1.3759)]
+    for g, (shape, first, total) in zip(got, want):
+        assert g.shape == shape and g.dtype == np.float32
+        np.testing.assert_allclose(g.ravel()[:6], first, atol=1e-4)
+        np.testing.assert_allclose(g.sum(), total, atol=1e-3)

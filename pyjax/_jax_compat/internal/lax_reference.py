@@ -219,4 +219,89 @@ def top_k(operand, k):
     return np.take_along_axis(operand, idx, -1), idx.astype(np.int32)
 
 
+def padtype_to_pads(in_shape, filter_shape, window_strides, padding):
+    """(low, high) padding per spatial axis for 'SAME' / 'SAME_LOWER' / 'VALID'."""
+    mode = padding.upper()
+    if mode not in ("SAME", "SAME_LOWER"):
+        return [(0, 0)] * len(in_shape)
+    pads = []
+    for n, k, s in zip(in_shape, filter_shape, window_strides):
+        total = builtins.max((-(-n // s) - 1) * s + k - n, 0)
+        small, big = total // 2, total - total // 2
+        pads.append((small, big) if mode == "SAME" else (big, small))
+    return pads
+
+
+def _windows(x, window, strides):
+    """The strided windows of `x` over its trailing len(window) axes (window axes last)."""
+    axes = tuple(range(x.ndim - len(window), x.ndim))
+    view = np.lib.stride_tricks.sliding_window_view(x, tuple(window), axis=axes)
+    return view[(builtins.slice(None),) * (x.ndim - len(window))
+                + tuple(builtins.slice(None, None, s) for s in strides)]
+
+
+def _wide(x):
+    """The dtype to compute a reference in (float64 / complex128 for floats)."""
+    return np.complex128 if np.iscomplexobj(x) else np.float64 if x.dtype.kind == "f" or \
+        x.dtype == dtypes.bfloat16 else x.dtype
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation):
+    """lax.conv_with_general_padding (NCHW / OIHW): the dilated, padded lhs correlated with the
+    dilated rhs at the strides."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    nd = rhs.ndim - 2
+    lhs_dilation, rhs_dilation = lhs_dilation or (1,) * nd, rhs_dilation or (1,) * nd
+    x = pad(lhs.astype(_wide(lhs)), 0, [(0, 0, 0)] * 2
+            + [(lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
+    w = pad(rhs.astype(_wide(rhs)), 0, [(0, 0, 0)] * 2 + [(0, 0, d - 1) for d in rhs_dilation])
+    view = _windows(x, w.shape[2:], window_strides)   # (n, i, out..., k...)
+    out = np.tensordot(view, w, axes=([1, *range(2 + nd, 2 + 2 * nd)], [1, *range(2, 2 + nd)]))
+    return np.moveaxis(out, -1, 1).astype(np.result_type(lhs, rhs))
+
+
+def conv(lhs, rhs, window_strides, padding):
+    """lax.conv: padding 'SAME'/'VALID' or (low, high) pairs, no dilation."""
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    if isinstance(padding, str):
+        padding = padtype_to_pads(lhs.shape[2:], rhs.shape[2:], window_strides, padding)
+    return conv_with_general_padding(lhs, rhs, window_strides, padding, None, None)
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides, padding,
+                  base_dilation):
+    """lax.reduce_window with a NumPy binary reduction (np.add, np.maximum, ...): the operand
+    dilated and padded with `init_value`, each strided window reduced from `init_value`."""
+    operand = np.asarray(operand)
+    dims, strides = tuple(window_dimensions), tuple(window_strides)
+    if isinstance(padding, str):
+        padding = padtype_to_pads(operand.shape, dims, strides, padding)
+    dilation = base_dilation or (1,) * operand.ndim
+    x = pad(operand, np.asarray(init_value, operand.dtype),
+            [(lo, hi, d - 1) for (lo, hi), d in zip(padding or [(0, 0)] * operand.ndim, dilation)])
+    view = _windows(x, dims, strides or (1,) * operand.ndim)
+    flat = view.reshape(view.shape[:operand.ndim] + (-1,))
+    init = np.full(flat.shape[:-1], init_value, operand.dtype)
+    reduce = getattr(computation, "reduce", None)
+    if reduce is not None:
+        return computation(init, reduce(flat, axis=-1)).astype(operand.dtype)
+    out = init
+    for i in range(flat.shape[-1]):
+        out = computation(out, flat[..., i])
+    return np.asarray(out, operand.dtype)
+
+
+def ragged_dot(lhs, rhs, group_sizes):
+    """lax.ragged_dot: consecutive row groups of lhs [m, k] times their rhs [g, k, n] slice."""
+    lhs, rhs, group_sizes = np.asarray(lhs), np.asarray(rhs), np.asarray(group_sizes)
+    out = np.zeros((lhs.shape[0], rhs.shape[2]), lhs.dtype)
+    start = 0
+    for g, size in enumerate(group_sizes):
+        rows = builtins.slice(start, builtins.min(start + int(size), lhs.shape[0]))
+        wide = lhs[rows].astype(_wide(lhs)) @ rhs[g].astype(_wide(rhs))
+        out[rows] = wide.astype(lhs.dtype)
+        start += int(size)
+    return out
+
+
 __getattr__ = module_getattr("jax._src.lax_reference")

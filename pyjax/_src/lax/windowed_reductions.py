@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from functools import partial
 
 import numpy as np
@@ -449,12 +450,26 @@ def _trace_reducer(name, computation, init_avals, init_tree):
         x = tree_util.tree_unflatten(init_tree, args[n:])
         out_flat, out_tree = tree_util.tree_flatten(computation(acc, x))
         if out_tree != init_tree:
-            raise ValueError(f"{name}: the reducer's output must have the tree structure of the "
-                             f"operands, {init_tree}, got {out_tree}")
+            raise ValueError(f"{name} output must have the same tree structure as the operands "
+                             f"{init_tree}, got {out_tree}")  # (JAX's words)
         return out_flat
     scalar = [ShapedArray((), a.dtype, a.weak_type) for a in init_avals]
-    closed, _ = pe.trace_to_jaxpr(flat, scalar + scalar)
+    # one trace per reducer and signature, as JAX's: the eager primitive's executable is cached
+    # under the jaxpr, so a loop calling reduce_window with the same reducer compiles once
+    try:
+        per_fn = _reducer_jaxprs.setdefault(computation, {})
+    except TypeError:  # not weakly referenceable
+        per_fn = {}
+    key = (name, tuple(scalar), init_tree)
+    closed = per_fn.get(key)
+    if closed is None:
+        closed, _ = pe.trace_to_jaxpr(flat, scalar + scalar)
+        if not any(isinstance(c, core.Tracer) for c in closed.consts):
+            per_fn[key] = closed
     return closed
+
+
+_reducer_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _flatten_operands(name, operands, init_values):
