@@ -34,6 +34,8 @@ from pyjax._src.backend import xla
 from pyjax._src.sharding import DuplicateSpecError, NamedSharding, PartitionSpec
 from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X, as in JAX)
     ManualAxisType, aval_sharding, sharded_dims_str)
+from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X: the vma types' state)
+    NO_VMA, VMA_TRACING, order_axes, tracing_with_vma, vma_axes, vma_str)
 
 # --------------------------------------------------------------------------------------------
 # Abstract values
@@ -45,18 +47,6 @@ _SHORT_DTYPE_NAMES = {
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
 }
-
-
-NO_VMA: frozenset = frozenset()  # the vma of every value outside shard_map bodies (shared)
-
-# Mesh axis names in the order of the latest mesh a shard_map body was traced over: vma types
-# print in mesh order (`{V:(x,y)}`), as JAX's.
-vma_axis_order: dict = {}
-
-
-def vma_str(vma) -> str:
-    names = sorted(vma, key=lambda a: (vma_axis_order.get(a, len(vma_axis_order)), str(a)))
-    return "{V:" + (str(names[0]) if len(names) == 1 else f"({','.join(map(str, names))})") + "}"
 
 
 def short_dtype_name(dtype) -> str:
@@ -554,39 +544,8 @@ def bind(prim: Primitive, *args, **params):
 # an operand that varies along fewer gets a `pvary` (an invariant -> varying no-op cast) first,
 # as JAX inserts one. Reverse mode relies on it: the transpose of pvary is a psum, so the
 # gradient of a value replicated over the devices is summed over them. Collectives and
-# higher-order primitives give their own outputs' vma (`vma_rule_primitives`).
-
-# How many check_vma bodies are being traced now, in any thread: the staging trace looks for
-# vma types only when this is nonzero, so tracing outside shard_map pays one list read.
-VMA_TRACING = [0]
-
-
-class _VmaState(threading.local):
-    axes: frozenset | None = None  # the manual axes of the check_vma body this thread traces
-
-
-_vma_state = _VmaState()
-
-
-def vma_axes() -> frozenset | None:
-    """The manual mesh axes of the check_vma=True shard_map body being traced (else None)."""
-    return _vma_state.axes if VMA_TRACING[0] else None
-
-
-@contextmanager
-def tracing_with_vma(axes, axis_order=()):
-    """Trace a shard_map body with vma types over the manual axes `axes` (None: without)."""
-    state = _vma_state
-    prev = state.axes
-    state.axes = None if axes is None else frozenset(axes)
-    vma_axis_order.update((a, i) for i, a in enumerate(axis_order))
-    VMA_TRACING[0] += 1
-    try:
-        yield
-    finally:
-        VMA_TRACING[0] -= 1
-        state.axes = prev
-
+# higher-order primitives give their own outputs' vma (`vma_rule_primitives`). Which body is
+# being traced, and the helpers below core, are in sharding_in_types.
 
 # Primitives that compute their outputs' vma in their own abstract evaluation (collectives,
 # pvary); staging neither joins their operands nor inserts pvary for them.
@@ -596,12 +555,6 @@ vma_rule_primitives: set = set()
 # psum over `axes` (rules in lax/parallel.py)
 pvary_p = Primitive("pvary")
 vma_rule_primitives.add(pvary_p)
-
-
-def order_axes(axes) -> tuple:
-    """Mesh axis names in mesh order (as vma types print)."""
-    return tuple(sorted(axes, key=lambda a: (vma_axis_order.get(a, len(vma_axis_order)),
-                                             str(a))))
 
 
 def pvary(x, axes):

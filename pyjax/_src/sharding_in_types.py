@@ -1,10 +1,13 @@
 """Sharding in types, the parts below core: the sharding an aval carries for a NamedSharding
 (over the AbstractMesh, one spec entry per dimension, Explicit axes only), how a sharded shape
-prints (`8@x,4`), and JAX's ManualAxisType. `core.ShapedArray` holds the result; see core's
+prints (`8@x,4`), and JAX's ManualAxisType; the state of shard_map's varying-manual-axes (vma)
+types (which check_vma body is being traced, how a vma prints). `core.ShapedArray` holds the result; see core's
 "sharding in types" section for how abstract evaluation computes it."""
 from __future__ import annotations
 
+import threading
 import weakref
+from contextlib import contextmanager
 
 from pyjax._src.sharding import NamedSharding, PartitionSpec
 
@@ -104,3 +107,54 @@ def sharded_dims_str(shape, spec) -> str:
         else:
             out.append(f"{d}@{p}")
     return ",".join(out)
+
+
+# -- varying manual axes (vma types; core's "Varying manual axes" section uses them) -----------
+
+NO_VMA: frozenset = frozenset()  # the vma of every value outside shard_map bodies (shared)
+
+# Mesh axis names in the order of the latest mesh a shard_map body was traced over: vma types
+# print in mesh order (`{V:(x,y)}`), as JAX's.
+vma_axis_order: dict = {}
+
+# How many check_vma bodies are being traced now, in any thread: the staging trace looks for
+# vma types only when this is nonzero, so tracing outside shard_map pays one list read.
+VMA_TRACING = [0]
+
+
+class _VmaState(threading.local):
+    axes: frozenset | None = None  # the manual axes of the check_vma body this thread traces
+
+
+_vma_state = _VmaState()
+
+
+def vma_axes() -> frozenset | None:
+    """The manual mesh axes of the check_vma=True shard_map body being traced (else None)."""
+    return _vma_state.axes if VMA_TRACING[0] else None
+
+
+@contextmanager
+def tracing_with_vma(axes, axis_order=()):
+    """Trace a shard_map body with vma types over the manual axes `axes` (None: without)."""
+    state = _vma_state
+    prev = state.axes
+    state.axes = None if axes is None else frozenset(axes)
+    vma_axis_order.update((a, i) for i, a in enumerate(axis_order))
+    VMA_TRACING[0] += 1
+    try:
+        yield
+    finally:
+        VMA_TRACING[0] -= 1
+        state.axes = prev
+
+
+def order_axes(axes) -> tuple:
+    """Mesh axis names in mesh order (as vma types print)."""
+    return tuple(sorted(axes, key=lambda a: (vma_axis_order.get(a, len(vma_axis_order)),
+                                             str(a))))
+
+
+def vma_str(vma) -> str:
+    names = order_axes(vma)
+    return "{V:" + (str(names[0]) if len(names) == 1 else f"({','.join(map(str, names))})") + "}"
