@@ -213,3 +213,21 @@ def test_creation_functions_place_results_on_device():
                          env=env, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.split() == ["ok", "7"]
+
+
+def test_reshape_of_a_numpy_array_is_numpys_as_in_jax():
+    # JAX 0.10.2 forwards jnp.reshape to the value's own method: a NumPy array stays a NumPy
+    # array, eagerly and under jit (numpyro's support checks on NumPy values stay concrete)
+    x = np.ones((2, 2), bool)
+    seen = []
+
+    def f():
+        seen.append(jnp.reshape(x, (4,)))
+        seen.append(jnp.reshape(x, (2, -1), order="F"))
+        return 0
+    pyjax.jit(f)()
+    f()
+    assert all(type(v) is np.ndarray for v in seen) and seen[0].shape == (4,)
+    assert type(jnp.reshape(jnp.ones((2, 2)), (4,))) is not np.ndarray
+    with pytest.raises(TypeError):
+        jnp.reshape([1, 2], (2,))

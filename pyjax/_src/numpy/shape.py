@@ -66,7 +66,12 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """Reshape `a`; one dimension may be -1 (inferred)."""
     if shape is None:
         shape = newshape
-    a = _arraylike("reshape", a)
+    check_arraylike("reshape", a)
+    if isinstance(a, (np.ndarray, np.generic)) and not isinstance(shape, core.Tracer):
+        # as JAX: forwarded to the value's own reshape method, so a NumPy array stays one (also
+        # under jit: numpyro's constraint checks on NumPy values stay concrete)
+        return a.reshape(shape, order=order)
+    a = asarray_value(a)
     if isinstance(shape, (int, np.integer)) or isinstance(shape, core.Tracer):
         shape = (shape,)
     aval = _aval(a)
