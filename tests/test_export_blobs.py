@@ -33,7 +33,8 @@ HERE = os.path.join(os.path.dirname(__file__), "data")
 DATA = json.load(open(os.path.join(HERE, "export_blobs.json")))["cases"]
 W = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
 # the functions exported from jnp/lax sources (pyjax exports them too)
-SINGLE_DEVICE = sorted(n for n, c in DATA.items() if "src" in c and "nr_devices" not in c)
+SINGLE_DEVICE = sorted(n for n, c in DATA.items()
+                       if "src" in c and "nr_devices" not in c and "kind" not in c)
 
 
 def blob(name):
@@ -117,6 +118,26 @@ def test_vjp_signature_shows_float0_as_jax():
                 export_with_pyjax("integer_and_float")[1]):
         vjp = exp.vjp()
         assert ([str(a) for a in vjp.in_avals], [str(a) for a in vjp.out_avals]) == want
+
+
+KEYS = sorted(n for n, c in DATA.items() if c.get("kind") == "prng_key")
+
+
+@pytest.mark.parametrize("name", KEYS)
+def test_prng_keys_cross_as_key_dtypes(name, tmp_path):
+    # JAX's blob (typed keys are arrays of a key dtype there) runs on pyjax, whose keys are
+    # nodes around their data; pyjax's blob of the same function has JAX's fields
+    case = DATA[name]
+    key = jax.random.key(case["seed"], impl=case["impl"])
+    fun = eval(case["src"], {"jax": jax})
+    ours = export.export(jax.jit(fun))(key)
+    for exp in (export.deserialize(blob(name)), export.deserialize(ours.serialize()), ours):
+        k, normals, keys = exp.call(key)
+        np.testing.assert_array_equal(jax.random.key_data(k), arrays(case["out"]["key_data"]))
+        np.testing.assert_allclose(normals, arrays(case["out"]["normals"]), rtol=1e-6)
+        np.testing.assert_array_equal(jax.random.key_data(keys),
+                                      arrays(case["out"]["split_data"]))
+    _compare(flatbuf.decode(ours.serialize()), flatbuf.decode(blob(name)), name)
 
 
 def test_jax_blob_shape_assertions_are_checked():
@@ -651,6 +672,11 @@ def test_pyjax_blobs_run_on_jax(tmp_path, sharded_runs, sharded_blobs_dir):
     for name in [*SHARDED, "sharded_shard_map"]:  # (exported over 8 devices by sharded_runs)
         (tmp_path / (name + ".bin")).write_bytes((sharded_blobs_dir / (name + ".bin")).read_bytes())
     (tmp_path / "ordered_effect.bin").write_bytes(export_ordered_effect().serialize())
+    for name in KEYS:
+        case = DATA[name]
+        (tmp_path / (name + ".bin")).write_bytes(export.export(jax.jit(eval(
+            case["src"], {"jax": jax})))(jax.random.key(case["seed"], impl=case["impl"]))
+            .serialize())
     subprocess.run([os.environ["PYJAX_JAX_PYTHON"], os.path.join(HERE, "check_blobs_on_jax.py"),
                     str(tmp_path)], check=True, timeout=600,
                    env={**os.environ, "JAX_PLATFORMS": "cpu",

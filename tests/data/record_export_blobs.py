@@ -176,6 +176,26 @@ def record_shard_map(rng):
                       "grads": to_json([grads])}]}
 
 
+KEY_SRC = "lambda k: (k, jax.random.normal(k, (3,)), jax.random.split(k, 2))"
+
+
+def record_keys():
+    """Functions of PRNG keys (typed keys: arrays of a key dtype in the blob), per implementation:
+    the key data and normals JAX's call returns for key(42)."""
+    out = {}
+    for impl in ("threefry2x32", "rbg", "unsafe_rbg"):
+        key = jax.random.key(42, impl=impl)
+        exp = export.export(jax.jit(eval(KEY_SRC, {"jax": jax})))(key)
+        with open(os.path.join(OUT, f"prng_key_{impl}.bin"), "wb") as fh:
+            fh.write(exp.serialize())
+        k, normals, keys = export.deserialize(exp.serialize()).call(key)
+        out[f"prng_key_{impl}"] = {
+            "kind": "prng_key", "impl": impl, "seed": 42, "src": KEY_SRC,
+            "out": {"key_data": to_json(jax.random.key_data(k)), "normals": to_json(normals),
+                    "split_data": to_json(jax.random.key_data(keys))}}
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class OrderedForExport(effects.Effect):
     """An ordered effect with a nullary constructor (JAX serializes only such effects)."""
@@ -215,6 +235,7 @@ def main():
     rng = np.random.default_rng(0)
     cases = {name: record_case(name, *case, rng) for name, case in CASES.items()}
     cases["ordered_effect"] = record_ordered_effect(rng)
+    cases.update(record_keys())
     if jax.device_count() >= 8:
         for name, case in SHARDED.items():
             cases[name] = record_sharded(name, *case, rng)

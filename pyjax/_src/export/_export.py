@@ -776,12 +776,14 @@ def _to_data(exp: Exported, vjp_order: int) -> dict:
         if _dtype_name(a.dtype) not in flatbuf.DTYPES:
             raise NotImplementedError(f"serialize: the dtype {a.dtype} has no code in JAX's "
                                       "serialization format")
+    in_keys = serialization.key_impls(exp.in_tree, exp.in_avals)
+    out_keys = serialization.key_impls(exp.out_tree, exp.out_avals)
     return {
         "fun_name": exp.fun_name,
         "in_tree": serialization.tree_to_jax(exp.in_tree, exp.in_avals),
         "out_tree": serialization.tree_to_jax(exp.out_tree, exp.out_avals),
-        "in_avals": [_aval_data(a) for a in exp.in_avals],
-        "out_avals": [_aval_data(a) for a in exp.out_avals],
+        "in_avals": [_aval_data(a, k) for a, k in zip(exp.in_avals, in_keys, strict=True)],
+        "out_avals": [_aval_data(a, k) for a, k in zip(exp.out_avals, out_keys, strict=True)],
         "in_shardings": [sharded.data_from_named(s)
                          for s in exp._in_named_shardings or (None,) * len(exp.in_avals)],
         "out_shardings": [sharded.data_from_named(s)
@@ -809,7 +811,15 @@ def _physical(dtype):
     return np.dtype(np.bool_) if dtypes.is_float0(dtype) else dtype
 
 
-def _aval_data(aval) -> dict:
+def _aval_data(aval, key_impl=None) -> dict:
+    """`aval` as the format has it; the data of a key array as an array of its key dtype."""
+    if key_impl is not None:
+        if key_impl.name not in serialization.KEY_DTYPES:
+            raise NotImplementedError(f"serialize: keys of the PRNG implementation "
+                                      f"{key_impl.name} have no dtype in JAX's format")
+        shape = aval.shape[:len(aval.shape) - len(key_impl.key_shape)]
+        return {"shape": [str(d) for d in shape], "dtype": serialization.KEY_DTYPES[key_impl.name],
+                "memory_space": "device"}
     return {"shape": [str(d) for d in aval.shape], "dtype": _dtype_name(aval.dtype),
             "memory_space": "device"}
 
@@ -880,10 +890,16 @@ def _from_data(d: dict) -> Exported:
                                                                    strict=True))
     symbolic = not all(shape_poly.is_constant_shape(a.shape) for a in in_avals)
     vjp_exported = _from_data(d["vjp"]) if d["vjp"] is not None else None
+    # (a key array, a leaf of a key dtype in the format, is a node around its data in pyjax)
+    in_keys = [serialization.key_impl(a["dtype"]) for a in d["in_avals"]]
+    out_keys = [serialization.key_impl(a["dtype"]) for a in d["out_avals"]]
     return Exported(
-        fun_name=d["fun_name"], in_tree=serialization.tree_from_jax(d["in_tree"], in_avals),
-        in_avals=in_avals, out_tree=serialization.tree_from_jax(d["out_tree"], out_avals),
-        out_avals=out_avals, in_shardings_hlo=sharded.hlo_shardings(in_named, in_avals),
+        fun_name=d["fun_name"], in_avals=in_avals, out_avals=out_avals,
+        in_tree=serialization.tree_from_jax(d["in_tree"],
+                                            serialization.key_arrays(in_avals, in_keys)),
+        out_tree=serialization.tree_from_jax(d["out_tree"],
+                                             serialization.key_arrays(out_avals, out_keys)),
+        in_shardings_hlo=sharded.hlo_shardings(in_named, in_avals),
         out_shardings_hlo=sharded.hlo_shardings(out_named, out_avals),
         nr_devices=d["nr_devices"] or 1,
         platforms=tuple(d["platforms"]),
@@ -902,6 +918,9 @@ def _from_data(d: dict) -> Exported:
 def _aval_from_data(a, scope, sharding=None):
     shape = tuple(int(d) if d.lstrip("-").isdigit() else shape_poly._parse_dim(d, scope, d)
                   for d in a["shape"])
+    impl = serialization.key_impl(a["dtype"])
+    if impl is not None:  # (the key data: uint32, the key's own dimensions last)
+        return core.ShapedArray(shape + tuple(impl.key_shape), np.uint32)
     # (float0, the cotangent type of integer values in JAX's VJPs, is bool in the module); a
     # sharding over Explicit mesh axes is part of the type
     return core.ShapedArray(shape, dtypes.float0 if a["dtype"] == "float0"

@@ -34,6 +34,7 @@ import numpy as np
 
 from pyjax._src import core, tree_util
 from pyjax._src.export import shape_poly
+from pyjax._src.random.keys import PRNGKeyArray, resolve_prng_impl
 
 MAGIC = b"PYJAXEXP"
 FORMAT_VERSION = 1
@@ -162,7 +163,7 @@ def tree_to_jax(treedef, leaves) -> Any:
 
 
 def _node_to_jax(x, is_leaf=lambda x: x is _LEAF):
-    if is_leaf(x):
+    if is_leaf(x) or isinstance(x, PRNGKeyArray):  # (a key array is a leaf, of a key dtype)
         return "*"
     if x is None:
         return None
@@ -193,6 +194,31 @@ def _node_to_jax(x, is_leaf=lambda x: x is _LEAF):
                          "Use `export.register_namedtuple_serialization`.")
     raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type '{t}'. "
                      "Use `export.register_pytree_node_serialization`.")
+
+
+# JAX's key dtypes, by the name of the PRNG implementation (pyjax's key arrays are pytree nodes
+# around their uint32 data; JAX's are arrays of these dtypes, leaves of the tree)
+KEY_DTYPES = {"threefry2x32": "key<fry>", "rbg": "key<rbg>", "unsafe_rbg": "key<unsafe_rbg>"}
+KEY_IMPLS = {v: k for k, v in KEY_DTYPES.items()}
+
+
+def key_impls(treedef, avals) -> list:
+    """Per flat leaf of `treedef` (built with `avals`): the PRNG implementation of the key array
+    whose data it is, or None."""
+    example = tree_util.tree_unflatten(treedef, list(avals))
+    return [x._impl if isinstance(x, PRNGKeyArray) else None
+            for x in tree_util.tree_leaves(example, is_leaf=lambda x: isinstance(x, PRNGKeyArray))]
+
+
+def key_impl(dtype_name):
+    """The PRNG implementation of one of JAX's key dtypes (`key<fry>`), or None."""
+    name = KEY_IMPLS.get(dtype_name)
+    return None if name is None else resolve_prng_impl(name)
+
+
+def key_arrays(avals, impls) -> list:
+    """The leaves to build a tree with: key arrays around the data avals of keys."""
+    return [a if impl is None else PRNGKeyArray(impl, a) for a, impl in zip(avals, impls, strict=True)]
 
 
 def tree_from_jax(obj, leaves=None):
