@@ -219,3 +219,16 @@ def test_all_to_all_over_several_vmap_axes():
     assert (weigh(y), weigh(z)) == (73824.0, 70224.0)
     w = np.cos(np.arange(y.size, dtype=np.float32)).reshape(y.shape)
     np.testing.assert_allclose(weigh(pyjax.grad(lambda v: (f(v) * w).sum())(x)), 37.0223999, rtol=1e-5)
+
+
+def test_bitcast_of_4_bit_types_packs_two_to_a_byte():
+    """Issue 23 (JAX's lax_test testBitcastConvertType*): 4-bit types count 4 bits (int4[..., 2]
+    is one int8, the first in the low bits); values as JAX 0.10.2 gives them."""
+    x = np.array([[1, 2], [-3, 7]], dtype="int4")
+    assert lax.bitcast_convert_type(x, np.int8).tolist() == [33, 125]
+    assert lax.bitcast_convert_type(np.array([0x21, -0x3d], np.int8), "int4").tolist() == \
+        [[1, 2], [3, -4]]
+    z = np.arange(8).astype("uint4")
+    assert lax.bitcast_convert_type(z.reshape(4, 2), np.uint8).tolist() == [16, 50, 84, 118]
+    assert lax.bitcast_convert_type(z, np.uint32).tolist() == 1985229328
+    assert pyjax.jit(lambda v: lax.bitcast_convert_type(v, np.int8))(x).tolist() == [33, 125]

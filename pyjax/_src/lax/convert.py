@@ -166,7 +166,7 @@ def bitcast_convert_type(operand, new_dtype):
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(x, *, new_dtype):
-    a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    a, b = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)  # (int4: 4 bits)
     if a == b:
         shape = x.shape
     elif a > b:
@@ -180,14 +180,19 @@ def _bitcast_abstract_eval(x, *, new_dtype):
 
 
 def _np_bitcast(x, *, new_dtype):
-    x = np.ascontiguousarray(x)
-    a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
-    out = x.view(new_dtype)
-    if a > b:
-        return out.reshape(x.shape + (a // b,))
-    if a < b:
-        return out.reshape(x.shape[:-1])
-    return out
+    x, new_dtype = np.ascontiguousarray(x), np.dtype(new_dtype)
+    a, b = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
+    shape = x.shape if a == b else x.shape + (a // b,) if a > b else x.shape[:-1]
+    if a == 4 or b == 4:  # 4-bit types: two to a byte, the first in the low bits (as XLA)
+        nibbles = (x.view(np.uint8) & 0xF if a == 4 else
+                   np.stack([x.view(np.uint8) & 0xF, x.view(np.uint8) >> 4], -1))
+        if b == 4:
+            signed = np.where(nibbles > 7, nibbles.astype(np.int16) - 16, nibbles)
+            return (signed if dtypes.issubdtype(new_dtype, np.signedinteger)
+                    else nibbles).astype(new_dtype).reshape(shape)
+        pairs = nibbles.reshape(-1, 2).astype(np.uint8)
+        x = (pairs[:, 0] | (pairs[:, 1] << 4)).astype(np.uint8)
+    return x.view(new_dtype).reshape(shape)
 
 
 bitcast_convert_type_p.np_impl = _np_bitcast
@@ -197,7 +202,8 @@ bitcast_convert_type_p.np_impl = _np_bitcast
 def _bitcast_batch(axis_size, args, dims, *, new_dtype):
     """A widening bitcast consumes the last axis, which must not be the batch axis."""
     (x,), (d,) = args, dims
-    if core.get_aval(x).dtype.itemsize < np.dtype(new_dtype).itemsize and d == core.get_aval(x).ndim - 1:
+    if (dtypes.itemsize_bits(core.get_aval(x).dtype) < dtypes.itemsize_bits(new_dtype)
+            and d == core.get_aval(x).ndim - 1):
         x, d = batching.moveaxis(x, d, 0), 0
     return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
 
