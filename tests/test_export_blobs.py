@@ -292,6 +292,14 @@ SHARDED_SCRIPT = textwrap.dedent('''
     res_y = jax.jit(lambda a: exp_x.call(a) + 1.0)(ys)
     out["other_mesh"] = [repr(res_y.sharding), float(res_y.sum())]
     out["other_mesh_eager"] = repr(exp_x.call(ys).sharding)
+    # exported again inside a function exported over an AbstractMesh of its 8 devices
+    am = jax.sharding.AbstractMesh((8,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    outer = export.deserialize(export.export(jax.jit(lambda a: exp_x.call(a) * 3))(
+        jax.ShapeDtypeStruct((16, 4), np.float32, sharding=NamedSharding(am, P("x"))))
+        .serialize())
+    xs8 = jax.device_put(np.ones((16, 4), np.float32),
+                         NamedSharding(jax.make_mesh((8,), ("x",)), P("x")))
+    out["nested"] = [outer.nr_devices, float(outer.call(xs8).sum())]
     # NumPy arguments under set_mesh: the call runs over the mesh in context (eagerly and in jit)
     with jax.set_mesh(jax.make_mesh((8,), ("x",))):
         out["set_mesh"] = [[repr(r.sharding), float(r.sum())] for r in (
@@ -416,6 +424,12 @@ def test_sharded_blob_under_jit_on_a_mesh_of_other_axes(sharded_runs):
     for layout, total in sharded_runs["set_mesh"]:
         assert layout == x8
         np.testing.assert_allclose(total, 2 * np.sin(1.0) * 64, rtol=1e-6)
+
+
+def test_sharded_blob_called_in_a_sharded_export(sharded_runs):
+    nr_devices, total = sharded_runs["nested"]
+    assert nr_devices == 8
+    np.testing.assert_allclose(total, 3 * 2 * np.sin(1.0) * 64, rtol=1e-6)
 
 
 def test_shardings_over_two_meshes_of_the_same_devices(sharded_runs):

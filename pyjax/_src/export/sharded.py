@@ -180,8 +180,8 @@ def check_calling_context(ctx, exported, has_meshes: bool):
         raise ValueError("The function was exported with shardy enabled but you are calling it "
                          "with Shardy disabled. Please enable Shardy using "
                          "`--jax_use_shardy_partitioner=True`.")
-    devices, _ = spmd.lowering_target.get()
-    num_devices = len(devices) if module.partitioned else 1
+    devices, mesh = spmd.lowering_target.get()  # (an AbstractMesh has no devices: its size)
+    num_devices = (len(devices) or (mesh.size if mesh is not None else 1)) if module.partitioned else 1
     if exported.nr_devices != 1 and num_devices != exported.nr_devices:
         raise ValueError(f"Function {exported.fun_name} was exported for {exported.nr_devices} "
                          f"devices and is called in a context with {num_devices} devices, "
