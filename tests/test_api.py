@@ -465,3 +465,10 @@ def test_pmap_axes_must_be_ints():
     """Issue 23 (JAX's api_test test_pmap_in_axes_bool_error): JAX's TypeError for a bool."""
     with pytest.raises(TypeError, match="must be an int"):
         jax.pmap(lambda x: x, in_axes=False)(jnp.zeros(1))
+
+
+def test_shape_dtype_struct_has_a_length():
+    """Issue 23 (JAX's api_test test_shape_dtype_struct): len() as an array's."""
+    assert len(jax.ShapeDtypeStruct((4, 2, 3), jnp.float32)) == 4
+    with pytest.raises(TypeError, match="unsized"):
+        len(jax.ShapeDtypeStruct((), jnp.float32))

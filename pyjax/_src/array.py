@@ -448,6 +448,11 @@ class ShapeDtypeStruct:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+    def __len__(self):  # (as JAX's, and an array's)
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
     @classmethod
     def like(cls, x):
         """The shape, dtype and weak type of `x` (an array, a value or a ShapeDtypeStruct), with

@@ -637,6 +637,9 @@ class JitInfo:
         try:
             return core.get_aval(x)
         except TypeError:
+            if isinstance(x, core.ShapedArray):  # an abstract value is only traced (JAX's words)
+                raise TypeError(f"Argument '{x.str_short(short_dtypes=False)}' of type {type(x)} "
+                                f"is not a valid JAX type.") from None
             raise TypeError(
                 f"Error interpreting argument to {self.fun} as an abstract array. The problematic "
                 f"value is of type {type(x)} and was passed to the function at path "
