@@ -269,6 +269,7 @@ def _pivots_to_permutation_loop(pivots, *, permutation_size):
         return iota  # no pivots (an empty matrix): no swaps, and no loop body to trace
 
     def swap(i, perm):
+        i = convert_element_type(i, _INT32)  # (fori_loop's index is a weak int: int64 under x64)
         p_i = lax_s.broadcast_in_dim(dynamic_index_in_dim(pivots, i, nb, keepdims=False),
                                      shape, tuple(range(nb)))
         is_i, is_p = lax_e.eq(iota, i), lax_e.eq(iota, p_i)
