@@ -106,3 +106,18 @@ def test_leaked_tracer_names_function_and_argument_path():
     msg = str(info.value)
     assert "created while tracing the function f at" in msg and "for jit" in msg
     assert "from the argument p['w']" in msg
+
+
+def test_a_leaked_tracer_names_the_line_that_made_it():
+    """Issue 23 (JAX's api_test test_escaped_tracer_omnistaging_top_trace): JAX's sentence
+    'The leaked intermediate value was created on line file:line (function)'."""
+    leaked = []
+
+    def body(c, _):
+        leaked.append(jnp.add(c, 1))
+        return c, None
+
+    lax.scan(body, 1, None, length=2)
+    with pytest.raises(errors.UnexpectedTracerError,
+                       match=r"was created on line .*test_tracer_errors.py:\d+ \(.*body\)"):
+        pyjax.jit(jnp.add)(jnp.ones(()), leaked[0])

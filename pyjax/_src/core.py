@@ -961,12 +961,14 @@ def escaped_tracer_error(tracer) -> errors.UnexpectedTracerError:
     aval = getattr(tracer, "aval", None)
     desc = aval.str_short() if aval is not None else "?"
     origin = errors.tracer_origin(tracer)
+    created = getattr(tracer, "_created_at", lambda: "")()
     return errors.UnexpectedTracerError(
         f"Encountered an unexpected tracer ({type(tracer).__name__} {desc}"
         + (f", {origin}" if origin else "") + "). A value traced inside a transformed "
         "function (jit, grad, vmap, ...) escaped it, e.g. by being stored in a global, a closure "
         "or an object attribute, and was then used after the transformation finished. Return the "
-        "value from the transformed function instead of leaking it.")
+        "value from the transformed function instead of leaking it."
+        + (f"\nThe leaked intermediate value was created on line {created}." if created else ""))
 
 
 class Tracer:

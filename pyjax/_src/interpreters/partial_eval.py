@@ -34,6 +34,13 @@ class DynamicJaxprTracer(Tracer):
     def _provenance(self):
         return trace_provenance(self._trace, self._var)
 
+    def _created_at(self) -> str:
+        """`file:line (function)` of the user's line that made this value, or '' (for errors)."""
+        for eqn in getattr(self._trace, "eqns", ()):
+            if self._var in eqn.outvars:
+                return source_info.user_frame_of(eqn.source_info)
+        return ""
+
     def __repr__(self):  # as JAX: `JitTracer(float32[2])`, `JitTracer(~float32[])` when weak
         return f"JitTracer({self._aval})"
 
