@@ -145,6 +145,13 @@ def custom_mm(psum_w):
 W3 = W[:3]
 X3 = X[:, :3]
 val("custom_vjp_bwd_psum", lambda: custom_mm(True))
+# a bwd rule whose cotangent is ones_like the output cotangent: typed as varying, as JAX's
+@jax.custom_vjp
+def twice(x):
+    return 2.0 * x
+twice.defvjp(lambda x: (twice(x), None), lambda _, g: (jnp.ones_like(g),))
+f_twice = sm(lambda x: twice(x) * x, in_specs=P("x"), out_specs=P("x"))
+val("custom_vjp_ones_like_ct", lambda: jax.value_and_grad(lambda x: f_twice(x).sum())(X[:, 0]))
 val("custom_vjp_bwd_varying_ct", lambda: custom_mm(False))
 # types as jax.typeof prints them inside the body
 def typed(a, w, s):
@@ -170,6 +177,10 @@ def typed(a, w, s):
     t["scan_ys"] = jax.typeof(jax.lax.scan(lambda c, r: (c, r * s), s, a)[1])
     t["cond"] = jax.typeof(jax.lax.cond(s > 0, lambda: s, lambda: -s))
     t["iota"] = jax.typeof(jnp.arange(3))
+    t["zeros_like"] = jax.typeof(jnp.zeros_like(a))
+    t["ones_like_int"] = jax.typeof(jnp.ones_like(a, dtype=jnp.int32))
+    t["full_like"] = jax.typeof(jax.lax.full_like(b, 2.0))
+    t["zeros_like_w"] = jax.typeof(jnp.zeros_like(w))
     out["types"].update({k: str(v) for k, v in t.items()})
     return b
 jax.jit(sm(typed, in_specs=(P("x", "y"), P(), P()), out_specs=P("x", "y")))(X, W[:3, :2], S)

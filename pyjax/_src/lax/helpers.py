@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.config import config
 from pyjax._src.lax.control_flow.cumulative import cumsum
 from pyjax._src.lax.convert import _convert_element_type
 from pyjax._src.lax.dot_general import RaggedDotDimensionNumbers, dot_general
@@ -51,7 +52,16 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     else:
         dt = dtypes.canonicalize_dtype(_value_dtype(x) if dtype is None else dtypes.dtype(dtype))
         value = _convert_element_type(fill_value, dt, weak)
-    return broadcast(value, fill_shape)
+    return vary_like(broadcast(value, fill_shape), x)
+
+
+def vary_like(val, x):
+    """`val` typed as varying along the mesh axes `x` varies along (inside a check_vma
+    shard_map body, as JAX's full_like types its result; else `val`)."""
+    if core.VMA_TRACING[0] and isinstance(x, core.Tracer) and x.aval.vma and \
+            config._values["jax_auto_pcast"]:
+        return core.pvary(val, x.aval.vma)
+    return val
 
 
 def empty(shape, dtype, *, out_sharding=None):

@@ -788,7 +788,8 @@ def pcast(x, axis_name, *, to: str):
     the same on every device along `axis_name` (invariant) typed as varying along it (a
     `pvary`, whose transpose is a psum), as JAX 0.10.2's.
 
-    NB: pyjax's types have no reduced/unreduced parts: those casts return `x` unchanged."""
+    NB: pyjax's types have no reduced/unreduced parts: those casts return `x` unchanged, as
+    does any cast outside a check_vma shard_map body (under vmap, JAX's raises)."""
     if isinstance(axis_name, (set, frozenset)):
         raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
     axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)

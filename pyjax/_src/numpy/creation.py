@@ -176,7 +176,7 @@ def _full_like(fun_name, a, fill_value, dtype, shape):
     out = full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
         out = lax._convert_element_type(out, core.get_aval(out).dtype, True)
-    return out
+    return lax_helpers.vary_like(out, a)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
