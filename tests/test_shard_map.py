@@ -441,16 +441,22 @@ def test_data_parallel_optax_step_equals_unsharded(sub):
 PARTIAL = json.loads((Path(__file__).parent / "data" / "shard_map_partial.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def partial_sub(tmp_path_factory):
+def _run_recorded_cases(name, tmp_path_factory, **env):
+    """Run the CASES program of tests/data/record_<name>.py on pyjax; the JSON it printed."""
     spec = importlib.util.spec_from_file_location(
-        "record_shard_map_partial", Path(__file__).parent / "data" / "record_shard_map_partial.py")
+        f"record_{name}", Path(__file__).parent / "data" / f"record_{name}.py")
     rec = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rec)
-    script = tmp_path_factory.mktemp("partial") / "cases.py"
+    script = tmp_path_factory.mktemp(name) / "cases.py"
     script.write_text(rec.CASES)
-    env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_USE_SHARDY_PARTITIONER="1")
-    return rec.run_cases([sys.executable, "-m", "pyjax", "run", str(script)], env=env)
+    return rec.run_cases([sys.executable, "-m", "pyjax", "run", str(script)],
+                         env=dict(os.environ, JAX_PLATFORMS="cpu", **env))
+
+
+@pytest.fixture(scope="module")
+def partial_sub(tmp_path_factory):
+    return _run_recorded_cases("shard_map_partial", tmp_path_factory,
+                               JAX_USE_SHARDY_PARTITIONER="1")
 
 
 @pytest.mark.parametrize("case", sorted(PARTIAL["results"]))
@@ -485,14 +491,7 @@ VMA = json.loads((Path(__file__).parent / "data" / "shard_map_vma.json").read_te
 
 @pytest.fixture(scope="module")
 def vma_sub(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location(
-        "record_shard_map_vma", Path(__file__).parent / "data" / "record_shard_map_vma.py")
-    rec = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rec)
-    script = tmp_path_factory.mktemp("vma") / "cases.py"
-    script.write_text(rec.CASES)
-    return rec.run_cases([sys.executable, "-m", "pyjax", "run", str(script)],
-                         env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    return _run_recorded_cases("shard_map_vma", tmp_path_factory)
 
 
 def _leaves(tree):
