@@ -153,9 +153,10 @@ def check_outputs_agree(what: str, names, out_trees, out_avals_lists, funs=None)
                               funs and funs[names.index(name)], paths, avals0, avals)
 
 
-def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, carry_name="c"):
+def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, body_fun=None):
     """Raise a TypeError unless a loop body's carry output matches its carry input in pytree
-    structure and, leaf by leaf, shape and dtype (weak types may differ)."""
+    structure and, leaf by leaf, shape, dtype (weak types may differ) and (inside a check_vma
+    shard_map body) varying manual axes. Errors name `body_fun`'s carry parameter, as JAX's."""
     if in_tree != out_tree:
         raise TypeError(
             f"{what} carry input and carry output must have the same pytree structure, but they "
@@ -165,13 +166,14 @@ def check_carry_agrees(what: str, in_tree, in_avals, out_tree, out_avals, carry_
         if (a.shape, a.dtype) != (b.shape, b.dtype):
             raise TypeError(
                 f"{what} carry input and carry output must have equal types, but they differ: the "
-                f"input carry component {carry_name}{path} has type {a.str_short(False)} but the "
-                f"corresponding output carry component has type {b.str_short(False)}, so "
-                f"{_type_diff(a, b)}. Revise the function so that all output types match the "
-                f"corresponding input types.")
-    bad = [(p, a, b) for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals) if a.vma != b.vma]
-    if bad:
-        _carry_vma_error(what, carry_name, bad)
+                f"input carry component {carry_name(body_fun)}{path} has type "
+                f"{a.str_short(False)} but the corresponding output carry component has type "
+                f"{b.str_short(False)}, so {_type_diff(a, b)}. Revise the function so that all "
+                f"output types match the corresponding input types.")
+    if core.VMA_TRACING[0] and any(a.vma != b.vma for a, b in zip(in_avals, out_avals)):
+        _carry_vma_error(what, carry_name(body_fun), [
+            (p, a, b) for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals)
+            if a.vma != b.vma])
 
 
 def carry_name(body_fun) -> str:

@@ -74,7 +74,7 @@ def _scan(f, init, xs, length, reverse, unroll, cache_as):
         init_avals = promoted
         jaxpr, consts, carry_tree, y_tree = _trace_body(f, init_tree, init_avals, xs_tree, x_avals, cache_as)
     common.check_carry_agrees("scan body function", init_tree, init_avals, carry_tree,
-                              jaxpr.out_avals[:nk], common.carry_name(f))
+                              jaxpr.out_avals[:nk], f)
     outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=jaxpr, num_consts=len(consts),
                        num_carry=nk, length=length, reverse=bool(reverse), unroll=unroll)
     return tree_util.tree_unflatten(init_tree, outs[:nk]), tree_util.tree_unflatten(y_tree, outs[nk:])

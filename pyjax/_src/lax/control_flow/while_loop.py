@@ -63,7 +63,7 @@ def _while_loop(cond_fun, body_fun, init_val, cache_as):
         avals = promoted
         body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
     common.check_carry_agrees("while_loop body function", in_tree, avals, out_tree, body.out_avals,
-                              common.carry_name(body_fun))
+                              body_fun)
     cond, cond_consts, cond_tree = _trace((cond_fun, "while_loop cond"), cond_fun, in_tree, avals)
     if cond_tree.num_leaves != 1 or not tree_util.treedef_is_leaf(cond_tree):
         raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
