@@ -148,7 +148,7 @@ def check_outputs_agree(what: str, names, out_trees, out_avals_lists, funs=None)
                     f"{names[0]}{at} has type {a.str_short(False)} but the corresponding output of "
                     f"{name} has type {b.str_short(False)}, so {_type_diff(a, b)}. Revise "
                     f"{names[0]} and/or {name} so that all output types match.")
-        if any(a.vma != b.vma for a, b in zip(avals0, avals, strict=True)):
+        if core.VMA_TRACING[0] and any(a.vma != b.vma for a, b in zip(avals0, avals)):
             _branch_vma_error(what, names[0], name, funs and funs[0],
                               funs and funs[names.index(name)], paths, avals0, avals)
 
