@@ -72,6 +72,13 @@ SPARSE_CASES = [
     "parts(sparse.bcoo_concatenate([sparse.BCOO.fromdense(D), sparse.BCOO.fromdense(D)], dimension=0))",
     "parts(sparse.eye(3))",
     "parts(sparse.eye(3, 4, k=1))",
+    # eye with batch and dense dimensions: JAX's layouts (one entry per batch row, or fromdense)
+    "parts(sparse.eye(5, 4, k=2, n_batch=1))",
+    "parts(sparse.eye(3, 4, k=-1, n_batch=1))",
+    "parts(sparse.eye(5, None, k=0, n_batch=1))",
+    "parts(sparse.eye(3, 4, k=1, n_dense=1))",
+    "parts(sparse.eye(3, None, k=-1, n_batch=2))",
+    "parts(sparse.eye(3, 4, k=4, n_batch=1))",
     "parts(sparse.empty((2, 3)))",
     "parts(sparse.BCSR.fromdense(D))",
     "parts(sparse.BCSR.fromdense(D3, n_batch=1))",

@@ -573,16 +573,27 @@ class BCOO(JAXSparse):
 
     @classmethod
     def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32", n_batch=0, n_dense=0):
-        if n_batch or n_dense:
-            return bcoo_update_layout(cls._eye(N, M, k, dtype=dtype, index_dtype=index_dtype),
-                                      n_batch=n_batch, n_dense=n_dense, on_inefficient=None)
-        if k > 0:
-            diag_size = min(N, M - k)
-        else:
-            diag_size = min(N + k, M)
-        diag_size = max(diag_size, 0)
-        if diag_size == 0:
-            return cls._empty((N, M), dtype=dtype, index_dtype=index_dtype)
+        """As JAX's: the diagonal's entries (one per row when n_batch is 1, the rows off the
+        matrix holding zeros), or every entry (fromdense) with dense or two batch dims."""
+        if 2 - n_batch - n_dense < 0 or n_dense < 0 or n_batch < 0:
+            raise ValueError(f"Invalid inputs: shape={(N, M)}, n_dense={n_dense}, "
+                             f"n_batch={n_batch}")
+        diag_size = min(N, M - k) if k > 0 else min(N + k, M)
+        if diag_size <= 0:
+            return cls._empty((N, M), dtype=dtype, index_dtype=index_dtype, n_batch=n_batch,
+                              n_dense=n_dense)
+        if n_dense > 0 or n_batch > 1:
+            return cls.fromdense(creation.eye(N, M, k, dtype=dtype), n_batch=n_batch,
+                                 n_dense=n_dense, index_dtype=index_dtype)
+        if n_batch == 1:  # row i holds column i + k (a zero where that is off the matrix)
+            data = creation.ones(N, dtype=dtype)
+            cols = creation.arange(N, dtype=index_dtype) + k
+            if k < 0:
+                data, cols = data.at[:-k].set(0), cols.at[:-k].set(M)
+            elif k > 0:  # (NB: as JAX 0.10.2, only the first row past the edge gets column M)
+                data, cols = data.at[M - k:].set(0), cols.at[M - k].set(M)
+            return cls((data[:, None], cols[:, None, None]), shape=(N, M), indices_sorted=True,
+                       unique_indices=True)
         data = creation.ones(diag_size, dtype=dtype)
         idx = creation.arange(diag_size, dtype=index_dtype)
         zero = creation.zeros((), index_dtype)
