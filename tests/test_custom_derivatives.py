@@ -667,3 +667,24 @@ def test_custom_gradient_rule_may_return_a_single_cotangent():
 
     np.testing.assert_allclose([f(3.), pyjax.grad(f)(3.), pyjax.grad(pyjax.grad(f))(3.)],
                                [9., 3., 1.])
+
+
+def test_symbolic_zero_tangents_under_vmap():
+    """Issue 23 (JAX's custom_api_test test_symbolic_zero_custom_jvp vmap cases): under vmap a
+    symbolic_zeros=True rule still sees SymbolicZero tangents, typed as one example's."""
+    seen = []
+
+    @pyjax.custom_jvp
+    def f(a, x):
+        return a + x
+
+    @functools.partial(f.defjvp, symbolic_zeros=True)
+    def f_jvp(primals, tangents):
+        seen.append((type(tangents[0]).__name__, tuple(tangents[0].shape)))
+        return f(*primals), tangents[1] + 91.
+
+    batched = pyjax.vmap(f, in_axes=(0, 0))
+    out, t = pyjax.jvp(lambda x: batched(jnp.ones((2, 3)), x), (jnp.ones((2, 3)),),
+                       (jnp.ones((2, 3)),))
+    np.testing.assert_allclose(t, np.full((2, 3), 92.))
+    assert seen[-1] == ("SymbolicZero", (3,))

@@ -111,19 +111,30 @@ def _batch_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, **params
     free, new_consts = _trace_flat(call, args)
     consts, dyn = args[:num_consts], args[num_consts:]
     dyn_axes = axes[num_consts:]
-    new_params = {k: _vmapped_rule(v, dyn_axes, axis_size) if k in prim.rule_names else v
+    new_params = {k: (_vmapped_jvp_rule(v, dyn_axes, axis_size) if k == "jvp" else
+                      _vmapped_rule(v, dyn_axes, axis_size)) if k in prim.rule_names else v
                   for k, v in params.items()}
     outs = prim.bind(*new_consts, *consts, *dyn, call_jaxpr=free, num_consts=len(new_consts) + num_consts,
                      **new_params)
     return outs, [0] * len(outs)
 
 
+def _vmapped_jvp_rule(rule, dyn_axes, axis_size):
+    """A custom_jvp rule vmapped over (primals, tangents), each mapped as its primal; a symbolic
+    zero tangent goes in unmapped, typed as one example's (as JAX's)."""
+    def batched(primals, tangents, **kw):
+        t_axes = [None if isinstance(t, ad.SymbolicZero) else a
+                  for t, a in zip(tangents, dyn_axes, strict=True)]
+        tangents = [ad.SymbolicZero(t.aval.update(shape=t.aval.shape[1:]))
+                    if isinstance(t, ad.SymbolicZero) and a is not None else t
+                    for t, a in zip(tangents, dyn_axes, strict=True)]
+        return vmap(functools.partial(rule, **kw), in_axes=(list(dyn_axes), t_axes),
+                    axis_size=axis_size)(primals, tangents)
+    return functools.wraps(rule)(batched)
+
+
 def _vmapped_rule(rule, dyn_axes, axis_size):
     """`rule` vmapped over its operands (keywords are static: custom_vjp's `perturbed`)."""
-    if any(a is None for a in dyn_axes):  # custom_jvp's rule: (primals, tangents) as the operands
-        in_axes = (list(dyn_axes), list(dyn_axes))
-        return functools.wraps(rule)(lambda *xs, **kw: vmap(functools.partial(rule, **kw),
-                                                            in_axes=in_axes, axis_size=axis_size)(*xs))
     out = functools.wraps(rule)(lambda *xs, **kw: vmap(functools.partial(rule, **kw),
                                                        axis_size=axis_size)(*xs))
     out.symbolic_zeros = False  # (vmap cannot map symbolic zeros: the batched bwd gets arrays)
