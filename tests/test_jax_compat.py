@@ -302,7 +302,7 @@ def test_library_effects_and_hijax_names():
 _MLIR_BINDINGS = "needs MLIR's Python bindings (pyjax emits StableHLO text)"
 NOT_PROVIDED = {
     "jax.extend.core": {
-        "InconclusiveDimensionOperation": "no symbolic shapes", "TraceTag": "no trace tags",
+        "InconclusiveDimensionOperation": "no symbolic shapes",
         "array_types": "types are abstracted through core.pytype_aval_mappings"},
     "jax.extend.backend": dict.fromkeys(
         ["backend_xla_version", "clear_backends", "get_compile_options", "ifrt_proxy",
@@ -567,3 +567,47 @@ def test_ad_zero_is_a_childless_pytree_node_and_rules_get_tuples():
     pyjax.jvp(p.bind, (1.0,), (1.0,))
     pyjax.vmap(p.bind)(jnp.ones(2))
     assert seen == [("jvp", tuple, tuple), ("batch", tuple, tuple)]
+
+
+class _RecordingTracer(jcore.Tracer):
+    """A library's tracer written to JAX 0.10.2's protocol (haiku's DotTracer): `Tracer(trace,
+    aval)`, the value it stands for, and nothing else."""
+
+    def __init__(self, trace, val):
+        super().__init__(trace, pyjax.typeof(val))
+        self.val = val
+
+
+class _RecordingTrace(jcore.Trace):
+    """Records each primitive it sees and binds it on its parent (haiku's DotTrace)."""
+
+    def __init__(self, parent, tag):
+        super().__init__()
+        self.parent_trace, self.tag, self.seen = parent, tag, []
+
+    def to_val(self, x):
+        return x.val if isinstance(x, _RecordingTracer) and x._trace.tag is self.tag else x
+
+    def process_primitive(self, primitive, tracers, params):
+        vals = [self.to_val(t) for t in tracers]
+        avals = [pyjax.typeof(t) for t in tracers]
+        out = primitive.bind_with_trace(self.parent_trace, vals, avals, params)
+        self.seen.append(primitive.name)
+        if primitive.multiple_results:
+            return [_RecordingTracer(self, v) for v in out]
+        return _RecordingTracer(self, out)
+
+
+def test_a_library_trace_and_tracer_run_as_in_jax():
+    # JAX 0.10.2's protocol for a library's own interpreter (haiku's to_dot): a TraceTag, Tracer
+    # subclasses initialised with (trace, aval), Primitive.bind_with_trace on the parent trace
+    tag = ecore.TraceTag()
+    assert tag is not ecore.TraceTag() and tag == tag
+    with ecore.take_current_trace() as parent:
+        trace = _RecordingTrace(parent, tag)
+        with ecore.set_current_trace(trace):
+            x = _RecordingTracer(trace, jnp.arange(3.0))
+            assert x.aval.shape == (3,) and x.shape == (3,) and x.dtype == np.float32
+            y = jnp.sin(x) * 2.0
+    assert trace.seen == ["sin", "mul"]
+    np.testing.assert_allclose(trace.to_val(y), 2 * np.sin(np.arange(3.0)), rtol=1e-6)

@@ -99,6 +99,46 @@ _core.ShapedArray.to_tangent_aval = tangent_aval
 _core.ShapedArray.at_least_vspace = tangent_aval
 
 
+class TraceTag:
+    """Names one transformation (JAX's `core.TraceTag`): libraries that write their own Trace
+    give it one and tell their tracers apart by it (haiku's `to_dot`). Compared by identity."""
+
+    __slots__ = ("__weakref__",)
+
+    def __repr__(self):
+        return f"TraceTag({id(self):#x})"
+
+
+def _library_tracer_init(self, trace, aval=None):
+    """JAX's `Tracer.__init__(trace, aval)`, for Tracer subclasses libraries write (haiku's
+    DotTracer): the trace, and the aval the base class's `aval` then answers with."""
+    self._trace = trace
+    if aval is not None:
+        self.__dict__["_library_aval"] = aval
+
+
+def _library_tracer_aval(self):
+    try:
+        return self.__dict__["_library_aval"]
+    except (AttributeError, KeyError):
+        raise NotImplementedError(f"{type(self).__name__} has no aval") from None
+
+
+def _bind_with_trace(self, trace, args, *rest):
+    """JAX's `Primitive.bind_with_trace(trace, args, avals, params)` (and its older
+    `(trace, args, params)`): process the primitive with `trace`, not the current one."""
+    params = rest[-1]
+    return trace.process_primitive(self, tuple(args), dict(params))
+
+
+# A library's own Trace/Tracer pair (JAX 0.10.2's protocol): `Tracer(trace, aval)` subclasses
+# whose trace processes primitives and binds them on its parent. pyjax's own tracers define
+# their own __init__ and aval.
+_core.Tracer.__init__ = _library_tracer_init
+_core.Tracer.aval = property(_library_tracer_aval)
+_core.Primitive.bind_with_trace = _bind_with_trace
+
+
 def trace_state_clean() -> bool:
     """Whether no transformation is tracing (the current trace is the eager one)."""
     return type(_core.current_trace()) is _core.EvalTrace
