@@ -63,7 +63,7 @@ from pyjax._src.lax import barriers, shape_ops
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax.parallel import psum_p
 from pyjax._src.lowering import mlir, sdy
-from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh
+from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh, use_abstract_mesh
 from pyjax._src.pjit import _drop_unread_residuals, jit
 from pyjax._src.sharding import NamedSharding, PartitionSpec, _hlo_sharding
 from pyjax._src.traceback_util import api_boundary
@@ -393,9 +393,13 @@ def _trace(fun, avals, mesh, manual_axes, check_vma):
 
 @contextlib.contextmanager
 def _body_context(mesh, manual_axes, check_vma):
-    """Where a body is traced: its manual mesh axes bound, vma types on if `check_vma`."""
+    """Where a body is traced: its manual mesh axes bound, vma types on if `check_vma`, and
+    (as JAX) `get_abstract_mesh()` the mesh with those axes of type Manual."""
+    manual_mesh = mesh.abstract_mesh.update_axis_types(
+        {a: AxisType.Manual for a in mesh.axis_names if a in manual_axes})
     with batching.extend_axis_env(_axis_env(mesh, manual_axes)), \
-            core.tracing_with_vma(manual_axes if check_vma else None, mesh.axis_names):
+            core.tracing_with_vma(manual_axes if check_vma else None, mesh.axis_names), \
+            use_abstract_mesh(manual_mesh):
         yield
 
 

@@ -181,6 +181,10 @@ def typed(a, w, s):
     t["ones_like_int"] = jax.typeof(jnp.ones_like(a, dtype=jnp.int32))
     t["full_like"] = jax.typeof(jax.lax.full_like(b, 2.0))
     t["zeros_like_w"] = jax.typeof(jnp.zeros_like(w))
+    am = jax.sharding.get_abstract_mesh()
+    t["manual_axes"] = am.manual_axes
+    t["invarying_w"] = sorted(jax.typeof(w).mat.invarying(am))
+    t["invarying_psum_x"] = sorted(jax.typeof(jax.lax.psum(b, "x")).mat.invarying(am))
     out["types"].update({k: str(v) for k, v in t.items()})
     return b
 jax.jit(sm(typed, in_specs=(P("x", "y"), P(), P()), out_specs=P("x", "y")))(X, W[:3, :2], S)
