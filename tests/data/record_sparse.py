@@ -79,6 +79,10 @@ SPARSE_CASES = [
     "parts(sparse.eye(3, 4, k=1, n_dense=1))",
     "parts(sparse.eye(3, None, k=-1, n_batch=2))",
     "parts(sparse.eye(3, 4, k=4, n_batch=1))",
+    # slices with no room for entries, and summing the duplicates of no entries
+    "parts(sparse.bcoo_slice(sparse.BCOO.fromdense(D), start_indices=(1, 2), limit_indices=(1, 4)))",
+    "parts(sparse.bcoo_dynamic_slice(sparse.BCOO.fromdense(D3, n_batch=1), (0, 1, 0), (2, 0, 2)))",
+    "parts(sparse.bcoo_sum_duplicates(sparse.BCOO.fromdense(np.zeros((3, 4), np.float32), nse=0), nse=2))",
     "parts(sparse.empty((2, 3)))",
     "parts(sparse.BCSR.fromdense(D))",
     "parts(sparse.BCSR.fromdense(D3, n_batch=1))",

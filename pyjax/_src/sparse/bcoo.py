@@ -306,6 +306,9 @@ def _sum_duplicates_unbatched(data, indices, *, sparse_shape, nse):
     indices = lax_numpy.where(valid[:, None], indices, fill)
     if n_sparse == 0:
         return data.sum(0, keepdims=True)[:nse] if nse else data[:0], indices[:nse]
+    if indices.shape[0] == 0 or nse == 0:  # no entries or no slots: nse padding slots
+        return (creation.zeros((nse,) + data.shape[1:], data.dtype),
+                jnp_util.broadcast_to(fill, (nse, n_sparse)))
     keys = tuple(indices[:, i] for i in range(n_sparse))
     *sorted_keys, perm = lax_sorting.sort(keys + (creation.arange(indices.shape[0]),), num_keys=n_sparse)
     sorted_idx = jshape.stack(sorted_keys, axis=1)
