@@ -611,3 +611,18 @@ def test_a_library_trace_and_tracer_run_as_in_jax():
             y = jnp.sin(x) * 2.0
     assert trace.seen == ["sin", "mul"]
     np.testing.assert_allclose(trace.to_val(y), 2 * np.sin(np.arange(3.0)), rtol=1e-6)
+
+
+def test_eval_jaxpr_p_evaluates_its_jaxpr_under_every_transformation():
+    """Issue 23 (JAX's api_test EvalJaxprPrimitiveTest): jax._src.lax.eval_jaxpr.eval_jaxpr_p."""
+    from pyjax._jax_compat.internal.lax.eval_jaxpr import eval_jaxpr_p
+    run = lambda f, *xs: eval_jaxpr_p.bind(*xs, jaxpr=pyjax.make_jaxpr(f)(*xs))
+    x = jnp.array(2.0)
+    assert float(run(lambda a, b: [a * b + 1.0], x, jnp.array(4.0))[0]) == 9.0
+    g = lambda v: run(lambda a: [a ** 3], v)[0]
+    assert float(pyjax.grad(g)(x)) == 12.0
+    assert [float(t) for t in pyjax.jvp(g, (x,), (1.0,))] == [8.0, 12.0]
+    np.testing.assert_allclose(pyjax.vmap(lambda v: run(lambda a: [a ** 2 + 1.0], v)[0])(
+        jnp.array([1.0, 2.0, 3.0])), [2.0, 5.0, 10.0])
+    np.testing.assert_allclose(pyjax.jit(lambda v: run(lambda a: [jnp.sin(a)], v)[0])(x), np.sin(2.0),
+                               rtol=1e-6)
