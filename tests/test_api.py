@@ -472,3 +472,14 @@ def test_shape_dtype_struct_has_a_length():
     assert len(jax.ShapeDtypeStruct((4, 2, 3), jnp.float32)) == 4
     with pytest.raises(TypeError, match="unsized"):
         len(jax.ShapeDtypeStruct((), jnp.float32))
+
+
+def test_device_put_tree_mismatch_lists_every_mismatch():
+    """Issue 23 (JAX's api_test test_device_put_mismatched_tree_shows_*): JAX's ValueError with
+    every mismatch (None counted as a node in the report, as JAX's)."""
+    x = {"a": jnp.arange(2), "b": jnp.arange(3)}
+    with pytest.raises(ValueError, match=r"(?s)device_put device specification must be a tree "
+                                         r"prefix.*Mismatch details \(2 found\).*different types"):
+        jax.device_put(x, device={"a": [None, None], "b": (None, None)})
+    with pytest.raises(ValueError, match=r"(?s)Mismatch details \(2 found\)"):
+        jax.device_put(x, device={"a": None, "b": (None, None)})

@@ -78,7 +78,17 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     if device is None or isinstance(device, (xla.Device, Sharding, PartitionSpec)):
         return tree_util.tree_map(lambda v: _put_leaf(v, device, may_alias), x)
     leaves, treedef = tree_util.tree_flatten(x)
-    placements = tree_util.flatten_prefix(device, x, "device_put device")
+    try:
+        placements = tree_util.flatten_prefix(device, x, "device_put device")
+    except ValueError:
+        # (JAX's report: every mismatch, None counted as a node there as in JAX's)
+        errors = [e("device_put device") for e in tree_util.prefix_errors(device, x)]
+        if not errors:
+            raise
+        raise ValueError(
+            "device_put device specification must be a tree prefix of the corresponding value; \n"
+            f"  Mismatch details ({len(errors)} found):\n"
+            + "\n".join("  " + str(e) for e in errors)) from None
     return treedef.unflatten([_put_leaf(v, d, may_alias) for v, d in zip(leaves, placements)])
 
 
