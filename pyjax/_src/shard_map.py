@@ -149,11 +149,10 @@ def _infer_in_specs(mesh, args):
                         f"only over Explicit mesh axes)")
 
     def spec(x):
-        if isinstance(x, core.Tracer):
-            raise NotImplementedError(
-                "shard_map: inferring in_specs from traced arguments (under jit, grad, vmap...) "
-                "needs shardings in abstract values, which pyjax does not have yet; pass in_specs")
-        s = x._named_sharding if type(x) is ArrayImpl else None
+        if isinstance(x, core.Tracer):  # (under jit: the layout its type carries)
+            s = getattr(x.aval, "sharding", None)
+        else:
+            s = x._named_sharding if type(x) is ArrayImpl else None
         if s is None or s.mesh.axis_names != mesh.axis_names:
             return PartitionSpec()
         return s.spec

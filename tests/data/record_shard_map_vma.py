@@ -153,6 +153,18 @@ twice.defvjp(lambda x: (twice(x), None), lambda _, g: (jnp.ones_like(g),))
 f_twice = sm(lambda x: twice(x) * x, in_specs=P("x"), out_specs=P("x"))
 val("custom_vjp_ones_like_ct", lambda: jax.value_and_grad(lambda x: f_twice(x).sum())(X[:, 0]))
 val("custom_vjp_bwd_varying_ct", lambda: custom_mm(False))
+# in_specs left out over an Explicit mesh, under jit: read from the arguments' types
+emesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+def inferred():
+    with jax.set_mesh(emesh):
+        a = jax.device_put(X, P("x", None))
+        w = jax.device_put(S, P())
+        f = jax.jit(jax.shard_map(lambda a, w: (a * w, jax.lax.psum(jnp.sum(a), "x")),
+                                  out_specs=(P("x"), P())))
+        r = f(a, w)
+        g = jax.grad(lambda w: jnp.sum(f(a, w)[0]))(w)
+        return r[0], r[1], g, str(jax.typeof(r[0])), str(r[0].sharding.spec)
+val("infer_in_specs_under_jit", inferred)
 # types as jax.typeof prints them inside the body
 def typed(a, w, s):
     t = {}
