@@ -688,3 +688,21 @@ def test_symbolic_zero_tangents_under_vmap():
                        (jnp.ones((2, 3)),))
     np.testing.assert_allclose(t, np.full((2, 3), 92.))
     assert seen[-1] == ("SymbolicZero", (3,))
+
+
+def test_remat_traces_once_per_signature_when_eager():
+    """Issue 23 (JAX's api_test test_remat_retracing): a remat'd function called eagerly in a
+    loop is traced once (JAX caches the trace; so does pyjax now)."""
+    count = []
+
+    @pyjax.remat
+    def g(x):
+        count.append(1)
+        return pyjax.lax.sin(x), 3.
+
+    for _ in range(5):
+        y = g(2.)[0]
+    assert len(count) == 1
+    np.testing.assert_allclose(y, np.sin(2.), rtol=1e-6)
+    g(jnp.ones(2))  # another signature: traced again
+    assert len(count) == 2

@@ -19,6 +19,7 @@ from pyjax._src.ad_api import linearize_flat
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.lax.control_flow.common import cached_trace
 from pyjax._src.traceback_util import api_boundary
 
 # -- policies --------------------------------------------------------------------------------
@@ -201,6 +202,11 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
     return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
 
 
+# Primitives of debugging callbacks (debug.print/callback register theirs): a remat stages them
+# into the recomputation as JAX does, so a print shows the recomputed values too.
+remat_debug_primitives: set = set()
+
+
 def _checkpoint_partial_eval(eqn, in_unknown):
     """Known side: compute the outputs and the saveable values the unknown side needs. Unknown
     side: recompute the other needed values (from the saved ones and the known inputs), then run
@@ -219,19 +225,40 @@ def _checkpoint_partial_eval(eqn, in_unknown):
     known_inputs = set(known.invars)
     saved, recompute = {}, set()  # dicts and sets of ids keep the jaxpr order deterministic
 
-    stack = list(reversed(residuals))
-    while stack:  # (a loop, not recursion: chains of thousands of equations are common)
-        v = stack.pop()
-        if type(v) is not core.Var or v in known_inputs or v not in producer or v in saved:
-            continue
-        e = producer[v]
-        if id(e) in recompute:
-            continue
-        if _saves(policy(e.primitive, *[x.aval for x in e.invars], **e.params)):
-            saved[v] = None
-            continue
-        recompute.add(id(e))
-        stack.extend(reversed(e.invars))
+    def need(values):
+        """Save or recompute each of `values` (and what recomputing them needs in turn)."""
+        stack = list(reversed(values))
+        while stack:  # (a loop, not recursion: chains of thousands of equations are common)
+            v = stack.pop()
+            if type(v) is not core.Var or v in known_inputs or v not in producer or v in saved:
+                continue
+            e = producer[v]
+            if id(e) in recompute:
+                continue
+            if _saves(policy(e.primitive, *[x.aval for x in e.invars], **e.params)):
+                saved[v] = None
+                continue
+            recompute.add(id(e))
+            stack.extend(reversed(e.invars))
+
+    def recomputed_anyway(v):  # (JAX: the equation that makes it is not saveable)
+        e = producer.get(v)
+        return e is not None and (id(e) in recompute or not _saves(
+            policy(e.primitive, *[x.aval for x in e.invars], **e.params)))
+
+    # Debug callbacks (JAX's rule for them): one the policy does not save is staged into the
+    # recomputation too (it runs again, with its inputs recomputed or saved); one it saves is
+    # staged too only when each of its inputs is recomputed anyway.
+    debug = [e for e in known.eqns if e.primitive in remat_debug_primitives]
+    staged = [e for e in debug
+              if not _saves(policy(e.primitive, *[x.aval for x in e.invars], **e.params))]
+    recompute.update(id(e) for e in staged)
+    need(list(residuals) + [v for e in staged for v in e.invars])
+    for e in debug:
+        if id(e) not in recompute and all(type(v) is not core.Var or v in known_inputs
+                                          or recomputed_anyway(v) for v in e.invars):
+            recompute.add(id(e))
+            need(e.invars)
     saved = list(saved)
     # known side: only the known outputs and the saved values
     k_jaxpr = pe.prune_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + saved,
@@ -299,7 +326,11 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         def call(d, kw):
             it = iter(d)
             return fun(*[static[i] if i in static else next(it) for i in range(len(args))], **kw)
-        free, consts, out_tree = pe.trace_tree_to_jaxpr(call, in_tree, [core.get_aval(x) for x in leaves])
+        avals = [core.get_aval(x) for x in leaves]
+        # (traced once per signature when called eagerly, as JAX's remat: no retrace per call)
+        key = ("checkpoint", in_tree, tuple(avals), len(args), tuple(static.items()))
+        free, consts, out_tree = cached_trace(
+            fun, key, lambda: pe.trace_tree_to_jaxpr(call, in_tree, avals))
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=free, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
         return tree_util.tree_unflatten(out_tree, outs)
