@@ -12,6 +12,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
+from pyjax._src import ad_checkpoint
 from pyjax.experimental import io_callback
 
 
@@ -269,3 +270,35 @@ def test_partitioned_debug_print_prints_each_shard():
     assert res.returncode == 0, res.stderr[-3000:]
     assert sorted(res.stdout.splitlines()) == sorted(
         ["part: [[0 1]", " [4 5]]", "part: [[2 3]", " [6 7]]"])
+
+
+def _but(*names):
+    """A policy saving everything but the values named `names`."""
+    def policy(prim, *_, **params):
+        if prim is ad_checkpoint.name_p:
+            return params["name"] not in names
+        return True
+    return policy
+
+
+@pytest.mark.parametrize("policy,prints", [
+    (pyjax.checkpoint_policies.everything_saveable, 1),
+    (pyjax.checkpoint_policies.nothing_saveable, 2),
+    (pyjax.checkpoint_policies.save_any_names_but_these("z"), 2),
+    (pyjax.checkpoint_policies.dots_saveable, 2),
+    (_but("y"), 1),
+    (_but("y", "z"), 2),
+])
+def test_debug_print_under_remat_is_recomputed_as_jax(policy, prints, capsys):
+    """JAX's rule (debugging_primitives_test test_remat_of_debug_print): a print the policy does
+    not save runs again in the recomputation; one it saves, only when its inputs are recomputed
+    anyway. The counts are JAX 0.10.2's."""
+    def f(x):
+        y = ad_checkpoint.checkpoint_name(x + 1., "y")
+        z = ad_checkpoint.checkpoint_name(y * 2., "z")
+        pyjax.debug.print("y: {}, z: {}", y, z)
+        return ad_checkpoint.checkpoint_name(jnp.exp(z), "w")
+    g = pyjax.grad(pyjax.checkpoint(f, policy=policy))(2.)
+    pyjax.effects_barrier()
+    assert lines(capsys) == ["y: 3.0, z: 6.0"] * prints
+    np.testing.assert_allclose(g, 806.8576049804688, rtol=1e-6)

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors, source_info, tree_util
+from pyjax._src import ad_checkpoint, core, dtypes, errors, source_info, tree_util
 from pyjax._src.array import Array, from_host, put_value
 from pyjax._src.core import ShapedArray
 from pyjax._src.lax import shape_ops
@@ -269,6 +269,7 @@ debug_callback_p.def_jvp(lambda primals, tangents, **params: (debug_callback_p.b
 debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
 debug_callback_p.def_batch(lambda axis_size, args, dims, **params:
                            _unroll_batch(debug_callback_p, axis_size, args, dims, **params))
+ad_checkpoint.remat_debug_primitives.add(debug_callback_p)  # (recomputed under remat, as JAX)
 
 
 @debug_callback_p.def_lowering
