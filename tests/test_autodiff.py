@@ -976,3 +976,15 @@ def test_grad_through_an_enable_x64_block():
     y, h_vjp = pyjax.vjp(h, 5.)
     with pytest.raises(ValueError):  # the cotangent of a float64 output is float64
         h_vjp(jnp.ones((), jnp.float32))
+
+
+def test_linearize_returns_jax_s_partial():
+    """Issue 23 (JAX's api_test test_remat_custom_policy & co): linearize's linear function is a
+    tree_util.Partial whose func.args[0] is the linear jaxpr and whose leaves are the residuals
+    (so it can be returned from jit). Values recorded from JAX 0.10.2."""
+    y, f = pyjax.linearize(lambda x: jnp.sin(x) * x, 1.0)
+    assert type(f).__name__ == "Partial"
+    assert "add_any" in str(f.func.args[0]) and "mul" in str(f.func.args[0])
+    np.testing.assert_allclose([y, f(2.0)], [0.84147096, 2.7635465], rtol=1e-6)
+    g = pyjax.jit(lambda: pyjax.linearize(jnp.sin, 1.0)[1])()
+    np.testing.assert_allclose(g(3.0), 1.6209068, rtol=1e-6)

@@ -132,9 +132,10 @@ class _Linearized:
         self.in_avals = in_avals
         self.out_tangent_avals = out_tangent_avals
 
-    def jvp(self, tangents):
+    def jvp(self, tangents, residuals=None):
         diff_t = [t for t, d in zip(tangents, self.diff_mask) if d]
-        return core.eval_jaxpr(self.linear_jaxpr, [], *self.residuals, *diff_t)
+        residuals = self.residuals if residuals is None else residuals
+        return core.eval_jaxpr(self.linear_jaxpr, [], *residuals, *diff_t)
 
     def vjp(self, cts, residuals=None):
         """The cotangents of the inputs; `residuals` (default: this linearization's) are passed
@@ -203,18 +204,26 @@ def linearize(fun, *primals, has_aux=False):
     box = []
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
     out_tree, aux_tree = box
-
-    @api_boundary
-    def f_jvp(*tangents):
-        t_flat, t_tree = tree_util.tree_flatten(tangents)
-        if t_tree != in_tree:
-            raise TypeError(f"linearize: tangent structure {t_tree} does not match the primals' {in_tree}")
-        return tree_util.tree_unflatten(out_tree, lin.jvp(t_flat))
-
+    residuals, lin.residuals = list(lin.residuals), None
+    # as JAX's: a pytree (`Partial`) whose `func.args[0]` is the linear jaxpr and whose leaves
+    # are the residuals, so it can be returned from jit
+    f_jvp = tree_util.Partial(functools.partial(_lift_linearized, lin.linear_jaxpr, lin,
+                                                (in_tree, out_tree)), residuals)
     out = tree_util.tree_unflatten(out_tree, lin.primals_out)
     if has_aux:
         return out, f_jvp, _unflatten_aux(aux_tree, lin.aux)
     return out, f_jvp
+
+
+@api_boundary
+def _lift_linearized(jaxpr, lin, trees, residuals, *tangents):
+    """linearize's linear function: the tangents through the linear `jaxpr`."""
+    del jaxpr  # (lin holds it; it is an argument to be seen as JAX's is)
+    in_tree, out_tree = trees
+    t_flat, t_tree = tree_util.tree_flatten(tangents)
+    if t_tree != in_tree:
+        raise TypeError(f"linearize: tangent structure {t_tree} does not match the primals' {in_tree}")
+    return tree_util.tree_unflatten(out_tree, lin.jvp(t_flat, residuals))
 
 
 @api_boundary
