@@ -305,6 +305,7 @@ KEY_ARRAY_OP_CASES = [
     ("keys at get", "random.split(k, 3).at[jnp.array([0, 2])].get()", False),
     ("keys at set", "random.split(k, 5).at[2:4].set(k1)", False),
     ("keys at set jit", "jax.jit(lambda a, b: a.at[0].set(b))(random.split(k, 3), k1)", False),
+    ("multivariate_normal rank promotion raise", "jax.numpy_rank_promotion('raise')(lambda: random.multivariate_normal(k, jnp.zeros(2), jnp.ones((2, 2)), shape=(3,), method='eigh'))()", False),
     ("keys phx4 concatenate", "jnp.concatenate([random.split(random.key(1, impl='philox4x32'), 2)] * 2)", False),
 ]
 

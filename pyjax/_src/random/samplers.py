@@ -712,5 +712,7 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
     else:
         factor = jnp_linalg.cholesky(cov)
     z = normal(key, shape + mean.shape[-1:], dtype)
-    return mean + einsum("...ij,...j->...i", factor, z)
+    out = einsum("...ij,...j->...i", factor, z)
+    # (mean's rank raised explicitly: JAX adds under rank_promotion='allow', so 'raise' passes)
+    return mean.reshape((1,) * (out.ndim - mean.ndim) + mean.shape) + out
 
