@@ -988,3 +988,35 @@ def test_linearize_returns_jax_s_partial():
     np.testing.assert_allclose([y, f(2.0)], [0.84147096, 2.7635465], rtol=1e-6)
     g = pyjax.jit(lambda: pyjax.linearize(jnp.sin, 1.0)[1])()
     np.testing.assert_allclose(g(3.0), 1.6209068, rtol=1e-6)
+
+
+def test_vjp_args_res_and_opaque_residuals():
+    """Issue 23 (JAX's api_test InputSavedVJPTest): vjp's backward function keeps the primals it
+    needs as `args_res` (NotNeeded where unused; a program may drop and restore them, also
+    through jit) and the other residuals as `opaque_residuals`; a cotangent of the wrong type is
+    JAX's ValueError."""
+    from pyjax._src.ad_api import NotNeeded
+    y, f_vjp = pyjax.vjp(lambda x, w: x * w, 2., 3.)
+    assert not f_vjp.opaque_residuals and len(f_vjp.args_res) == 2
+    f_vjp.args_res = [None, None]
+    f_vjp.args_res = [2., 3.]
+    np.testing.assert_allclose(f_vjp(1.), (3., 2.))
+    _, s_vjp = pyjax.vjp(jnp.sin, 3.)
+    assert isinstance(s_vjp.args_res[0], NotNeeded) and s_vjp.opaque_residuals
+
+    @pyjax.jit
+    def g():
+        _, v = pyjax.vjp(lambda x, w: x * w, 2., 3.)
+        v.args_res = [None, None]
+        return v
+
+    @pyjax.jit
+    def h(v):
+        v.args_res = [2., 3.]
+        return v(1.)
+
+    np.testing.assert_allclose(h(g()), (3., 2.))
+    x, w = jnp.ones((3, 4)), jnp.ones((4, 4))
+    _, m_vjp = pyjax.vjp(lambda x, w: 2. * ((1. * x) @ w), x, w)
+    with pytest.raises(ValueError, match="unexpected JAX type"):
+        m_vjp(jnp.ones((2, 4)))

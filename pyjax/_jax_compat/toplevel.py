@@ -140,7 +140,7 @@ STUBS = {
     "_src.api": {"jit": _jit, "disable_jit": _config.disable_jit, "vmap": _api_vmap.vmap,
                  **{n: getattr(_ad_api, n) for n in (
                      "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "jvp",
-                     "linearize", "vjp", "linear_transpose") if hasattr(_ad_api, n)}},
+                     "linearize", "vjp", "linear_transpose", "NotNeeded") if hasattr(_ad_api, n)}},
     # NB: pyjax keeps no ordered-effect tokens between calls, so there is nothing to clear.
     "_src.dispatch": {"runtime_tokens": _NoTokens()},
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},

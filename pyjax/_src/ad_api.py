@@ -182,7 +182,9 @@ def linearize_flat(flat, primals) -> _Linearized:
                          "operation that does not support reverse-mode autodiff.")
     jaxpr, residuals = _prune_residuals(pe.prune_jaxpr(linear.jaxpr), linear.consts)
     out_t_avals = [core.get_aval(t) for t in out_t]
-    return _Linearized(out_p, aux, residuals, jaxpr, diff_mask, in_avals, out_t_avals)
+    lin = _Linearized(out_p, aux, residuals, jaxpr, diff_mask, in_avals, out_t_avals)
+    lin.primals_in = primals  # (vjp tells the residuals that are inputs apart: args_res)
+    return lin
 
 
 def _prune_residuals(jaxpr: core.Jaxpr, consts):
@@ -240,24 +242,48 @@ def vjp(fun, *primals, has_aux=False):
     lin = linearize_flat(_flat_fun(fun, in_tree, has_aux, box), p_flat)
     out_tree, aux_tree = box
 
-    residuals = tuple(lin.residuals)
-    lin.residuals = None  # (the backward function's Partial carries them, as leaves)
+    # as JAX's: the residuals that are the primals themselves are `args_res` (one entry per
+    # argument, NotNeeded where unused: a program may drop them and put them back, FSDP-style),
+    # the others `opaque_residuals`
+    primal_index = {id(p): i for i, p in enumerate(lin.primals_in)}
+    spec, opaque = [], []
+    for r in lin.residuals:
+        i = primal_index.get(id(r))
+        spec.append((True, i) if i is not None else (False, len(opaque)))
+        if i is None:
+            opaque.append(r)
+    used = {i for is_arg, i in spec if is_arg}
+    args_res = list(tree_util.tree_unflatten(in_tree, [
+        p if i in used else NotNeeded() for i, p in enumerate(lin.primals_in)]))
+    lin.residuals = lin.primals_in = None  # (the backward function carries them, as leaves)
 
     @api_boundary
-    def pullback(residuals, ct):
+    def pullback(args_res, opaque, ct):
         ct_flat, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent has structure {ct_tree}, but the function's "
                             f"output has structure {out_tree}")
-        for i, (c, a) in enumerate(zip(ct_flat, lin.out_tangent_avals)):
+        for c, a in zip(ct_flat, lin.out_tangent_avals):
             ca = core.get_aval(c)
             if ca.shape != a.shape or (ca.dtype != a.dtype and not dtypes.is_float0(a.dtype)):
-                raise ValueError(f"vjp: unexpected cotangent {ca.str_short()} for output {i}: it "
-                                 f"must have the output's shape and tangent dtype, {a.str_short()}")
+                raise ValueError(  # (JAX's words)
+                    f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                    f"{ca.str_short(short_dtypes=False)}, but expected "
+                    f"{a.str_short(short_dtypes=False)} because the corresponding output of the "
+                    f"differentiated function had JAX type {a.str_short(short_dtypes=False)}")
+        args = tree_util.tree_leaves(list(args_res), is_leaf=_unset_residual)
+        if len(args) != in_tree.num_leaves:
+            raise ValueError(f"vjp: args_res must have the primals' structure {in_tree}")
+        residuals = []
+        for is_arg, i in spec:
+            if is_arg and _unset_residual(args[i]):
+                raise ValueError("vjp: the backward function needs the primal input "
+                                 f"{i} (args_res), which was set to {args[i]!r}")
+            residuals.append(args[i] if is_arg else opaque[i])
         ct_flat = [_cast_ct(c, a) for c, a in zip(ct_flat, lin.out_tangent_avals)]
         return tuple(tree_util.tree_unflatten(in_tree, lin.vjp(ct_flat, residuals)))
 
-    f_vjp = VJP(pullback, in_tree, out_tree, [], list(residuals), getattr(fun, "__name__", repr(fun)))
+    f_vjp = VJP(pullback, in_tree, out_tree, args_res, opaque, getattr(fun, "__name__", repr(fun)))
     out = tree_util.tree_unflatten(out_tree, lin.primals_out)
     if has_aux:
         return out, f_vjp, _unflatten_aux(aux_tree, lin.aux)
@@ -284,7 +310,7 @@ class VJP:
                 f"with a single argument corresponding to the single value returned by the function "
                 f"being differentiated (even if that returned value is a tuple or other container): "
                 f"call f_vjp((a, b)), not f_vjp(a, b).")
-        return self.fun(self.opaque_residuals, out_ct)
+        return self.fun(self.args_res, self.opaque_residuals, out_ct)
 
     # (identity, as JAX: residuals may be arrays, which do not compare)
     __hash__ = object.__hash__
@@ -294,6 +320,18 @@ class VJP:
 tree_util.register_pytree_node(
     VJP, lambda v: ((v.args_res, v.opaque_residuals), (v.fun, v.in_tree, v.out_tree, v.name)),
     lambda meta, children: VJP(meta[0], meta[1], meta[2], *children, meta[3]))
+
+
+@dataclasses.dataclass(frozen=True)
+class NotNeeded:
+    """An `args_res` entry for a primal that vjp's backward function does not need (JAX's)."""
+
+
+tree_util.register_pytree_node(NotNeeded, lambda _: ((), None), lambda _, __: NotNeeded())
+
+
+def _unset_residual(x):
+    return x is None or isinstance(x, NotNeeded)
 
 
 def _cast_ct(c, aval):
