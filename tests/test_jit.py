@@ -613,3 +613,13 @@ def test_inline_jit_sees_python_scalars_as_arrays_under_a_trace():
     np.testing.assert_array_equal(jax.grad(lambda x: f(np.float32(3), x))(1.0), 3.0)
     assert str(jax.make_jaxpr(lambda x: f(1.0, x))(jnp.ones(2))) == \
         "{ lambda ; a:f32[2]. let b:f32[2] = mul 1.0:f32[] a in (b,) }"
+
+
+def test_jit_device_argument_places_the_computation():
+    """Issue 23 (JAX's api_test test_jit_device): jit(device=d) runs on d (JAX's deprecated
+    argument, kept), from the first call and on C++'s fast path after it."""
+    d = jax.devices()[-1]
+    f = jax.jit(lambda x: x * 2, device=d)
+    for _ in range(2):
+        assert f(3.).devices() == {d} and f(jnp.ones(2)).devices() == {d}
+    assert jax.jit(device=d)(lambda x: x + 1)(1.).devices() == {d}

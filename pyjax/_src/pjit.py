@@ -377,6 +377,7 @@ class JitInfo:
         self.static_argnums, self.static_argnames = self._infer_static(static_argnums, static_argnames)
         self.donate_argnums = donate_argnums + self._argnums_of(donate_argnames)
         self.inline = inline
+        self.device = None
         self._has_static = bool(self.static_argnums or self.static_argnames)
         self._cache: dict = {}
         self._misses = 0
@@ -503,8 +504,8 @@ class JitInfo:
             compiled = entry.compiled_sharded(self.name, ins, outs)
             out = entry.out_tree.unflatten(compiled(leaves))
             return out, dispatch.fastpath_data_spmd(compiled, (dyn_args, dyn_kwargs), leaves, out)
-        device = None
-        if xla.multiple_devices():
+        device = self.device  # jit(device=...): JAX's deprecated placement, kept
+        if device is None and xla.multiple_devices():
             labels = [f"argument {n}" for n in _arg_origins(
                 self._params(), dyn_args, dyn_kwargs, in_tree, self.static_argnums) or ()] or None
             device = dispatch.committed_device(leaves, self.name, labels)
@@ -918,10 +919,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                                 keep_unused=keep_unused, inline=inline,
+                                 keep_unused=keep_unused, inline=inline, device=device,
                                  in_shardings=in_shardings, out_shardings=out_shardings)
     info = JitInfo(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                    keep_unused, inline, in_shardings=in_shardings, out_shardings=out_shardings)
+    info.device = device
     return make_jit(info, fun)
 
 
