@@ -13,6 +13,7 @@ from pyjax._src import core, tree_util
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import AxisData, not_mapped
 from pyjax._src.lax import interpreter_ops  # noqa: F401  (fills batching's lax_ops slots)
+from pyjax._src.state.types import RefView
 from pyjax._src.traceback_util import api_boundary
 
 
@@ -51,6 +52,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
                              f"to the positional arguments passed to the function, but got "
                              f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        for i, a in enumerate(args):
+            if type(a) is RefView:
+                _refuse_view(fun, i)
         # (registered vmappable containers are leaves here: their own rules map them)
         is_elt = batching.is_vmappable if batching.vmappables else None
         args_flat, in_tree = tree_util.tree_flatten((args, kwargs), is_elt)
@@ -140,6 +144,21 @@ def _canonical_in_axis(x, axis):
                          f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
                          f"is only {aval.ndim} (its shape is {aval.shape})")
     return axis % aval.ndim
+
+
+def _refuse_view(fun, i):
+    """JAX's TypeError for a view of a ref (`ref.at[...]`) given to vmap."""
+    try:
+        params = [p.name for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    name = params[i] if i < len(params) else f"args[{i}]"
+    code = getattr(fun, "__code__", None)
+    where = (f"{getattr(fun, '__name__', fun)} at {code.co_filename}:{code.co_firstlineno}"
+             if code is not None else str(fun))
+    raise TypeError(f"When tracing {where} for vmap, TransformedRefs are not allowed, but got a "
+                    f"TransformedRef with name {name}.ref.")
 
 
 def _leaf_names(fun, args, kwargs):

@@ -296,6 +296,15 @@ def f(x):
     return r[...]
 result = jax.jit(f)(3.0)
 """),
+    ("vmap_of_a_view_is_refused", """
+def f():
+    r = jax.new_ref(jnp.zeros(7))
+    def inner(x_ref_view):
+        x_ref_view[...] += 1.0
+    jax.vmap(inner)(r.at[1:6])
+    return r[...]
+result = jax.jit(f)()
+"""),
     ("jit_view_of_view", """
 def f():
     r = jax.new_ref(jnp.arange(12.0).reshape(3, 4))
