@@ -115,7 +115,9 @@ def test_donating_one_buffer_twice_in_one_call_raises():
 
 def test_a_donated_buffer_no_output_can_reuse_stays_alive():
     x = jnp.arange(3.0) + 0
-    out = jax.jit(lambda a: a.sum(), donate_argnums=0)(x)  # a scalar can't reuse f32[3]
+    # (JAX's warning, at compile time: api_test test_jit_donate_warning_raised)
+    with pytest.warns(UserWarning, match=r"Some donated buffers were not usable: float32\[3\]"):
+        out = jax.jit(lambda a: a.sum(), donate_argnums=0)(x)  # a scalar can't reuse f32[3]
     assert float(out) == 3.0
     assert not x.is_deleted()
     np.testing.assert_array_equal(np.asarray(x), [0, 1, 2])
@@ -144,3 +146,18 @@ def test_backend_copy_is_a_new_buffer():
     c = xla.copy(x)
     x.delete()
     np.testing.assert_array_equal(xla.to_numpy(c), [0, 1, 2])
+
+
+def test_unusable_donations_warn_once_per_compile():
+    """Issue 23 (JAX's api_test test_jit_donate_warning_raised, argnums and argnames): JAX's
+    warning lists each donated argument no output can reuse, once per compile."""
+    import warnings
+    for kw in ({"donate_argnums": (0, 1)}, {"donate_argnames": ("x", "y")}):
+        f = jax.jit(lambda x, y: x.sum() + jnp.float32(y.sum()), **kw)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            f(jnp.array([1.0, 2.0], jnp.float32), jnp.array([1, 2], jnp.int32))
+            f(jnp.array([1.0, 2.0], jnp.float32), jnp.array([1, 2], jnp.int32))
+        msgs = [str(x.message) for x in w if "donated" in str(x.message)]
+        assert msgs == ["Some donated buffers were not usable: float32[2], int32[2].\nSee an "
+                        "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation."]

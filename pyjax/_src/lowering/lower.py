@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 
 import numpy as np
 
@@ -273,6 +274,8 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     module.partitioned, module.shardy = num_partitions > 1, shardy
     all_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) or [False] * len(all_vars)
+    if any(donated) and num_partitions == 1:
+        _warn_unusable_donations(all_vars, donated, jaxpr.outvars)
     args = []
     for i, (v, d) in enumerate(zip(all_vars, donated, strict=True)):
         n = f"%arg{i}"
@@ -292,6 +295,22 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
                             functions=list(module.functions.values()),
                             declarations=sdy.mesh_ops(module))
     return text, module
+
+
+def _warn_unusable_donations(in_vars, donated, out_vars):
+    """JAX's warning for donated arguments no output can reuse (each output takes the first
+    unused donated argument of its shape and dtype, as JAX's aliasing does)."""
+    free = [v.aval for v, d in zip(in_vars, donated, strict=True) if d]
+    for out in out_vars:
+        match = next((i for i, a in enumerate(free)
+                      if (a.shape, a.dtype) == (out.aval.shape, out.aval.dtype)), None)
+        if match is not None:
+            free.pop(match)
+    if free:
+        warnings.warn("Some donated buffers were not usable: "
+                      f"{', '.join(a.str_short(short_dtypes=False) for a in free)}.\nSee an "
+                      "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                      stacklevel=2)
 
 
 def _sanitize(name: str) -> str:
