@@ -397,3 +397,24 @@ def test_indivisible_sharding_raises_jax_error(details_sub, case):
 @pytest.mark.parametrize("case", sorted(DETAILS["memory_kinds"]))
 def test_sharding_memory_kinds_match_jax(details_sub, case):
     assert details_sub["memory_kinds"][case] == DETAILS["memory_kinds"][case]
+
+
+def test_named_sharding_and_constraint_errors_in_jax_words():
+    """JAX 0.10.2's classes and words (recorded with one CPU device): an axis the mesh lacks, a
+    spec that is not one, and a constraint naming more dimensions than the value has (JAX's
+    pjit_test PJitErrorTest)."""
+    with pytest.raises(ValueError) as info:
+        NamedSharding(pyjax.make_mesh((1,), ("z",)), PartitionSpec(("x", "y"),))
+    assert str(info.value) == "Resource axis: x of P(('x', 'y'),) is not found in mesh: ('z',)."
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        NamedSharding(pyjax.make_mesh((1,), ("z",)), None)
+    m = pyjax.make_mesh((1, 1), ("x", "y"))
+    s = NamedSharding(m, PartitionSpec("x", "y"))
+    with pytest.raises(ValueError) as info:
+        pyjax.jit(lambda v: pyjax.lax.with_sharding_constraint(v, s))(pyjax.numpy.ones(4))
+    assert str(info.value) == (
+        f"One of with_sharding_constraint arguments is incompatible with its sharding annotation "
+        f"{s!r}: Sharding {s!r} is only valid for values of rank at least 2, but was applied to "
+        f"a value of rank 1.")
+    assert repr(s) == ("NamedSharding(mesh=Mesh('x': 1, 'y': 1, axis_types=(Explicit, Explicit)), "
+                       "spec=P('x', 'y'), memory_kind=device)")

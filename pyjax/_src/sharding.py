@@ -221,7 +221,8 @@ class NamedSharding(Sharding):
             raise TypeError(f"NamedSharding: mesh must be a Mesh, got {type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
             if spec is None or not isinstance(spec, (tuple, list)):
-                raise TypeError(f"NamedSharding: spec must be a PartitionSpec, got {spec!r}")
+                raise TypeError(f"__init__(): incompatible function arguments: NamedSharding "
+                                f"takes a PartitionSpec as its spec, got {spec!r}")  # (JAX's)
             spec = PartitionSpec(*spec)
         if isinstance(mesh, Mesh) and mesh.devices.size:
             memory_kind = canonical_memory_kind(memory_kind, mesh.devices.flat[0])
@@ -229,8 +230,8 @@ class NamedSharding(Sharding):
         used = [a for p in spec._normalized(len(spec)) for a in p]
         for a in used:
             if a not in mesh.axis_names:
-                raise ValueError(f"NamedSharding: resource axis {a!r} of {spec!r} is not a mesh "
-                                 f"axis; the mesh axes are {mesh.axis_names}")
+                raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
+                                 f"{tuple(mesh.axis_names)}.")
         if len(set(used)) != len(used):
             dup = next(a for a in used if used.count(a) > 1)
             raise DuplicateSpecError(

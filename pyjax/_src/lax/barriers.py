@@ -128,6 +128,16 @@ def _check_constraint(s):
     return s
 
 
+def _check_rank(x, s):
+    """A NamedSharding's spec must not name more dimensions than `x` has (JAX's ValueError)."""
+    ndim = np.ndim(x) if not hasattr(x, "aval") else len(core.get_aval(x).shape)
+    if isinstance(s, NamedSharding) and len(s.spec) > ndim:
+        raise ValueError(f"One of with_sharding_constraint arguments is incompatible with its "
+                         f"sharding annotation {s!r}: Sharding {s!r} is only valid for values of "
+                         f"rank at least {len(s.spec)}, but was applied to a value of rank {ndim}.")
+    return s
+
+
 def with_sharding_constraint(x, shardings):
     """`x` (a pytree), constrained to be laid out as `shardings` (one Sharding, or a pytree prefix
     of `x` of them) inside `jit`; the identity on values.
@@ -140,7 +150,8 @@ def with_sharding_constraint(x, shardings):
             raise ValueError(f"with_sharding_constraint: {len(specs)} shardings for {len(leaves)} arrays")
     else:  # one for every leaf
         specs = [shardings] * len(leaves)
-    outs = [sharding_constraint_p.bind(_unchanged(v), sharding=_check_constraint(s), layout=None,
+    specs = [_check_rank(v, _check_constraint(s)) for v, s in zip(leaves, specs, strict=True)]
+    outs = [sharding_constraint_p.bind(_unchanged(v), sharding=s, layout=None,
                                        unconstrained_dims=frozenset())
             for v, s in zip(leaves, specs, strict=True)]
     return tree_util.tree_unflatten(tree, outs)
