@@ -483,3 +483,16 @@ def test_device_put_tree_mismatch_lists_every_mismatch():
         jax.device_put(x, device={"a": [None, None], "b": (None, None)})
     with pytest.raises(ValueError, match=r"(?s)Mismatch details \(2 found\)"):
         jax.device_put(x, device={"a": None, "b": (None, None)})
+
+
+def test_device_put_may_alias_and_donate_exclude_each_other():
+    """Issue 23 (JAX's api_test test_device_put_aliasing): JAX's ValueError; may_alias=True
+    gives the array itself, may_alias=False a copy."""
+    arr = jax.device_put(np.arange(8), jax.devices()[0])
+    assert jax.device_put(arr, may_alias=True, donate=False) is arr
+    assert jax.device_put(arr, may_alias=False, donate=False) is not arr
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True at the same time"):
+        jax.device_put(arr, may_alias=True, donate=True)
+    one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    assert jax.device_put(arr, one, may_alias=True, donate=False) is arr
+    assert jax.device_put(arr, one, may_alias=False, donate=False) is not arr

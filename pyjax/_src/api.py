@@ -75,6 +75,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     >>> device_put({'a': np.ones(2), 'b': 1.0}, {'a': devices()[0], 'b': None})['a']
     Array([1., 1.], dtype=float32)
     """
+    if may_alias and donate:  # (JAX's check and words)
+        raise ValueError("may_alias and donate cannot be True at the same time.")
     if device is None or isinstance(device, (xla.Device, Sharding, PartitionSpec)):
         return tree_util.tree_map(lambda v: _put_leaf(v, device, may_alias), x)
     leaves, treedef = tree_util.tree_flatten(x)
@@ -105,11 +107,15 @@ def _put_leaf(v, device, may_alias):
             return dispatch.reshard(v, device)  # on device, by XLA
         return put_named(v, device)
     if type(v) is ArrayImpl:
+        if isinstance(device, Sharding) and hasattr(device, "_device"):
+            device = device._device  # a SingleDeviceSharding: its device (aliasing as JAX's)
         if device is None or device in xla.buffer_devices(v):
             # may_alias=False: a buffer of its own (donating one must not delete the other)
             out = v if not (may_alias is False) else xla.copy(v)
-            # as in JAX, an array placed on a named device is committed to it
-            return xla.committed(out) if device is not None else out
+            # as in JAX, an array placed on a named device is committed to it (one already
+            # committed there is itself: aliasing)
+            return xla.committed(out) if device is not None and not (
+                out is v and v._committed) else out
         return _put_on(np.asarray(v._value), v.aval, device)
     host = canonical_host_value(v)
     aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
