@@ -43,8 +43,34 @@ def _philox4x32_rounds(k0, k1, x0, x1, x2, x3):
     return x0, x1, x2, x3
 
 
-philox2x32_p = counter_hash_primitive("philox2x32", 3, 2, _philox2x32_rounds)
-philox4x32_p = counter_hash_primitive("philox4x32", 6, 4, _philox4x32_rounds)
+def _np_mul_lo_hi(x, m):
+    wide = x.astype(np.uint64) * np.uint64(m)
+    return wide.astype(np.uint32), (wide >> np.uint64(32)).astype(np.uint32)
+
+
+def _np_philox2x32_rounds(k, x0, x1):
+    for r in range(ROUNDS):
+        if r:
+            k = k + _BUMP[0]
+        lo, hi = _np_mul_lo_hi(x0, _MUL_2X32)
+        x0, x1 = hi ^ x1 ^ k, lo
+    return x0, x1
+
+
+def _np_philox4x32_rounds(k0, k1, x0, x1, x2, x3):
+    for r in range(ROUNDS):
+        if r:
+            k0, k1 = k0 + _BUMP[0], k1 + _BUMP[1]
+        lo_a, hi_a = _np_mul_lo_hi(x0, _MUL_4X32[0])
+        lo_b, hi_b = _np_mul_lo_hi(x2, _MUL_4X32[1])
+        x0, x1, x2, x3 = hi_b ^ x1 ^ k0, lo_b, hi_a ^ x3 ^ k1, lo_a
+    return x0, x1, x2, x3
+
+
+philox2x32_p = counter_hash_primitive("philox2x32", 3, 2, _philox2x32_rounds,
+                                      _np_philox2x32_rounds)
+philox4x32_p = counter_hash_primitive("philox4x32", 6, 4, _philox4x32_rounds,
+                                      _np_philox4x32_rounds)
 
 
 def philox2x32(k, x0, x1):

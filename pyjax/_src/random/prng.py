@@ -331,11 +331,18 @@ def threefry_random_bits(key, bit_width, shape):
 # -- other counter-based hashes as primitives --------------------------------------------------
 
 
-def counter_hash_primitive(name, n_in, n_out, rounds):
+def counter_hash_primitive(name, n_in, n_out, rounds, np_rounds):
     """A primitive `name` of `n_in` uint32 operands (rank 0, or one shape with 1s stretched, as
     lax's elementwise operands) and `n_out` uint32 results of their common shape, computed by
-    `rounds(*operands)` written with lax ops on operands of that shape (philox, threefry4x32)."""
+    `rounds(*operands)` written with lax ops on operands of that shape (philox, threefry4x32);
+    `np_rounds` is the same on NumPy uint32 arrays (the reference)."""
     p = standard_primitive(name, multiple_results=True, jvp=zero_derivative)
+
+    def _np_impl(*args):
+        full = np.broadcast_arrays(*(np.asarray(a, np.uint32) for a in args))
+        with np.errstate(over="ignore"):
+            return [np.asarray(o, np.uint32) for o in np_rounds(*full)]
+    p.np_impl = _np_impl
 
     @p.def_abstract_eval
     def _abstract_eval(*args):

@@ -9,6 +9,8 @@ so the bits are JAX's, bit for bit.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from pyjax._src.lax import elementwise as lax
@@ -22,38 +24,43 @@ _ROTATIONS = ((10, 26), (11, 21), (13, 27), (23, 5), (6, 20), (17, 11), (25, 10)
 _KS_PARITY = np.uint32(0x1BD11BDA)
 
 
-def _rotl(v, d):
-    return lax.bitwise_or(lax.shift_left(v, np.uint32(d)),
-                          lax.shift_right_logical(v, np.uint32(32 - d)))
+class _LaxOps:  # the word operations the rounds use, on traced values ...
+    add, xor, shl, shr = lax.add, lax.bitwise_xor, lax.shift_left, lax.shift_right_logical
+    or_ = lax.bitwise_or
 
 
-def _mix(a, b, d):
-    """(a + b, (b <<< d) ^ (a + b))"""
-    a = lax.add(a, b)
-    return a, lax.bitwise_xor(a, _rotl(b, d))
+class _NumPyOps:  # ... and on NumPy uint32 arrays (the reference)
+    add, xor, shl, shr, or_ = np.add, np.bitwise_xor, np.left_shift, np.right_shift, np.bitwise_or
 
 
-def _threefry4x32_rounds(k0, k1, k2, k3, x0, x1, x2, x3):
-    parity = lax.bitwise_xor(lax.bitwise_xor(lax.bitwise_xor(k0, k1), lax.bitwise_xor(k2, k3)),
-                             _KS_PARITY)
+def _rounds(ops, k0, k1, k2, k3, x0, x1, x2, x3):
+    def rotl(v, d):
+        return ops.or_(ops.shl(v, np.uint32(d)), ops.shr(v, np.uint32(32 - d)))
+
+    def mix(a, b, d):  # (a + b, (b <<< d) ^ (a + b))
+        a = ops.add(a, b)
+        return a, ops.xor(a, rotl(b, d))
+
+    parity = ops.xor(ops.xor(ops.xor(k0, k1), ops.xor(k2, k3)), _KS_PARITY)
     ks = (k0, k1, k2, k3, parity)
-    x = [lax.add(x0, k0), lax.add(x1, k1), lax.add(x2, k2), lax.add(x3, k3)]
+    x = [ops.add(x0, k0), ops.add(x1, k1), ops.add(x2, k2), ops.add(x3, k3)]
     for r in range(ROUNDS):
         d0, d1 = _ROTATIONS[r % 8]
         if r % 2 == 0:
-            x[0], x[1] = _mix(x[0], x[1], d0)
-            x[2], x[3] = _mix(x[2], x[3], d1)
+            x[0], x[1] = mix(x[0], x[1], d0)
+            x[2], x[3] = mix(x[2], x[3], d1)
         else:
-            x[0], x[3] = _mix(x[0], x[3], d0)
-            x[2], x[1] = _mix(x[2], x[1], d1)
+            x[0], x[3] = mix(x[0], x[3], d0)
+            x[2], x[1] = mix(x[2], x[1], d1)
         if r % 4 == 3:
             n = r // 4 + 1  # the n-th injection of the key schedule
-            x = [lax.add(x[i], ks[(n + i) % 5]) for i in range(4)]
-            x[3] = lax.add(x[3], np.uint32(n))
+            x = [ops.add(x[i], ks[(n + i) % 5]) for i in range(4)]
+            x[3] = ops.add(x[3], np.uint32(n))
     return tuple(x)
 
 
-threefry4x32_p = counter_hash_primitive("threefry4x32", 8, 4, _threefry4x32_rounds)
+threefry4x32_p = counter_hash_primitive("threefry4x32", 8, 4, partial(_rounds, _LaxOps),
+                                        partial(_rounds, _NumPyOps))
 
 
 def threefry4x32(k0, k1, k2, k3, x0, x1, x2, x3):
