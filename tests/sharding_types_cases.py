@@ -190,6 +190,12 @@ CASES = [
     "in_mesh(lambda: seen(lambda k: jax.random.truncated_normal(k, -1., 1., (8, 2), out_sharding=P(None, 'y')), jax.random.key(4)))",
     # the mesh of a jit output resharded inside auto_axes keeps the context's axis types
     "in_mesh(lambda: repr(jax.jit(lambda a: auto_axes(lambda v: v * 2, out_sharding=P('x', None))(a))(X).sharding))",
+    # reshape's out_sharding (jnp and lax)
+    "seen(lambda a: jnp.reshape(a, (2, 16), out_sharding=P(None, 'y')) * 2, x)",
+    "value(lambda a: jnp.reshape(a, (2, 16), out_sharding=P(None, 'y')) * 2, x)",
+    "seen(lambda a: jax.lax.reshape(a, (32,), out_sharding=P('x')), x)",
+    "out_spec(lambda a: jax.grad(lambda v: jax.lax.reshape(v, (32,), out_sharding=P('x')).sum())(a), x)",
+    "in_mesh(lambda: str(jax.typeof(jnp.reshape(x, (8, 4), out_sharding=P(None, 'x')))))",
     # Sharding.is_equivalent_to
     "NamedSharding(mesh, P('x')).is_equivalent_to(NamedSharding(mesh, P('x', None)), 2)",
     "NamedSharding(mesh, P('x')).is_equivalent_to(NamedSharding(mesh, P()), 1)",

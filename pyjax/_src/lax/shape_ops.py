@@ -191,9 +191,11 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
             raise TypeError(f"reshape: dimensions {dimensions} must be a permutation of the axes of "
                             f"{aval.str_short()}")
     dims = None if dimensions is None or dimensions == tuple(range(aval.ndim)) else dimensions
-    if aval.shape == new_sizes and dims is None:
+    sharding = (None if out_sharding is None
+                else sharding_rules.out_sharding_param(out_sharding, "reshape"))
+    if aval.shape == new_sizes and dims is None and sharding is None:
         return _unchanged(operand)
-    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=sharding)
 
 
 @reshape_p.def_abstract_eval

@@ -62,8 +62,9 @@ def _compute_newshape(size, newshape):
     return tuple(newshape)
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """Reshape `a`; one dimension may be -1 (inferred)."""
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None, out_sharding=None):
+    """Reshape `a`; one dimension may be -1 (inferred). `out_sharding` lays the result out
+    over the mesh (a PartitionSpec or NamedSharding, as `lax.reshape`'s)."""
     if shape is None:
         shape = newshape
     check_arraylike("reshape", a)
@@ -80,7 +81,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         return transpose(lax.reshape(transpose(a), new[::-1]))
     if order not in ("C", "A"):
         raise ValueError(f"reshape: order must be 'C', 'F' or 'A', got {order!r}")
-    return lax.reshape(a, new)
+    return lax.reshape(a, new, out_sharding=out_sharding)
 
 
 def ravel(a, order="C"):
