@@ -706,3 +706,20 @@ def test_remat_traces_once_per_signature_when_eager():
     np.testing.assert_allclose(y, np.sin(2.), rtol=1e-6)
     g(jnp.ones(2))  # another signature: traced again
     assert len(count) == 2
+
+
+def test_symbolic_zero_cotangents_under_vmap():
+    """Issue 23 (JAX's custom_api_test test_symbolic_zero_custom_vjp vmap cases): under vmap a
+    symbolic_zeros=True bwd still gets zero cotangents as SymbolicZeros, typed as one example's
+    (recorded from JAX 0.10.2: SymbolicZero of shape (), gradient [2.])."""
+    seen = []
+    f = pyjax.custom_vjp(lambda a, x: (a, x * 2))
+
+    def bwd(res, g):
+        seen.append([(type(t).__name__, tuple(t.shape)) for t in g])
+        return (None, g[1] * 2)
+
+    f.defvjp(lambda a, x: (f(a.value, x.value), None), bwd, symbolic_zeros=True)
+    g = lambda x: pyjax.vmap(f)(pyjax.lax.broadcast(1., (1,)), x)[1]
+    np.testing.assert_allclose(pyjax.vjp(g, jnp.ones(1))[1](jnp.ones(1))[0], [2.])
+    assert seen[-1] == [("SymbolicZero", ()), ("BatchTracer", ())]

@@ -134,10 +134,22 @@ def _vmapped_jvp_rule(rule, dyn_axes, axis_size):
 
 
 def _vmapped_rule(rule, dyn_axes, axis_size):
-    """`rule` vmapped over its operands (keywords are static: custom_vjp's `perturbed`)."""
-    out = functools.wraps(rule)(lambda *xs, **kw: vmap(functools.partial(rule, **kw),
-                                                       axis_size=axis_size)(*xs))
-    out.symbolic_zeros = False  # (vmap cannot map symbolic zeros: the batched bwd gets arrays)
+    """`rule` vmapped over its operands (keywords are static: custom_vjp's `perturbed`). A
+    symbolic_zeros bwd (residuals, cotangents) gets its zero cotangents unmapped, as
+    SymbolicZeros typed as one example's (as JAX's)."""
+    symbolic = getattr(rule, "symbolic_zeros", False)
+
+    def batched(*xs, **kw):
+        if symbolic and len(xs) == 2:
+            res, cts = xs
+            axes = [None if isinstance(c, ad.Zero) else 0 for c in cts]
+            cts = [type(c)(c.aval.update(shape=c.aval.shape[1:])) if isinstance(c, ad.Zero) else c
+                   for c in cts]
+            return vmap(functools.partial(rule, **kw), in_axes=(0, axes),
+                        axis_size=axis_size)(res, cts)
+        return vmap(functools.partial(rule, **kw), axis_size=axis_size)(*xs)
+    out = functools.wraps(rule)(batched)
+    out.symbolic_zeros = symbolic
     return out
 
 
