@@ -71,7 +71,7 @@ SUITES: dict[str, Suite] = {
     "diffrax": Suite("0.7.2", "repository at v0.7.2", ("test",), (1, 12)),
     "lineax": Suite("0.1.1", "repository at v0.1.1", ("tests",), (1, 24)),
     "optimistix": Suite("0.1.0", "repository at v0.1.0", ("tests",), (1, 16)),
-    "blackjax": Suite("1.7.1", "PyPI sdist, tests/", ("tests",), (1, 8), devices=8),
+    "blackjax": Suite("1.7.1", "PyPI sdist, tests/", ("tests",), (1, 16), devices=8),
     "jaxopt": Suite("0.8.5", "repository at jaxopt-v0.8.5", ("tests",), (1, 8)),
 }
 
@@ -255,6 +255,8 @@ def write_table(results: Path, output: Path) -> str:
         for cause, count in c["causes"].most_common():
             cause = cause.replace("|", "\\|").replace("`", "'")
             lines.append(f"- {count} × `{cause}`")
+        if suite.note:
+            lines += ["", suite.note]
         sections.append("\n".join(lines))
     page = "\n".join([
         "# The libraries' own test suites on pyjax",
