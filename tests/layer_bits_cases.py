@@ -56,11 +56,7 @@ PROBE_X = np.linspace(-3, 3, 64, dtype=np.float32)
 PROBE = ["tanh", "exp", "log1p", "sin", "erf"]
 
 # Pairs whose gradients still round differently from JAX's, and why (shown in docs/jax_suite.md)
-KNOWN_DIFFERENT = {
-    "layer_norm": "jnp.var: JAX computes it in a nested jit, whose transpose adds the variance's "
-                  "two cotangent terms before the outer sum; pyjax's inlined var adds them in "
-                  "another order",
-}
+KNOWN_DIFFERENT: dict = {}
 
 
 def grads(jax, case, mode):

@@ -111,6 +111,10 @@ logaddexp = _with_logaddexp_rule("logaddexp", ufuncs.logaddexp, ufuncs.exp)
 logaddexp2 = _with_logaddexp_rule("logaddexp2", ufuncs.logaddexp2, ufuncs.exp2)
 
 
+# jnp.var/std compute the variance in a jit of their own, as JAX does (see reductions.var_call)
+jred.var_call[0] = pjit.jit(jred._var, static_argnames=("axis", "dtype", "ddof", "keepdims"))
+
+
 # The plain function each fast one replaces wherever `pyjax.numpy` exports it.
 PLAIN = {name: getattr(ufuncs, name) for name in _ELEMENTWISE if hasattr(ufuncs, name)}
 PLAIN.update({name: getattr(jred, name) for name in _REDUCTIONS})

@@ -231,7 +231,7 @@ def _abs2(centered):
     """|x - mean|^2: real for complex values."""
     if kind(_aval(centered).dtype) == "c":
         return ufuncs.real(ufuncs.multiply(centered, ufuncs.conjugate(centered)))
-    return ufuncs.multiply(centered, centered)
+    return lax.square(centered)  # (as JAX: its derivative, 2 * centered, is one residual)
 
 
 def _ddof(name, ddof, correction):
@@ -251,8 +251,20 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     _no_out(out, "var")
     ddof = _ddof("var", ddof, correction)
     check_arraylike("var", a)
-    _check_where("var", where)
+    where = _check_where("var", where)
     a = asarray_value(a)
+    axes, named = reduction_axes(axis, _aval(a).ndim, "var")
+    if mean is not None:
+        check_arraylike("var", mean)
+        mean = asarray_value(mean)
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if named or isinstance(ddof, core.Tracer):
+        return _var(a, mean, where, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return var_call[0](a, mean, where, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+
+def _var(a, mean, where, *, axis, dtype, ddof, keepdims):
     aval = _aval(a)
     axes, named = reduction_axes(axis, aval.ndim, "var")
     cdt, dt = var_promote_types("var", aval.dtype, dtype)
@@ -260,8 +272,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if mean is None:
         mean = _mean(a, axis, dtype=cdt, keepdims=True, where=where)
     else:
-        check_arraylike("var", mean)
-        mean = lax._convert_element_type(asarray_value(mean), cdt, False)
+        mean = lax._convert_element_type(mean, cdt, False)
     sq = _abs2(ufuncs.subtract(a, mean))
     total = sum(sq, axis, dtype=_aval(sq).dtype, keepdims=keepdims, where=where)
     if where is None:
@@ -271,12 +282,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
             return lax._convert_element_type(res, dt, False) if _aval(res).dtype != dt else res
         dof = ufuncs.subtract(n, ddof)  # a traced ddof (JAX allows it) or a named axis' size
     else:
-        n = sum(broadcast_to(_check_where("var", where), aval.shape), axis, dtype=_aval(sq).dtype,
-                keepdims=keepdims)
+        n = sum(broadcast_to(where, aval.shape), axis, dtype=_aval(sq).dtype, keepdims=keepdims)
         dof = ufuncs.subtract(n, ddof)
     # no degrees of freedom left: NaN (as JAX; NumPy gives inf and warns)
     res = lax._convert_element_type(ufuncs.true_divide(total, dof), dt, False)
     return ufuncs.where_(ufuncs.greater(dof, 0), res, np.nan)
+
+
+# As in JAX, the variance is computed by a jit of its own (static: axis, dtype, ddof, keepdims),
+# a nested call in a traced jaxpr: its transpose adds the cotangent's two terms (through the
+# squares and through the mean) before they meet the rest, so gradients round as JAX's.
+# pyjax._src.jitted_numpy installs the jitted version (this layer cannot import jit).
+var_call = [_var]
 
 
 def _nan_like(x):
