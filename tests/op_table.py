@@ -327,6 +327,8 @@ def _np_eval_eqn(eqn, vals):
     prim = eqn.primitive
     if prim.np_impl is None and isinstance(eqn.params.get("call_jaxpr"), core.ClosedJaxpr):
         return numpy_eval(eqn.params["call_jaxpr"], *vals)  # custom_jvp/vjp: the primal function
+    if prim.name == "jit":  # a nested jit (jnp.var is one) runs its body
+        return numpy_eval(eqn.params["jaxpr"], *vals)
     if prim.np_impl is None:
         raise NotImplementedError(f"primitive {prim.name} has no np_impl")
     if prim.name not in _BIT_EXACT and any(v.dtype in LOW_FLOAT for v in vals):

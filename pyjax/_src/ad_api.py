@@ -271,9 +271,10 @@ def vjp(fun, *primals, has_aux=False):
                     f"{ca.str_short(short_dtypes=False)}, but expected "
                     f"{a.str_short(short_dtypes=False)} because the corresponding output of the "
                     f"differentiated function had JAX type {a.str_short(short_dtypes=False)}")
-        args = tree_util.tree_leaves(list(args_res), is_leaf=_unset_residual)
-        if len(args) != in_tree.num_leaves:
-            raise ValueError(f"vjp: args_res must have the primals' structure {in_tree}")
+        try:  # (a leaf a pytree map replaced by None or NotNeeded is a subtree here: kept as is)
+            args = in_tree.flatten_up_to(tuple(args_res))
+        except (ValueError, TypeError):
+            raise ValueError(f"vjp: args_res must have the primals' structure {in_tree}") from None
         residuals = []
         for is_arg, i in spec:
             if is_arg and _unset_residual(args[i]):
