@@ -59,6 +59,44 @@ def test_ragged_dot_matches_a_loop():
     check_grads(lambda l, r: lax.ragged_dot(l, r, sizes), (lhs, rhs), order=2, modes=("fwd", "rev"))
 
 
+# Bad ragged dimension numbers: JAX 0.10.2's TypeError and words (recorded from JAX 0.10.2; JAX's
+# lax_test test_ragged_dot_general_shape_inference_failure). (lhs, rhs, group_sizes shapes,
+# ((contracting, batch), lhs ragged dims, rhs group dims), message)
+_RAGGED_ERRORS = [
+    ((11, 5), (3, 5, 7), (2, 3), ((((1,), (1,)), ((), ())), (0,), (0,)),
+     "expected group_sizes to have shape (3,), got (2, 3)."),
+    ((19, 17, 11, 5), (3, 19, 5, 7), (19, 11, 3), ((((3,), (2,)), ((0,), (1,))), (2,), (0,)),
+     "expected group_sizes to have shape (19, 17, 3), got (19, 11, 3)."),
+    ((11, 5), (3, 5, 7), (2,), ((((1,), (1,)), ((), ())), (0,), (0,)),
+     "expected rhs group dimension size to be 2, got 3."),
+    ((11, 5), (3, 5, 7), (3,), ((((1,), (1,)), ((), ())), (1,), (0,)),
+     "ragged_dot_general requires zero group dimensions in the rhs when lhs ragged dimension is "
+     "contracting or batch."),
+    ((11, 5), (5, 7), (3,), ((((1,), (0,)), ((), ())), (0,), ()),
+     "ragged_dot_general requires exactly one rhs group dimension when lhs ragged dimension is "
+     "noncontracting."),
+    ((11, 3), (3, 3, 7), (3,), ((((1,), (1,)), ((), ())), (0,), (1,)),
+     "ragged_dot_general requires rhs group dimension numbers to be distinct from contracting and "
+     "batch dimensions."),
+    ((11, 5), (3, 5, 7), (3,), ((((1,), (1,)), ((), ())), (2,), (0,)),
+     "ragged_dot_general requires lhs ragged dimension numbers to be nonnegative and less than the "
+     "number of axes of the lhs value, got 2 for lhs of rank 2."),
+    ((11, 5), (3, 5, 7), (3,), ((((1,), (1,)), ((), ())), (0, 1), (0,)),
+     "ragged_dot_general expects exactly one lhs ragged dimension."),
+    ((11, 5), (3, 5, 7), (), ((((1,), (1,)), ((), ())), (0,), (0,)),
+     "expected rank of group_sizes to be >=1."),
+]
+
+
+@pytest.mark.parametrize("lhs, rhs, groups, dn, message", _RAGGED_ERRORS)
+def test_ragged_dot_general_bad_dimension_numbers(lhs, rhs, groups, dn, message):
+    dn = lax.RaggedDotDimensionNumbers(*dn)
+    with pytest.raises(TypeError) as e:
+        lax.ragged_dot_general(np.ones(lhs, np.float32), np.ones(rhs, np.float32),
+                               np.ones(groups, np.int32), dn)
+    assert str(e.value) == message
+
+
 @pytest.mark.parametrize("fn", [
     lambda x: lax.split(x, (1, 2), axis=1)[1],
     lambda x: lax.tile(x, (2, 1, 2)),

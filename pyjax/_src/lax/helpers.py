@@ -178,6 +178,52 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
                               preferred_element_type, group_offset)
 
 
+def _check_ragged_dot_dimension_numbers(l_aval, r_aval, g_aval, dn) -> None:
+    """JAX's TypeErrors (and words) for ragged dimension numbers that do not fit the operands:
+    one lhs ragged dimension, in range; group_sizes of shape [the lhs dims before the ragged one
+    that lead the result..., g]; an rhs group dimension of size g exactly when the ragged
+    dimension is a free (noncontracting) one."""
+    def in_range(dim, rank, what, arg):
+        if not 0 <= dim < rank:
+            raise TypeError(f"ragged_dot_general requires {what} numbers to be nonnegative and less "
+                            f"than the number of axes of the {arg} value, got {dim} for {arg} of "
+                            f"rank {rank}.")
+    if len(dn.lhs_ragged_dimensions) != 1:
+        raise TypeError("ragged_dot_general expects exactly one lhs ragged dimension.")
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dn.dot_dimension_numbers
+    ragged = dn.lhs_ragged_dimensions[0]
+    in_range(ragged, l_aval.ndim, "lhs ragged dimension", "lhs")
+    free = [d for d in range(l_aval.ndim) if d not in lhs_contract and d not in lhs_batch]
+    if ragged in lhs_contract:
+        mode, prefix = "contracting", list(lhs_batch) + list(lhs_contract[:lhs_contract.index(ragged)])
+    elif ragged in lhs_batch:
+        mode, prefix = "batch", list(lhs_batch[:lhs_batch.index(ragged)])
+    else:
+        mode, prefix = "noncontracting", list(lhs_batch) + free[:free.index(ragged)]
+    if g_aval.ndim == 0:
+        raise TypeError("expected rank of group_sizes to be >=1.")
+    if g_aval.ndim != 1:
+        expected = tuple(l_aval.shape[d] for d in prefix) + (g_aval.shape[-1],)
+        if tuple(g_aval.shape) != expected:
+            raise TypeError(f"expected group_sizes to have shape {expected}, got {g_aval.shape}.")
+    groups, rhs_groups = g_aval.shape[-1], dn.rhs_group_dimensions
+    if mode != "noncontracting":
+        if rhs_groups:
+            raise TypeError("ragged_dot_general requires zero group dimensions in the rhs when "
+                            "lhs ragged dimension is contracting or batch.")
+        return
+    if len(rhs_groups) != 1:
+        raise TypeError("ragged_dot_general requires exactly one rhs group dimension when lhs "
+                        "ragged dimension is noncontracting.")
+    in_range(rhs_groups[0], r_aval.ndim, "rhs group dimension", "rhs")
+    if rhs_groups[0] in rhs_batch or rhs_groups[0] in rhs_contract:
+        raise TypeError("ragged_dot_general requires rhs group dimension numbers to be distinct "
+                        "from contracting and batch dimensions.")
+    if r_aval.shape[rhs_groups[0]] != groups:
+        raise TypeError(f"expected rhs group dimension size to be {groups}, got "
+                        f"{r_aval.shape[rhs_groups[0]]}.")
+
+
 def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,
                        preferred_element_type=None, group_offset=None, out_sharding=None):
     """`ragged_dot` with explicit dimension numbers.
@@ -185,12 +231,13 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
     NB: pyjax supports the form `ragged_dot` uses (lhs ragged along its rows, rhs grouped along
     its first axis, one contracting dimension, no batch dimensions), computed densely: every
     group's product, masked to its rows (what JAX does on CPU too)."""
+    l_aval, r_aval, g_aval = (core.get_aval(x) for x in (lhs, rhs, group_sizes))
+    _check_ragged_dot_dimension_numbers(l_aval, r_aval, g_aval, ragged_dot_dimension_numbers)
     if ragged_dot_dimension_numbers != _RAGGED_DOT_DN:
         raise NotImplementedError(f"ragged_dot_general: only the dimension numbers of ragged_dot "
                                   f"are supported, got {ragged_dot_dimension_numbers}")
     if group_offset is not None:
         raise NotImplementedError("ragged_dot_general: group_offset is not supported")
-    l_aval, r_aval, g_aval = (core.get_aval(x) for x in (lhs, rhs, group_sizes))
     if l_aval.ndim != 2 or r_aval.ndim != 3 or g_aval.shape != (r_aval.shape[0],) \
             or l_aval.shape[1] != r_aval.shape[1]:
         raise TypeError(f"ragged_dot: expected lhs (m, k), rhs (g, k, n) and group_sizes (g,), got "
