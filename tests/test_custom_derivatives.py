@@ -10,6 +10,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
+from pyjax import lax
 from pyjax._src import ad_api, core
 from pyjax._src.ad_checkpoint import checkpoint_name, saved_residuals
 from pyjax._src.interpreters import ad
@@ -221,6 +222,33 @@ def test_checkpoint_same_gradient():
     np.testing.assert_allclose(pyjax.grad(lambda v: jnp.sum(nested(v)))(x), np.cos(x) * x + np.sin(x), rtol=1e-5)
     # linearized jaxprs type-check
     core.check_jaxpr(pyjax.make_jaxpr(pyjax.grad(pyjax.checkpoint(_block)))(x, w).jaxpr)
+
+
+def test_checkpoint_jvp_keeps_zero_tangents_symbolic():
+    """Issue 24 (diffrax's test_sde_against): a remat's outputs the differentiated inputs do not
+    reach keep symbolic-zero tangents, so a loop carrying one (diffrax's times) is not
+    differentiated and a custom_jvp that refuses tangents (equinox's nondifferentiable) is not
+    asked. Values recorded from JAX 0.10.2."""
+    @pyjax.custom_jvp
+    def no_tangent(x):
+        return x
+
+    @no_tangent.defjvp
+    def _no_tangent_jvp(primals, tangents):
+        raise RuntimeError("differentiated")
+
+    def body(carry, _):
+        x, t = carry
+        x, t = pyjax.checkpoint(lambda x, t: (jnp.sin(x) * t, t + 1.0))(x, t)
+        return (x, no_tangent(t)), None
+
+    def f(x):
+        (x, t), _ = lax.scan(body, (x, 1.0), None, length=3)
+        return x * t
+
+    np.testing.assert_allclose(pyjax.jvp(f, (0.5,), (1.0,)), (9.565648, 11.283449), rtol=1e-6)
+    np.testing.assert_allclose(pyjax.grad(f)(0.5), 11.283448, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(pyjax.grad(f))(0.5), 11.283448, rtol=1e-6)
 
 
 def test_checkpoint_policies_change_the_residuals():

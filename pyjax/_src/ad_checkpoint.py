@@ -194,12 +194,14 @@ def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy)
 @checkpoint_p.def_jvp
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzero = [type(t) is not ad.Zero for t in tangents]
-    closed = ad.jvp_jaxpr(jaxpr, nonzero)
+    # outputs the nonzero inputs do not reach keep symbolic-zero tangents, as JAX's remat JVP
+    # (a loop carrying a remat's output learns it is not differentiated: diffrax's times)
+    closed, kept = ad.jvp_jaxpr_nonzero(jaxpr, nonzero)
     free = pe.as_const_free(closed)[0]
     outs = checkpoint_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
                              jaxpr=free, prevent_cse=prevent_cse, differentiated=True, policy=policy)
     nout = len(jaxpr.out_avals)
-    return outs[:nout], ad.merge_float0_tangents(jaxpr.out_avals, outs[nout:])
+    return outs[:nout], ad.merge_tangents(jaxpr.out_avals, kept, outs[nout:])
 
 
 # Primitives of debugging callbacks (debug.print/callback register theirs): a remat stages them
