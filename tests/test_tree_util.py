@@ -553,3 +553,72 @@ def test_jax_suite_tree_util_details():
     with pytest.raises(ValueError, match="data_fields and meta_fields must include all dataclass "
                                          "fields.*Unexpected fields: {'z'}"):
         tu.register_dataclass(Point, data_fields=["x", "y", "z"], meta_fields=[])
+
+
+# ---------------------------------------------------------------------------------------------
+# flatten_up_to and bad flatten functions: JAX 0.10.2's ValueErrors and words (recorded from
+# JAX 0.10.2; JAX's tree_util_test testFlattenUpToErrors, testBadFlatten*)
+
+class _Pair:
+    def __init__(self, *a):
+        self.a = a
+
+    def __repr__(self):
+        return f"_Pair{self.a}"
+
+
+class _Sized(_Pair):
+    def __repr__(self):
+        return f"_Sized{self.a}"
+
+
+tu.register_pytree_node(_Pair, lambda o: (o.a, None), lambda _, c: _Pair(*c))
+tu.register_pytree_node(_Sized, lambda o: (o.a, len(o.a)), lambda _, c: _Sized(*c))
+_AT = collections.namedtuple("_AT", "foo bar")
+_AT2 = collections.namedtuple("_AT2", "foo bar")
+
+
+@pytest.mark.parametrize("tree, other, message", [
+    ([1, 2], [7], "List arity mismatch: 1 != 2; list: [7]."),
+    ((1,), (7, 8), "Tuple arity mismatch: 2 != 1; tuple: (7, 8)."),
+    ({"a": 1}, {"a": 7, "b": 8}, "Dict key mismatch; expected keys: ['a']; present keys: ['a', 'b']."),
+    ({"a": 1, "b": 2}, {"a": 7}, "Dict key mismatch; expected keys: ['a', 'b']; present keys: ['a']."),
+    ([1], {"a": 7}, "Expected list, got {'a': 7}."),
+    ((1,), [7], "Expected tuple, got [7]."),
+    ({"a": 1}, (7,), "Expected dict, got (7,)."),
+    ([[1]], 3, "Expected list, got 3."),
+    ({"a": [1, (2, 3)]}, {"a": [1, (2,)]}, "Tuple arity mismatch: 1 != 2; tuple: (2,)."),
+    ([_AT(1, 2)], [(1, 2)], "Expected named tuple, got (1, 2)."),
+    ((1, 2), _AT(1, 2), "Expected tuple, got _AT(foo=1, bar=2)."),
+    ([_AT(1, 2)], [_AT2(1, 2)],
+     "Named tuple type mismatch: expected type: <class 'test_tree_util._AT'>, tuple: _AT2(foo=1, bar=2)."),
+    ([_Pair(1, 2)], [(1, 2)],
+     "Custom node type mismatch: expected type: <class 'test_tree_util._Pair'>, value: (1, 2)."),
+    (_Pair(1, 2), _Pair(1), "Custom type arity mismatch: 1 != 2; value: _Pair(1,)."),
+    (_Sized(1, 2), _Sized(1), "Mismatch custom node data: 2 != 1; value: _Sized(1,)."),
+    (None, [2], "Expected None, got [2]."),
+])
+def test_flatten_up_to_errors_are_jax_words(tree, other, message):
+    with pytest.raises(ValueError) as e:
+        tree_structure(tree).flatten_up_to(other)
+    assert str(e.value).split("\n\n")[0] == message
+
+
+def test_other_optree_structures_keep_optree_flatten_up_to_errors():
+    spec = optree.tree_structure([1, 2], namespace="someone-else", none_is_leaf=True)
+    with pytest.raises(ValueError, match="list arity mismatch"):
+        spec.flatten_up_to([7])
+
+
+@pytest.mark.parametrize("flatten, message", [
+    (lambda o: "hello", "should return a (children, aux_data) tuple, got 'hello'"),
+    (lambda o: (2, 3, 4), "should return a (children, aux_data) tuple, got (2, 3, 4)"),
+    (lambda o: (7, 7), "should return a (children, aux_data) tuple where 'children' is iterable, got (7, 7)"),
+])
+@pytest.mark.parametrize("fn", [tree_flatten, tree_leaves, tree_structure, lambda t: tree_map(lambda x: x, t)])
+def test_bad_flatten_function_is_jax_value_error(flatten, message, fn):
+    Bad = collections.namedtuple("Bad", ("foo", "bar"))
+    tu.register_pytree_node(Bad, flatten, lambda _, c: None)
+    with pytest.raises(ValueError) as e:
+        fn([1, Bad(3, 4)])
+    assert str(e.value) == "The to_iterable function for a custom PyTree node " + message

@@ -137,7 +137,10 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     >>> tree_flatten({'b': [1, None], 'a': 2})
     ([2, 1], PyTreeDef({'a': *, 'b': [*, None]}))
     """
-    leaves, spec = optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    try:
+        leaves, spec = optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    except (TypeError, RuntimeError) as e:
+        raise _bad_flatten_error(tree, is_leaf, e) from None
     return leaves, _sorted_spec(spec)
 
 
@@ -159,7 +162,10 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list
     >>> tree_leaves({'b': (1, None), 'a': 2})
     [2, 1]
     """
-    return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    try:
+        return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    except (TypeError, RuntimeError) as e:
+        raise _bad_flatten_error(tree, is_leaf, e) from None
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
@@ -168,7 +174,37 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     >>> tree_structure([1, (2, None)])
     PyTreeDef([*, (*, None)])
     """
-    return _sorted_spec(optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE))
+    try:
+        spec = optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    except (TypeError, RuntimeError) as e:
+        raise _bad_flatten_error(tree, is_leaf, e) from None
+    return _sorted_spec(spec)
+
+
+def _bad_flatten_error(tree, is_leaf, error) -> Exception:
+    """JAX's ValueError when a registered node's flatten function does not return a
+    (children, aux_data) pair with iterable children (optree's own error otherwise)."""
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if is_leaf is not None and is_leaf(x):
+            continue
+        entry = optree.register_pytree_node.get(type(x), namespace=NAMESPACE)
+        if entry is None:
+            if optree.is_namedtuple_instance(x) or optree.is_structseq_instance(x):
+                stack.extend(x)
+            continue
+        out = entry.flatten_func(x)
+        arities = (2, 3) if entry.flatten_func.__module__.startswith("optree") else (2,)
+        if not isinstance(out, tuple) or len(out) not in arities:
+            return ValueError("The to_iterable function for a custom PyTree node should return a "
+                              f"(children, aux_data) tuple, got {out!r}")
+        try:
+            stack.extend(reversed(list(out[0])))
+        except TypeError:
+            return ValueError("The to_iterable function for a custom PyTree node should return a "
+                              f"(children, aux_data) tuple where 'children' is iterable, got {out!r}")
+    return error
 
 
 def _unflatten_error(treedef, leaves, error):
@@ -294,19 +330,86 @@ def _spec_repr(spec) -> str:
     return treedef_repr(spec)
 
 
-def _set_optree_repr(repr_fn):
-    """Make `repr(PyTreeDef)` read as JAX's.
+def _set_spec_method(name, fn):
+    """Make a method of `PyTreeDef` (`__repr__`, `flatten_up_to`) behave as JAX's.
 
     NB: PyTreeDef *is* optree's PyTreeSpec (so flattening stays one C++ call), and that C++
     type is immutable: `PyTreeSpec.__repr__ = ...` raises. So the method is replaced in the
     type's own dict, and `PyType_Modified` drops the interpreter's cached lookups of it."""
     type_dict = gc.get_referents(optree.PyTreeSpec.__dict__)[0]
-    type_dict["__repr__"] = repr_fn
+    type_dict[name] = fn
     ctypes.pythonapi.PyType_Modified(ctypes.py_object(optree.PyTreeSpec))
 
 
 _optree_repr = optree.PyTreeSpec.__repr__
-_set_optree_repr(_spec_repr)
+_set_spec_method("__repr__", _spec_repr)
+
+
+def _spec_flatten_up_to(spec, tree):
+    """`treedef.flatten_up_to(tree)`: the subtrees of `tree` at the leaves of `treedef`; where
+    `tree` does not extend `treedef`, JAX's ValueError in JAX's words (optree's own for other
+    optree users' structures)."""
+    try:
+        return _optree_flatten_up_to(spec, tree)
+    except ValueError as e:
+        if spec.none_is_leaf or spec.namespace not in ("", NAMESPACE):
+            raise
+        message = _up_to_mismatch(spec, tree, str(e))
+        if message is None:
+            raise
+        raise ValueError(message) from None
+
+
+def _up_to_mismatch(spec, x, optree_message) -> str | None:
+    """JAX's message for the first node where `x` does not have the structure of `spec`."""
+    kind, n = spec.kind, spec.num_children
+    if kind == PyTreeKind.LEAF:
+        return None
+    if kind == PyTreeKind.NONE:
+        return None if x is None else f"Expected None, got {x!r}."
+    if kind in (PyTreeKind.LIST, PyTreeKind.TUPLE):
+        name = spec.type.__name__
+        if type(x) is not spec.type:
+            return f"Expected {name}, got {x!r}."
+        if len(x) != n:
+            return f"{name.capitalize()} arity mismatch: {len(x)} != {n}; {name}: {x!r}."
+        children = list(x)
+    elif kind == PyTreeKind.DICT:
+        if not isinstance(x, dict):
+            return f"Expected dict, got {x!r}."
+        expected = list(spec.entries())
+        if set(x) != set(expected):
+            try:
+                present = sorted(x)
+            except TypeError:
+                present = list(x)
+            return f"Dict key mismatch; expected keys: {expected}; present keys: {present}."
+        children = [x[k] for k in expected]
+    elif kind == PyTreeKind.NAMEDTUPLE:
+        if not optree.is_namedtuple_instance(x):
+            return f"Expected named tuple, got {x!r}."
+        if type(x) is not spec.type:
+            return f"Named tuple type mismatch: expected type: {spec.type!r}, tuple: {x!r}."
+        children = list(x)
+    else:  # registered nodes (and the containers optree adds: OrderedDict, defaultdict, deque)
+        if type(x) is not spec.type:
+            return f"Custom node type mismatch: expected type: {spec.type!r}, value: {x!r}."
+        children, aux = flatten_one_level(x)
+        # (the spec does not show a node's aux data: optree's message names the expected one)
+        head, tail = "Mismatch custom node data; expected: ", f", got: {aux!r}; value: {x!r}."
+        if optree_message.startswith(head) and optree_message.endswith(tail):
+            expected = optree_message[len(head):-len(tail)]
+            return f"Mismatch custom node data: {expected} != {aux!r}; value: {x!r}."
+        if len(children) != n:
+            return f"Custom type arity mismatch: {len(children)} != {n}; value: {x!r}."
+    for child_spec, child in zip(spec.children(), children, strict=True):
+        if (found := _up_to_mismatch(child_spec, child, optree_message)) is not None:
+            return found
+    return None
+
+
+_optree_flatten_up_to = optree.PyTreeSpec.flatten_up_to
+_set_spec_method("flatten_up_to", _spec_flatten_up_to)
 
 
 # ---------------------------------------------------------------------------------------------
