@@ -172,6 +172,24 @@ def test_bcoo_vmap_matches_a_loop():
         pyjax.vmap(lambda m: m)(sparse.BCOO.fromdense(x[0]))
 
 
+def test_vmap_maps_a_sparse_array_along_the_batch_axis_in_axes_names():
+    # BCOO/BCSR are vmappable containers (as in JAX): in_axes/out_axes name one batch dimension,
+    # which the element's shape drops and the output's regains; a BCOO alone sizes the map.
+    # JAX's sparse_bcoo_bcsr_test test_bcoo_extract (bdims 1), test_bcoo_sum_duplicates
+    x = _rand_sparse((2, 3, 4), seed=21)
+    m = sparse.BCOO.fromdense(x, n_batch=2)
+    got = pyjax.vmap(lambda s, y: sparse.bcoo_extract(s, 2 * y).todense(), in_axes=(1, 1))(m, x)
+    np.testing.assert_array_equal(got, 2 * x.transpose(1, 0, 2))
+    out = pyjax.vmap(lambda s: s.sum_duplicates(nse=4), in_axes=1, out_axes=1)(m)
+    assert isinstance(out, sparse.BCOO) and out.shape == (2, 3, 4)
+    np.testing.assert_array_equal(out.todense(), x)
+    mb = sparse.BCSR.fromdense(x, n_batch=1)
+    np.testing.assert_array_equal(pyjax.vmap(lambda s: s.todense(), out_axes=1)(mb),
+                                  x.transpose(1, 0, 2))
+    with pytest.raises(ValueError, match="Cannot map in_axis=2 for BCOO array with n_batch=2"):
+        pyjax.vmap(lambda s: s, in_axes=2)(m)
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

@@ -69,7 +69,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             raise ValueError("vmap wrapped function must be passed at least one argument "
                              "containing an array or axis_size must be specified, got empty "
                              f"*args={args} and **kwargs={kwargs}")
-        size = _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size)
+        size = _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size, elts)
         out_tree_box, out_elts = [], {}
 
         def flat_fun(*flat):
@@ -179,10 +179,16 @@ def _leaf_names(fun, args, kwargs):
     return names
 
 
-def _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size):
+def _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size, elts=()):
     sizes = {}
-    for x, d, a, name in zip(args_flat, in_dims, in_axes_flat, names, strict=True):
-        if d is not not_mapped:
+    for i, (x, d, a, name) in enumerate(zip(args_flat, in_dims, in_axes_flat, names,
+                                             strict=True)):
+        if i in elts:
+            # a vmappable container (BCOO, ...) with a shape: its mapped axis sizes the map, as
+            # in JAX; other specs (a custom spec type) say nothing about the size
+            if isinstance(a, int) and len(getattr(x, "shape", ())) > a:
+                sizes.setdefault(x.shape[a], []).append(f"axis {a} of {name}")
+        elif d is not not_mapped:
             aval = core.get_aval(x)
             sizes.setdefault(aval.shape[d], []).append(
                 f"axis {a} of {name} of type {aval.str_short(short_dtypes=False)}")

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pyjax._src import core, tree_util
+from pyjax._src.interpreters import batching
 from pyjax._src.lax import sorting as lax_sorting
 from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
 from pyjax._src.numpy import creation, lax_numpy, reductions, ufuncs
@@ -661,3 +662,32 @@ def _fix_mapped_shape(obj):
 
 
 tree_util.register_pytree_node(BCOO, BCOO.tree_flatten, BCOO.tree_unflatten)
+
+
+# vmap maps a BCOO whole (JAX's vmappable protocol): in_axes/out_axes name one of its batch
+# dimensions, and the element's static shape drops (or gains) exactly that dimension.
+def _bcoo_to_elt(cont, _, val, axis):
+    if axis is None:
+        return val
+    if axis >= val.n_batch:
+        raise ValueError(f"Cannot map in_axis={axis} for BCOO array with n_batch={val.n_batch}. "
+                         "in_axes for batched BCOO operations must correspond to a batch "
+                         "dimension.")
+    return BCOO((cont(val.data, axis), cont(val.indices, axis)),
+                shape=val.shape[:axis] + val.shape[axis + 1:],
+                indices_sorted=val.indices_sorted, unique_indices=val.unique_indices)
+
+
+def _bcoo_from_elt(cont, axis_size, elt, axis):
+    if axis is None:
+        return elt
+    if axis > elt.n_batch:
+        raise ValueError(f"BCOO: cannot add out_axis={axis} for BCOO array with "
+                         f"n_batch={elt.n_batch}. BCOO batch axes must be a contiguous block of "
+                         "leading dimensions.")
+    return BCOO((cont(axis_size, elt.data, axis), cont(axis_size, elt.indices, axis)),
+                shape=elt.shape[:axis] + (axis_size,) + elt.shape[axis:],
+                indices_sorted=elt.indices_sorted, unique_indices=elt.unique_indices)
+
+
+batching.register_vmappable(BCOO, int, int, _bcoo_to_elt, _bcoo_from_elt, None)

@@ -11,6 +11,7 @@ from functools import partial
 import numpy as np
 
 from pyjax._src import core, tree_util
+from pyjax._src.interpreters import batching
 from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
 from pyjax._src.numpy import creation, lax_numpy
 from pyjax._src.numpy import shape as jshape
@@ -334,3 +335,29 @@ def _fix_mapped_shape(obj):
 
 
 tree_util.register_pytree_node(BCSR, BCSR.tree_flatten, BCSR.tree_unflatten)
+
+
+def _bcsr_to_elt(cont, _, val, axis):
+    if axis is None:
+        return val
+    if axis >= val.n_batch:
+        raise ValueError(f"Cannot map in_axis={axis} for BCSR array with n_batch={val.n_batch}. "
+                         "in_axes for batched BCSR operations must correspond to a batched "
+                         "dimension.")
+    return BCSR((cont(val.data, axis), cont(val.indices, axis), cont(val.indptr, axis)),
+                shape=val.shape[:axis] + val.shape[axis + 1:])
+
+
+def _bcsr_from_elt(cont, axis_size, elt, axis):
+    if axis is None:
+        return elt
+    if axis > elt.n_batch:
+        raise ValueError(f"BCSR: cannot add out_axis={axis} for BCSR array with "
+                         f"n_batch={elt.n_batch}. BCSR batch axes must be a contiguous block of "
+                         "leading dimensions.")
+    return BCSR((cont(axis_size, elt.data, axis), cont(axis_size, elt.indices, axis),
+                 cont(axis_size, elt.indptr, axis)),
+                shape=elt.shape[:axis] + (axis_size,) + elt.shape[axis:])
+
+
+batching.register_vmappable(BCSR, int, int, _bcsr_to_elt, _bcsr_from_elt, None)  # as BCOO
