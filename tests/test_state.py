@@ -479,3 +479,60 @@ def test_trace_to_jaxpr_dynamic_keeps_refs_and_partial_discharge():
     with pytest.raises(ValueError, match="`get` must be called on `Ref` types"):
         pe.trace_to_jaxpr_dynamic(lambda x: [jax.ref.get(x, ())],
                                   [core.ShapedArray((), np.dtype(np.float32))])
+
+
+@pytest.mark.parametrize("at, idx, composable", [
+    (((0,),), (np.array([0, 1]), slice(None), np.array([0, 1])), True),
+    (((slice(0, 2),),), (slice(None), slice(0, 1), slice(1, 3), slice(None)), True),
+    (((slice(None), slice(1, 3)), (0,)), (np.array([0, 1]), slice(None), np.array([1, 0])), True),
+    # not one index: NumPy's rule would move the indexed block; an array view
+    (((0,),), (slice(None), np.array([1, 0])), False),
+    (((np.array([1, 0]),),), (0, slice(1, 2)), False),
+])
+def test_writes_through_views_are_one_primitive_on_the_ref(at, idx, composable):
+    """`ref.at[i].at[j][k] op= v`: one get/swap/addupdate of the ref (JAX's transforms, so the
+    effects are JAX's: a write is no read, an accumulation only Accum), with NumPy's values.
+    JAX's state_test test_addupdate_abstract_eval ref_with_*_at, test_swap_abstract_eval."""
+    base = np.arange(3 * 3 * 2 * 4, dtype=np.float32).reshape(3, 3, 2, 4)
+
+    def view(r):
+        for a in at:
+            r = r.at[a]
+        return r
+
+    def window(x):
+        for a in at:
+            x = x[a]
+        return x
+    want_get = window(base)[idx]
+    val = np.full(want_get.shape, 10, np.float32)
+
+    def f(r, v):
+        got = view(r)[idx]
+        jax.ref.addupdate(view(r), idx, v)
+        return [got]
+    avals = [shaped_array_ref(base.shape, np.float32), core.ShapedArray(val.shape, np.float32)]
+    jaxpr, _, _ = pe.trace_to_jaxpr_dynamic(f, avals)
+    prims = [e.primitive.name for e in jaxpr.eqns if e.primitive.name in ("get", "swap",
+                                                                           "addupdate")]
+    assert prims == (["get", "addupdate"] if composable else ["get", "get", "swap"]), prims
+    r = jax.new_ref(jnp.asarray(base))
+    np.testing.assert_array_equal(view(r)[idx], want_get)
+    jax.ref.addupdate(view(r), idx, jnp.asarray(val))
+    want = base.copy()
+    w = window(want)                  # a NumPy view of `want`, except under an array index:
+    w[idx] += val
+    if isinstance(at[0][0], np.ndarray):   # there NumPy copies: the window is written back
+        want[at[0]] = w
+    np.testing.assert_array_equal(jax.freeze(r), want)
+
+
+def test_addupdate_jvp_accumulates_the_primal_then_the_tangent():
+    """JAX's rule: addupdate of the primal, then of the tangent (zeros for a constant value);
+    JAX's state_test test_addupdate_jvp."""
+    def f(a):
+        jax.ref.addupdate(a, (), jnp.float32(1.))
+        return a[()]
+    avals = [shaped_array_ref((), np.float32)] * 2
+    jaxpr, _, _ = pe.trace_to_jaxpr_dynamic(lambda r, t: jax.jvp(f, (r,), (t,)), avals)
+    assert [e.primitive.name for e in jaxpr.eqns][:4] == ["addupdate", "addupdate", "get", "get"]

@@ -57,6 +57,77 @@ def _view_update(view, idx, value, accumulate):
     return old
 
 
+def _slices_before_block(spec, dynamic) -> int:
+    """Where NumPy's rule puts the broadcast shape of the integer/array indices of `spec`: after
+    this many sliced axes (0: in front, also when they are not adjacent)."""
+    adv = [p for p, e in enumerate(spec) if e[0] != "slice"]
+    if not adv or adv != list(range(adv[0], adv[-1] + 1)):
+        return 0
+    return sum(1 for e in spec[:adv[0]] if e[0] == "slice")
+
+
+def _offset(start, i):
+    """Index `i` of a window moved to the ref's coordinates (the window starts at `start`)."""
+    if isinstance(start, int) and isinstance(i, int):
+        return start + i
+    if isinstance(start, int) and start == 0:
+        return i
+    return asarray_value(i) + start
+
+
+def _compose(outer, inner):
+    """One indexer of the ref that means `inner` applied to the window `outer` picks (the
+    window's axes are `outer`'s unit-stride slices), or None when there is none with the same
+    result layout (`outer` with arrays or strides, or NumPy's rule moving the indexed block)."""
+    if any(e[0] == "array" or (e[0] == "slice" and e[3] != 1) for e in outer.spec):
+        return None
+    odyn, idyn = iter(outer.dynamic), iter(inner.dynamic)
+    ientries = iter(inner.spec)
+    spec, dynamic = [], []
+
+    def put(kind, value, *rest):
+        if isinstance(value, int):
+            spec.append((kind, value, *rest))
+        else:
+            spec.append((kind, None, *rest))
+            dynamic.append(value)
+
+    for e in outer.spec:
+        value = e[1] if e[1] is not None else next(odyn)
+        if e[0] == "int":
+            put("int", value)
+            continue
+        ie = next(ientries)
+        if ie[0] == "array":
+            spec.append(("array",))
+            dynamic.append(_offset(value, next(idyn)))
+        else:
+            put(ie[0], _offset(value, ie[1] if ie[1] is not None else next(idyn)), *ie[2:])
+    if any(e[0] != "slice" for e in outer.spec) and any(e[0] == "array" for e in inner.spec) \
+            and _slices_before_block(spec, dynamic) != _slices_before_block(inner.spec, ()):
+        return None
+    return NDIndexer(tuple(spec), tuple(dynamic))
+
+
+def _through_views(ref, idx):
+    """(the ref under a chain of views, one indexer of it meaning `idx` on the view), or
+    (None, None) when the views do not compose into one index (JAX keeps a list of transforms;
+    pyjax's primitives take one index, so such a view is read and written whole)."""
+    chain = []
+    while type(ref) is RefView:
+        chain.append(ref.idx)
+        ref = ref.ref
+    shape = _ref_aval(ref, "get").shape
+    ix = None
+    for i in [*chain[::-1], idx]:
+        nxt = to_indexer(() if i is None else i, shape)
+        ix = nxt if ix is None else _compose(ix, nxt)
+        if ix is None:
+            return None, None
+        shape = indexed_shape(nxt.spec, shape, [core.get_aval(d) for d in nxt.dynamic])
+    return ref, ix
+
+
 def _ref_aval(ref, what):
     aval = core.get_aval(ref)
     if not isinstance(aval, AbstractRef):
@@ -79,6 +150,9 @@ def ref_get(ref, idx=()):
         >>> jax.ref.get(r, (0, pl.ds(i, 4)))   # r[0, i:i + 4]
     """
     if type(ref) is RefView:
+        base, ix = _through_views(ref, idx)
+        if base is not None:
+            return ref_get(base, ix)
         win = ref_get(ref.ref, ref.idx)
         ix = to_indexer(() if idx is None else idx, core.get_aval(win).shape)
         return get_value(win, ix.spec, ix.dynamic)
@@ -104,7 +178,10 @@ def _value_for(ref, ix, value, what):
 def ref_swap(ref, idx, value):
     """Write `value` at `ref[idx]`, returning what was there."""
     if type(ref) is RefView:
-        return _view_update(ref, idx, value, False)
+        base, ix = _through_views(ref, idx)
+        if base is None:
+            return _view_update(ref, idx, value, False)
+        return ref_swap(base, ix, value)
     ix = _indexer(ref, idx, "swap")
     value = _value_for(ref, ix, value, "swap")
     if _direct(ref):
@@ -120,8 +197,11 @@ def ref_set(ref, idx, value):
 def ref_addupdate(ref, idx, value):
     """`ref[idx] += value` as one accumulation (an `addupdate`)."""
     if type(ref) is RefView:
-        _view_update(ref, idx, value, True)
-        return
+        base, ix = _through_views(ref, idx)
+        if base is None:
+            _view_update(ref, idx, value, True)
+            return
+        ref, idx = base, ix
     ix = _indexer(ref, idx, "addupdate")
     value = _value_for(ref, ix, value, "addupdate")
     if _direct(ref):
@@ -286,12 +366,12 @@ def _swap_jvp(primals, tangents, *, spec):
 def _addupdate_jvp(primals, tangents, *, spec):
     ref, val, *dyn = primals
     ref_t, val_t = tangents[:2]
-    if type(ref_t) is ad.Zero:
-        if type(val_t) is not ad.Zero:
-            raise _not_differentiated("addupdate", ref)
-    elif type(val_t) is not ad.Zero:
-        addupdate_p.bind(ref_t, val_t, *dyn, spec=spec)
+    if type(ref_t) is ad.Zero and type(val_t) is not ad.Zero:
+        raise _not_differentiated("addupdate", ref)
+    # JAX's order: the primal accumulation, then the tangent's (zeros when the value has none)
     addupdate_p.bind(ref, val, *dyn, spec=spec)
+    if type(ref_t) is not ad.Zero:
+        addupdate_p.bind(ref_t, ad.instantiate(val_t), *dyn, spec=spec)
     return [], []
 
 
