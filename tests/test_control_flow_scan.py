@@ -8,6 +8,7 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import ad_api, core
+from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.public_test_util import check_grads_refined as check_grads
 
 rng = np.random.default_rng(0)
@@ -328,3 +329,31 @@ def test_fori_loop_index_type_as_jax():
     assert float(lax.fori_loop(np.float32(0), np.float32(3), body, 0.0)) == 3.0 and seen[-1] == "~int32[]"
     assert float(pyjax.jit(lambda n: lax.fori_loop(0 * n, n, body, 0.0))(np.float32(2.5))) == 3.0
     assert seen[-1] == "float32[]"
+
+
+# -- dce: only the carries the used outputs need (JAX's api_test DCETest, values as JAX 0.10.2) --
+
+def _shifted_sum_scan(lst):
+    """Each carry reads itself and its left neighbour."""
+    def body(c, _):
+        return [c[0]] + [a + b for a, b in zip(c[:-1], c[1:])], None
+    return lax.scan(body, lst, None, length=len(lst))[0]
+
+
+@pytest.mark.parametrize("used_outputs, used_inputs, num_eqns", [
+    ([True, True, True, False], [True, True, True, False], 1 + 2),
+    ([False, False, True, False], [True, True, True, False], 1 + 2),
+    ([True, True, False, False], [True, True, False, False], 1 + 1),
+    ([False, False, False, True], [True, True, True, True], 1 + 3),
+])
+def test_scan_dce_keeps_the_carries_the_used_outputs_need(used_outputs, used_inputs, num_eqns):
+    args = [1., 2., 3., 4.]
+    jaxpr = pyjax.make_jaxpr(_shifted_sum_scan)(args).jaxpr
+    dced, used = pe.dce_jaxpr(jaxpr, used_outputs)
+    core.check_jaxpr(dced)
+    assert used == used_inputs
+    assert len(dced.eqns) + sum(len(j.eqns) for j in core.subjaxprs(dced)) == num_eqns
+    full = core.eval_jaxpr(jaxpr, [], *args)
+    outs = core.eval_jaxpr(dced, [], *[x for x, u in zip(args, used) if u])
+    np.testing.assert_allclose([float(o) for o in outs],
+                               [float(o) for o, u in zip(full, used_outputs) if u])

@@ -303,7 +303,10 @@ class Primitive:
     - `lowering(ctx, *operands, **params)`, per platform (`def_lowering(rule, platform="cuda")`;
       the rule for platform None applies to every platform without its own);
     - `effects(**params) -> frozenset[Effect]`: the primitive's own effects (the effects of
-      jaxprs in its params are added automatically).
+      jaxprs in its params are added automatically, each effect on a jaxpr's input moved to
+      the operand that feeds it: by default a jaxpr's inputs are the equation's last operands;
+      `effect_operands(name, params, n_inputs)` gives the operand of each input of the jaxpr
+      in param `name` where they are not (None: the default), e.g. a while loop's cond).
     `np_impl` is the NumPy reference implementation, the tests' oracle.
     `transpose_zero_cts`: the backward pass calls `transpose` even when every output cotangent
     is zero (as JAX transposes every live linear equation). Off for primitives whose transpose
@@ -324,6 +327,7 @@ class Primitive:
         self.lowerings: dict = {}
         self.effects = None
         self.effectful_abstract_eval = None
+        self.effect_operands = None
         self.np_impl = None
         self.transpose_zero_cts = False
         self.sharding_rule = None
@@ -491,23 +495,55 @@ def all_primitives() -> list:
     return list(_primitives)
 
 
-def primitive_effects(prim: Primitive, params, in_avals=()) -> frozenset:
+def primitive_effects(prim: Primitive, params, in_avals=(), n_operands=None) -> frozenset:
     """The effects of one application: the primitive's own, plus those of any jaxpr it carries
-    (the bodies of jit, cond, while, scan, checkpoint, custom rules...)."""
+    (the bodies of jit, cond, while, scan, checkpoint, custom rules...). Given the number of
+    operands, an effect on a carried jaxpr's input becomes one on the operand feeding it (so a
+    ref written in a cond branch is an effect of the jaxpr holding the cond, as in JAX)."""
     if prim.effects is not None:
         effects = prim.effects(**params)
     elif prim.effectful_abstract_eval is not None:
         effects = frozenset(prim.effectful_abstract_eval(*in_avals, **params)[1])
     else:
         effects = no_effects
-    for v in params.values():
-        if type(v) in (ClosedJaxpr, Jaxpr):
-            effects = effects | v.effects
-        elif type(v) in (tuple, list):
-            for b in v:
-                if type(b) in (ClosedJaxpr, Jaxpr):
-                    effects = effects | b.effects
+    for name, v in params.items():
+        for b in (v if type(v) in (tuple, list) else (v,)):
+            if type(b) in (ClosedJaxpr, Jaxpr):
+                effects = effects | _operand_effects(prim, name, params, b, n_operands)
     return effects
+
+
+def _operand_effects(prim, name, params, sub, n_operands):
+    effects = sub.effects
+    invars = (sub.jaxpr if type(sub) is ClosedJaxpr else sub).invars
+    if n_operands is None or not any(isinstance(e, JaxprInputEffect) for e in effects):
+        return effects
+    operands = None if prim.effect_operands is None else prim.effect_operands(
+        name, params, len(invars))
+    if operands is None:
+        start = n_operands - len(invars)
+        operands = range(start, n_operands) if start >= 0 else None
+    if operands is None:
+        return effects
+    where = {v: i for v, i in zip(invars, operands)}
+    return frozenset(e.replace(input=where[e.input]) if isinstance(e, JaxprInputEffect)
+                     and type(e.input) is not int and e.input in where else e for e in effects)
+
+
+def jaxprs_in_params(params):
+    """The Jaxprs among an equation's parameters (bodies of jit, cond, scan, ...)."""
+    for v in params.values():
+        for x in (v if type(v) in (tuple, list) else (v,)):
+            if type(x) is ClosedJaxpr:
+                yield x.jaxpr
+            elif type(x) is Jaxpr:
+                yield x
+
+
+def subjaxprs(jaxpr: Jaxpr):
+    """The Jaxprs nested directly in `jaxpr`'s equations (not recursively, as JAX's)."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
 
 
 class CustomCallPrimitive(Primitive):
@@ -603,10 +639,11 @@ class JaxprEqn(NamedTuple):
 
     @property
     def effects(self) -> frozenset:
+        n = len(self.invars)
         if self.primitive.effectful_abstract_eval is None:
-            return primitive_effects(self.primitive, self.params)
+            return primitive_effects(self.primitive, self.params, n_operands=n)
         in_avals = [v.aval for v in self.invars]
-        return primitive_effects(self.primitive, self.params, in_avals)
+        return primitive_effects(self.primitive, self.params, in_avals, n)
 
 
 # The jaxpr printer lives in pretty_print (built on this module), which fills this slot when

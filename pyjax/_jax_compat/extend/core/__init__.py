@@ -16,6 +16,8 @@ from pyjax._src.core import ShapedArray
 from pyjax._src.core import Var as Var
 from pyjax._src.core import check_jaxpr as check_jaxpr
 from pyjax._src.core import concrete_or_error as concrete_or_error
+from pyjax._src.core import jaxprs_in_params as jaxprs_in_params
+from pyjax._src.core import subjaxprs as subjaxprs
 from pyjax._src.core import jaxpr_as_fun as jaxpr_as_fun
 from pyjax._src.core import no_effects as no_effects
 from pyjax._src.core import set_current_trace as set_current_trace
@@ -169,22 +171,6 @@ class OpaqueTraceState:
 def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
     del convention  # (JAX also accepts and ignores it)
     return OpaqueTraceState(_core.current_trace())
-
-
-def jaxprs_in_params(params):
-    """The Jaxprs among an equation's parameters (bodies of jit, cond, scan, ...)."""
-    for v in params.values():
-        for x in (v if type(v) in (tuple, list) else (v,)):
-            if type(x) is ClosedJaxpr:
-                yield x.jaxpr
-            elif type(x) is Jaxpr:
-                yield x
-
-
-def subjaxprs(jaxpr: Jaxpr):
-    """The Jaxprs nested directly in `jaxpr`'s equations."""
-    for eqn in jaxpr.eqns:
-        yield from jaxprs_in_params(eqn.params)
 
 
 class Token(UnsupportedType):

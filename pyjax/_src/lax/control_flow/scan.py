@@ -11,7 +11,8 @@ them as `xs`: the forward pass is never recomputed; residuals that are loop-inva
 once outside the loop and residuals that are consts or `xs` themselves are forwarded, not
 stacked), transpose (a scan in the other direction over the residuals and output cotangents,
 the cotangents of linear consts accumulated in the carry), batching (batched consts, carries and
-xs; which carries are batched is a fixed point), and lowering (`stablehlo.while` over an index,
+xs; which carries are batched is a fixed point), dce (the used outputs and the carries they
+need, a fixed point), and lowering (`stablehlo.while` over an index,
 slicing `xs` and updating `ys` in place, `unroll` iterations per loop step).
 """
 from __future__ import annotations
@@ -421,6 +422,35 @@ def _scan_batch(axis_data, args, dims, *, jaxpr, num_consts, num_carry, length, 
 
 
 scan_p.def_batch(batching.AxisBatchRule(_scan_batch))
+
+
+# -- dce ----------------------------------------------------------------------------------------
+
+
+def _scan_dce(used_outputs, eqn):
+    """Only the used ys and the carries they (or the used carries) need: a carry is needed if
+    its output is used or a needed output reads it, a fixed point over the body; the consts and
+    xs no needed output reads are dropped. (Effects keep the whole loop.)"""
+    p = eqn.params
+    body, nc, nk = p["jaxpr"].jaxpr, p["num_consts"], p["num_carry"]
+    if body.effects or p["jaxpr"].consts:
+        return None, eqn
+    used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+    while True:
+        pruned, used_in = pe.dce_jaxpr(body, used_carry + used_ys,
+                                       instantiate=[False] * nc + used_carry + [False] * (len(body.invars) - nc - nk))
+        needed = [a or b for a, b in zip(used_carry, used_in[nc:nc + nk], strict=True)]
+        if needed == used_carry:
+            break
+        used_carry = needed
+    invars = [v for v, u in zip(eqn.invars, used_in, strict=True) if u]
+    outvars = [v for v, u in zip(eqn.outvars, used_carry + used_ys, strict=True) if u]
+    params = dict(p, jaxpr=core.ClosedJaxpr(pruned, []), num_consts=sum(used_in[:nc]),
+                  num_carry=sum(used_carry))
+    return None, core.JaxprEqn(invars, outvars, scan_p, params, eqn.source_info)
+
+
+scan_p.def_dce(_scan_dce)
 
 
 # -- lowering -----------------------------------------------------------------------------------
