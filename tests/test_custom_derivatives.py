@@ -697,6 +697,44 @@ def test_custom_gradient_rule_may_return_a_single_cotangent():
                                [9., 3., 1.])
 
 
+def test_vmap_keeps_unbatched_operands_and_outputs_of_a_custom_vjp_unbatched():
+    """Issue 24 (diffrax's implicit solvers under vmap): as JAX, a custom_vjp call under vmap
+    keeps its unmapped operands unmapped (a loop counter inside stays unbatched: equinox's
+    nonbatchable accepts it) and its outputs mapped only where the function maps them; bwd's
+    cotangent of an unmapped operand is summed over the lanes. Values recorded from JAX 0.10.2."""
+    @pyjax.custom_vjp
+    def f(x, n):
+        return x * n, n + 1.0
+
+    def f_bwd(res, cts):
+        (x, n), (ct_y, ct_n) = res, cts
+        return ct_y * n, ct_y * x + ct_n
+    f.defvjp(lambda x, n: (f(x, n), (x, n)), f_bwd)
+    xs = jnp.arange(3.0)
+    y, m = pyjax.vmap(f, in_axes=(0, None), out_axes=(0, None))(xs, 2.0)
+    np.testing.assert_array_equal(y, [0.0, 2.0, 4.0])
+    assert m == 3.0 and np.shape(m) == ()
+
+    def loss(xs, n):
+        y, m = pyjax.vmap(f, in_axes=(0, None), out_axes=(0, None))(xs, n)
+        return jnp.sum(y * y) + m * m
+    for grad in (pyjax.grad(loss, argnums=(0, 1)), pyjax.jit(pyjax.grad(loss, argnums=(0, 1)))):
+        gx, gn = grad(xs, 2.0)
+        np.testing.assert_array_equal(gx, [0.0, 8.0, 16.0])
+        np.testing.assert_array_equal(gn, 38.0)
+
+    @pyjax.custom_vjp
+    def g(x, k):
+        return lax.while_loop(lambda c: c[0] < k, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1]
+    g.defvjp(lambda x, k: (g(x, k), k), lambda k, ct: (ct * 2.0 ** k, None))
+    jaxpr = pyjax.make_jaxpr(pyjax.vmap(g, in_axes=(0, None)))(xs, 3)
+    loop, = [e for e in jaxpr.jaxpr.eqns[0].params["call_jaxpr"].jaxpr.eqns if e.primitive.name == "while"]
+    assert [v.aval.shape for v in loop.outvars] == [(), (3,)]  # the counter is not batched
+    np.testing.assert_array_equal(pyjax.vmap(g, in_axes=(0, None))(xs, 3), [0.0, 8.0, 16.0])
+    np.testing.assert_array_equal(
+        pyjax.grad(lambda xs: jnp.sum(pyjax.vmap(g, in_axes=(0, None))(xs, 3)))(xs), [8.0] * 3)
+
+
 def test_symbolic_zero_tangents_under_vmap():
     """Issue 23 (JAX's custom_api_test test_symbolic_zero_custom_jvp vmap cases): under vmap a
     symbolic_zeros=True rule still sees SymbolicZero tangents, typed as one example's."""

@@ -20,7 +20,9 @@ from pyjax._src.api_vmap import vmap
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
+from pyjax._src.interpreters.array_ops import lax_ops
 from pyjax._src.lax.elementwise import _convert_element_type
+from pyjax._src.lax.shape_ops import index_in_dim
 from pyjax._src.remat_opt import optimize_remat_of_custom_vjp_fwd as optimize_remat_of_custom_vjp_fwd
 from pyjax._src.traceback_util import api_boundary
 
@@ -98,25 +100,97 @@ def _batch_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, **params
 
     A custom_jvp call keeps its unmapped operands unmapped, as JAX does (a `cond` on an
     unbatched predicate inside it stays a `cond`); its JVP rule sees each tangent mapped as its
-    primal is. A custom_vjp call maps every operand (its `bwd` then returns mapped cotangents
-    for every input, which the broadcast operands' transposes sum)."""
-    if prim.rule_names == ("jvp",):
-        axes = [None if d is None else 0 for d in dims]
-        args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
-    else:
-        axes = [0] * len(args)
-        args = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(args, dims)]
+    primal is. A custom_vjp call does too, and its outputs are mapped where the function maps
+    them (equinox's loops keep their step counters unbatched so): see `_batch_vjp_call`."""
+    if prim.rule_names != ("jvp",):
+        return _batch_vjp_call(prim, axis_size, args, dims, call_jaxpr=call_jaxpr,
+                               num_consts=num_consts, **params)
+    axes = [None if d is None else 0 for d in dims]
+    args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
     call = vmap(lambda *xs: core.eval_jaxpr(call_jaxpr.jaxpr, [], *xs), in_axes=axes,
                 axis_size=axis_size)
     free, new_consts = _trace_flat(call, args)
     consts, dyn = args[:num_consts], args[num_consts:]
     dyn_axes = axes[num_consts:]
-    new_params = {k: (_vmapped_jvp_rule(v, dyn_axes, axis_size) if k == "jvp" else
-                      _vmapped_rule(v, dyn_axes, axis_size)) if k in prim.rule_names else v
+    new_params = {k: _vmapped_jvp_rule(v, dyn_axes, axis_size) if k == "jvp" else v
                   for k, v in params.items()}
     outs = prim.bind(*new_consts, *consts, *dyn, call_jaxpr=free, num_consts=len(new_consts) + num_consts,
                      **new_params)
     return outs, [0] * len(outs)
+
+
+def _batch_vjp_call(prim, axis_size, args, dims, *, call_jaxpr, num_consts, fwd, bwd, **params):
+    """A custom_vjp call under vmap, as JAX's: unmapped operands stay unmapped and an output is
+    mapped (along 0) when the function maps it. `fwd` gives its outputs mapped alike and every
+    residual mapped; `bwd` gets the output cotangents mapped as the outputs are and sums a
+    mapped cotangent of an unmapped operand over the lanes."""
+    axis = batching.AxisData(None, axis_size)
+    axes = [None if d is None else 0 for d in dims]
+    args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
+    out_axes = []
+
+    def call(*xs):
+        outs, out_dims = batching.batch_flat(
+            lambda *ys: core.eval_jaxpr(call_jaxpr.jaxpr, [], *ys), list(xs), axes, axis)
+        out_axes[:] = [None if d is None else 0 for d in out_dims]
+        return [o if d is None else batching.moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
+    free, new_consts = _trace_flat(call, args)
+    consts, dyn = args[:num_consts], args[num_consts:]
+    dyn_axes = axes[num_consts:]
+    out_axes = list(out_axes)
+    outs = prim.bind(*new_consts, *consts, *dyn, call_jaxpr=free, num_consts=len(new_consts) + num_consts,
+                     fwd=_vmapped_fwd(fwd, dyn_axes, out_axes, axis),
+                     bwd=_vmapped_bwd(bwd, dyn_axes, out_axes, axis), **params)
+    return outs, out_axes
+
+
+def _at_axis(x, d, want, size):
+    """`x` (mapped along `d` or not) mapped along 0 when `want` is 0, else unmapped: lanes of a
+    value the function does not map are equal, so the first stands for them."""
+    if want is None:
+        return x if d is None else index_in_dim(x, 0, d, keepdims=False)
+    return batching.bdim_at_front(x, d, size)
+
+
+def _vmapped_fwd(rule, dyn_axes, out_axes, axis):
+    def batched(primals, **kw):
+        box = []
+
+        def flat(*xs):
+            out, res = rule(list(xs), **kw)
+            box.append(len(out))
+            return [*out, *res]
+        vals, dims = batching.batch_flat(flat, list(primals), dyn_axes, axis)
+        n = box[0]
+        out = [_at_axis(v, d, a, axis.size) for v, d, a in zip(vals[:n], dims[:n], out_axes, strict=True)]
+        return out, [batching.bdim_at_front(v, d, axis.size) for v, d in zip(vals[n:], dims[n:])]
+    return functools.wraps(rule)(batched)
+
+
+def _vmapped_bwd(rule, dyn_axes, out_axes, axis):
+    """bwd mapped over (residuals, cotangents): a zero cotangent goes in unmapped, typed as one
+    example's; a cotangent of an unmapped operand comes out summed over the lanes."""
+    symbolic = getattr(rule, "symbolic_zeros", False)
+
+    def batched(res, cts):
+        ct_axes = [None if isinstance(c, ad.Zero) else a for c, a in zip(cts, out_axes, strict=True)]
+        cts = [type(c)(c.aval.update(shape=c.aval.shape[1:])) if isinstance(c, ad.Zero) and a is not None
+               else c for c, a in zip(cts, out_axes)]
+        nres = len(res)
+        zeros = {i: c for i, c in enumerate(cts) if isinstance(c, ad.Zero)}
+
+        def flat(*xs):
+            it = iter(xs[nres:])
+            full = [zeros[i] if i in zeros else next(it) for i in range(len(cts))]
+            return list(rule(list(xs[:nres]), full))
+        live = [c for c in cts if not isinstance(c, ad.Zero)]
+        live_axes = [a for c, a in zip(cts, ct_axes) if not isinstance(c, ad.Zero)]
+        vals, dims = _batch_flat_optional(flat, [*res, *live], [0] * nres + live_axes, axis)
+        return [None if v is None else _summed_to(v, d, a, axis.size)
+                for v, d, a in zip(vals, dims, dyn_axes, strict=True)]
+    batched = functools.wraps(rule)(batched)
+    batched.symbolic_zeros = symbolic
+    return batched
 
 
 def _vmapped_jvp_rule(rule, dyn_axes, axis_size):
@@ -133,24 +207,26 @@ def _vmapped_jvp_rule(rule, dyn_axes, axis_size):
     return functools.wraps(rule)(batched)
 
 
-def _vmapped_rule(rule, dyn_axes, axis_size):
-    """`rule` vmapped over its operands (keywords are static: custom_vjp's `perturbed`). A
-    symbolic_zeros bwd (residuals, cotangents) gets its zero cotangents unmapped, as
-    SymbolicZeros typed as one example's (as JAX's)."""
-    symbolic = getattr(rule, "symbolic_zeros", False)
+def _batch_flat_optional(fun, args, in_dims, axis):
+    """`batching.batch_flat` for a function some of whose outputs are None (zero cotangents)."""
+    where = []
 
-    def batched(*xs, **kw):
-        if symbolic and len(xs) == 2:
-            res, cts = xs
-            axes = [None if isinstance(c, ad.Zero) else 0 for c in cts]
-            cts = [type(c)(c.aval.update(shape=c.aval.shape[1:])) if isinstance(c, ad.Zero) else c
-                   for c in cts]
-            return vmap(functools.partial(rule, **kw), in_axes=(0, axes),
-                        axis_size=axis_size)(res, cts)
-        return vmap(functools.partial(rule, **kw), axis_size=axis_size)(*xs)
-    out = functools.wraps(rule)(batched)
-    out.symbolic_zeros = symbolic
-    return out
+    def flat(*xs):
+        outs = fun(*xs)
+        where[:] = [o is not None for o in outs]
+        return [o for o in outs if o is not None]
+    vals, dims = batching.batch_flat(flat, args, in_dims, axis)
+    vals, dims = iter(vals), iter(dims)
+    pairs = [(next(vals), next(dims)) if w else (None, None) for w in where]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+def _summed_to(x, d, want, size):
+    """A cotangent mapped along `d` (or not) for an operand mapped along `want` (0 or None):
+    summed over the lanes for an unmapped operand, as JAX's custom_vjp batching."""
+    if want is None:
+        return x if d is None else lax_ops.reduce_sum(x, (d,))
+    return batching.bdim_at_front(x, d, size)
 
 
 class _CustomCall(core.CustomCallPrimitive):
