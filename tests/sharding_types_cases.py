@@ -60,6 +60,18 @@ def under_abstract(m, f):
 def in_mesh(f):
     with jax.set_mesh(mesh):
         return f()
+
+mixed_mesh = jax.make_mesh((2, 2, 2), ("x", "y", "z"),
+                           axis_types=(AxisType.Explicit, AxisType.Auto, AxisType.Explicit))
+
+def constraints(f, *args, m=None):
+    """The shardings of the sharding constraints in `f`'s lowered module (sorted: the order of
+    ops differs between the printers)."""
+    import re
+    with jax.set_mesh(mesh if m is None else m):
+        text = jax.jit(f).lower(*args).as_text()
+    return sorted(re.search(r"<@[^>]*>", line).group(0) for line in text.splitlines()
+                  if "sdy.sharding_constraint" in line)
 '''
 
 CASES = [
@@ -209,4 +221,17 @@ CASES = [
     "jax.sharding.ManualAxisType(varying=frozenset({'x'})) is jax.sharding.ManualAxisType(varying=frozenset({'x'}))",
     "jax.sharding.ManualAxisType(varying=frozenset({'x'}), unreduced=frozenset({'x'}))",
     "jax.sharding.ManualAxisType().update(reduced=frozenset({'y'})).reduced == {'y'}",
+    # the sharding constraint after each operation whose type carries a sharding (JAX's pjit_test
+    # check_wsc_in_lowered); open dimensions and replicated Explicit axes on a mesh with Auto axes
+    "constraints(lambda a: (a ** 3) * 2, x)", "constraints(lambda a: a.sum(0), x)",
+    "constraints(lambda a: jnp.concatenate([a, a], 1), x)", "constraints(lambda a: a.reshape(32), x)",
+    "constraints(lambda a: jnp.sin(a).astype(jnp.int32), x)",
+    "constraints(lambda a: jax.lax.cond(a.sum() > 0, lambda: a, lambda: -a), x)",
+    "constraints(lambda a: jax.lax.while_loop(lambda c: c.sum() < 100, lambda c: c + 1, a), x)",
+    "constraints(lambda a: jnp.sin(a) * 2, jax.device_put(X, NamedSharding(mixed_mesh, P('x'))), m=mixed_mesh)",
+    "constraints(lambda a: jnp.sin(a), xa, m=auto_mesh)",
+    "constraints(lambda a: a * 2, jax.ShapeDtypeStruct((8, 4), np.float32, sharding=NamedSharding(mesh, P('x', 'y'))))",
+    # a ShapeDtypeStruct given a PartitionSpec: read over the mesh in context
+    "in_mesh(lambda: repr(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding.spec))",
+    "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding",
 ]

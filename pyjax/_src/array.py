@@ -436,14 +436,28 @@ pe.literal_value_handlers[ArrayImpl] = _literal_for_array
 class ShapeDtypeStruct:
     """A shape and dtype standing in for an array (for eval_shape and AOT lowering)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
         # an extended dtype (a PRNG key's `key<fry>`) is kept as it is, as in JAX
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = weak_type
-        self.sharding = sharding
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        """The sharding given; a PartitionSpec is read over the mesh in context when asked (as
+        JAX's), which must exist."""
+        s = self._sharding
+        if not isinstance(s, PartitionSpec):
+            return s
+        mesh = get_mesh()
+        if mesh is None or mesh.empty:
+            raise TypeError("When specifying PartitionSpec to `ShapeDtypeStruct`, the context "
+                            "mesh cannot be empty. Please use `jax.set_mesh` to set the mesh "
+                            "context.")
+        return NamedSharding(mesh, s)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -464,7 +478,7 @@ class ShapeDtypeStruct:
     def update(self, **changes):
         """A copy with some of `shape`, `dtype`, `weak_type`, `sharding` replaced."""
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
-                  "sharding": self.sharding, **changes}
+                  "sharding": self._sharding, **changes}
         return type(self)(fields.pop("shape"), fields.pop("dtype"), **fields)
 
     def __repr__(self):
@@ -479,8 +493,20 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
-core.pytype_aval_mappings[ShapeDtypeStruct] = lambda x: core.ShapedArray(
-    x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+def _shape_dtype_struct_aval(x):
+    """A ShapeDtypeStruct's abstract value; under sharding in types, with its sharding when that
+    is a NamedSharding naming Explicit mesh axes (as an array's)."""
+    aval = core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    s = x._sharding
+    if isinstance(s, PartitionSpec):
+        s = x.sharding
+    if (not SHARDING_IN_TYPES[0] or not isinstance(s, NamedSharding)
+            or not s.mesh._any_axis_explicit):
+        return aval
+    return aval.update(sharding=s)
+
+
+core.pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_struct_aval
 
 
 # -- assembling sharded arrays ------------------------------------------------------------------

@@ -679,7 +679,7 @@ class JitInfo:
         traced = Traced(self.name, closed, in_tree, out_tree, donated)
         mesh = spmd.constrained_mesh(closed.jaxpr) if xla.multiple_devices() else None
         if self.in_shardings is not None or self.out_shardings is not None or any(
-                type(x) is ArrayImpl and x._named_sharding is not None for x in leaves) or mesh:
+                spmd.leaf_sharding(x) is not None for x in leaves) or mesh:
             traced.shardings = spmd.shardings_for(self.in_shardings, self.out_shardings, args,
                                                   kwargs, leaves, out_tree, self.name, mesh)
         return traced
@@ -762,8 +762,9 @@ def _hashable_static(value, where):
 
 def _trace_leaf_aval(x):
     """An argument's aval when tracing without running (trace/lower/eval_shape/make_jaxpr):
-    as in JAX, an abstract value itself (a ShapedArray) stands for an array of its type."""
-    aval = x if type(x) is core.ShapedArray else _leaf_aval_checked(x)
+    as in JAX, an abstract value itself (a ShapedArray, an AbstractRef) stands for a value of
+    its type."""
+    aval = x if type(x) in (core.ShapedArray, AbstractRef) else _leaf_aval_checked(x)
     return core.with_context_sharding(aval) if SHARDING_IN_TYPES[0] else aval
 
 

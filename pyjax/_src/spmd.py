@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 
 from pyjax._src import core, tree_util
-from pyjax._src.array import ArrayImpl, named_sharding_for
+from pyjax._src.array import ArrayImpl, ShapeDtypeStruct, named_sharding_for
 from pyjax._src.mesh import Mesh
 from pyjax._src.sharding import NamedSharding, PartitionSpec, Sharding
 
@@ -116,16 +116,26 @@ def _typed_as(mesh, typed):
     return mesh
 
 
-def _own(x, mesh):
-    if type(x) is ArrayImpl and x._named_sharding is not None:
+def leaf_sharding(x):
+    """The NamedSharding over a concrete mesh an argument brings (an array laid out over a
+    mesh, or a ShapeDtypeStruct given one, as JAX's AOT lowering reads it), else None."""
+    if type(x) is ArrayImpl:
         return x._named_sharding
-    return NamedSharding(mesh, PartitionSpec())
+    if type(x) is ShapeDtypeStruct:
+        s = x.sharding
+        if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh):
+            return s
+    return None
+
+
+def _own(x, mesh):
+    s = leaf_sharding(x)
+    return s if s is not None else NamedSharding(mesh, PartitionSpec())
 
 
 def _common_mesh(ins, outs, leaves, name, default=None):
     found = [s for s in ins + (outs or []) if isinstance(s, NamedSharding)]
-    found += [x._named_sharding for x in leaves
-              if type(x) is ArrayImpl and x._named_sharding is not None]
+    found += [s for s in map(leaf_sharding, leaves) if s is not None]
     for s in found:
         if not isinstance(s, NamedSharding):
             raise NotImplementedError(f"jit {name}: {type(s).__name__} shardings are not "

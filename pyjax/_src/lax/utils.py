@@ -20,6 +20,7 @@ from pyjax._src.dispatch import apply_primitive
 from pyjax._src.interpreters.ad import Zero, defjvp, deflinear, tangent_aval
 from pyjax._src.interpreters.batching import defbroadcasting, defvectorized
 from pyjax._src.lax import sharding_rules
+from pyjax._src.lowering import sdy
 from pyjax._src.lowering.mlir import enum
 
 # -- dtype categories ------------------------------------------------------------------------
@@ -156,10 +157,23 @@ def _simple_lowering(hlo_op, ctx, *args, **params):
 
 
 def broadcast_operands(ctx, args):
-    """Broadcast rank-0 operands of an elementwise op to the output shape."""
-    shape = ctx.avals_out[0].shape
-    return [ctx.broadcast(x, a, shape) if a.shape != shape else x
-            for x, a in zip(args, ctx.avals_in, strict=True)]
+    """Broadcast rank-0 operands of an elementwise op to the output shape. Under sharding in
+    types an operand broadcast, or typed with another sharding than the result, is constrained
+    to the result's sharding first, as JAX lowers it."""
+    out = ctx.avals_out[0]
+    shape, sharding = out.shape, getattr(out, "sharding", None)
+    if sharding is None:
+        return [ctx.broadcast(x, a, shape) if a.shape != shape else x
+                for x, a in zip(args, ctx.avals_in, strict=True)]
+    outs = []
+    for x, a in zip(args, ctx.avals_in, strict=True):
+        if a.shape != shape:
+            x = sdy.type_constraint(ctx, ctx.broadcast(x, a, shape),
+                                    ShapedArray(shape, a.dtype, sharding=sharding))
+        elif getattr(a, "sharding", None) != sharding:
+            x = sdy.type_constraint(ctx, x, ShapedArray(shape, a.dtype, sharding=sharding))
+        outs.append(x)
+    return outs
 
 
 def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=None, *,

@@ -196,11 +196,41 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
             finally:
                 fb.loc, fb.name_prefix, fb.frame = "", prefix, outer_frame
         if eqn.primitive.multiple_results:
+            if _constrains_results(eqn):
+                out = [sdy.type_constraint(ctx, n, v.aval) for v, n in zip(eqn.outvars, out, strict=True)]
             for v, n in zip(eqn.outvars, out, strict=True):
                 env[v] = n
         else:
+            if _constrains_results(eqn):
+                out = sdy.type_constraint(ctx, out, eqn.outvars[0].aval)
             env[eqn.outvars[0]] = out
     return [read(v) for v in jaxpr.outvars]
+
+
+# Sharding in types: JAX constrains the result of (nearly) every operation to the sharding its
+# type carries (`sdy.sharding_constraint` after it), and of cond / while (scan lowers to a
+# while), but not of calls whose body it lowers in place (jit, custom rules, checkpoint,
+# shard_map...): their inner operations carry the constraints. Not after the operations that
+# place data themselves either (device_put, sharding constraints) nor host callbacks, nor the
+# few whose JAX rules emit a bare op (comparisons, sign, round, square, exp2, copy).
+_CONSTRAINED_HIGHER_ORDER = frozenset({"cond", "while", "scan"})
+_UNCONSTRAINED = frozenset({"sharding_constraint", "reshard", "device_put", "pure_callback",
+                            "io_callback", "debug_callback", "ffi_call", "custom_call",
+                            "eq", "ne", "lt", "le", "gt", "ge", "eq_to", "le_to", "lt_to",
+                            "sign", "round", "square", "exp2", "copy", "copy_p"})
+
+
+def _constrains_results(eqn) -> bool:
+    if not any(getattr(v.aval, "sharding", None) is not None for v in eqn.outvars):
+        return False
+    name = eqn.primitive.name
+    if name in _UNCONSTRAINED:
+        return False
+    if name in _CONSTRAINED_HIGHER_ORDER:
+        return True
+    return not any(type(p) in (core.Jaxpr, core.ClosedJaxpr) or (
+        type(p) in (tuple, list) and any(type(b) in (core.Jaxpr, core.ClosedJaxpr) for b in p))
+        for p in eqn.params.values())
 
 
 # -- debug locations -------------------------------------------------------------------------

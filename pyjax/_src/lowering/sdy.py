@@ -12,6 +12,7 @@ The functions here return attribute text; `ModuleContext.shardy` says which form
 """
 from __future__ import annotations
 
+from pyjax._src import dtypes
 from pyjax._src.sharding import NamedSharding, PartitionSpec
 
 
@@ -88,6 +89,38 @@ def constrain(ctx, x, sharding: NamedSharding, aval):
     return ctx.op("stablehlo.custom_call", x, out=aval, attrs={
         "call_target_name": '"Sharding"', "backend_config": '""',
         "mhlo.sharding": f'"{sharding._to_hlo(aval.ndim)}"'})
+
+
+def type_constraint(ctx, x, aval):
+    """`x` constrained to the sharding its type carries (sharding in types), as JAX lowers
+    each operation's result under a mesh with Explicit axes: the dimensions closed, or, when
+    the mesh also has Auto axes, all open with the Explicit axes the spec leaves out marked
+    `replicated` (so the partitioner may not use them). `x` itself where the type says nothing
+    (no sharding, an extended dtype, every axis Auto or Manual, inside a shard_map body)."""
+    s = getattr(aval, "sharding", None)
+    if s is None or ctx.module.manual or not isinstance(s, NamedSharding):
+        return x
+    mesh = s.mesh
+    if mesh.empty or mesh.are_all_axes_manual or mesh.are_all_axes_auto:
+        return x
+    if not hasattr(aval, "ndim") or dtypes.issubdtype(aval.dtype, dtypes.extended):
+        return x
+    parts = _parts(s, aval.ndim)
+    some_auto = bool(mesh.auto_axes)
+    if ctx.module.shardy:
+        name = mesh_symbol(ctx.module, mesh.axis_names, mesh.axis_sizes)
+        used = {a for p in parts for a in p} | set(s.spec.unreduced) | set(s.spec.reduced)
+        replicated = [a for a in mesh.explicit_axes if a not in used] if some_auto else []
+        rep = (", replicated={" + ", ".join(f'"{a}"' for a in replicated) + "}"
+               if replicated else "")
+        attr = (f"#sdy.sharding<@{name}, {_dims(parts, _open_dims(s, aval.ndim), some_auto)}"
+                f"{rep}>")
+        return ctx.op("sdy.sharding_constraint", x, out=aval, attrs={"sharding": attr})
+    unspecified = ("unspecified_dims=[" + ",".join(str(i) for i in range(aval.ndim)) + "]"
+                   if some_auto and aval.ndim else "")
+    return ctx.op("stablehlo.custom_call", x, out=aval, attrs={
+        "call_target_name": '"Sharding"', "backend_config": f'"{unspecified}"',
+        "mhlo.sharding": f'"{s._to_hlo(aval.ndim)}"'})
 
 
 def fully_manual(ctx, mesh, out_aval, body_fn):
