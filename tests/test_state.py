@@ -536,3 +536,41 @@ def test_addupdate_jvp_accumulates_the_primal_then_the_tangent():
     avals = [shaped_array_ref((), np.float32)] * 2
     jaxpr, _, _ = pe.trace_to_jaxpr_dynamic(lambda r, t: jax.jvp(f, (r,), (t,)), avals)
     assert [e.primitive.name for e in jaxpr.eqns][:4] == ["addupdate", "addupdate", "get", "get"]
+
+
+def test_refs_written_in_control_flow_are_effects_of_the_enclosing_jaxpr():
+    """An effect on a cond branch's or loop body's input is one on the operand feeding it, so
+    the enclosing jaxpr reads/writes its own ref inputs (JAX's state_test test_cond_discharge).
+    make_jaxpr takes AbstractRef avals as arguments, as JAX's."""
+    def f(pred, x_ref, y_ref):
+        lax.cond(pred, lambda: x_ref.__setitem__(..., 1.0), lambda: y_ref.__setitem__(..., 2.0))
+        lax.while_loop(lambda c: c < x_ref[...], lambda c: (y_ref.__setitem__(..., c), c + 1)[1],
+                       0.0)
+        return x_ref[...]
+    ref = shaped_array_ref((), np.float32)
+    closed = jax.make_jaxpr(f)(False, ref, ref)
+    _, x, y = closed.jaxpr.invars
+    assert closed.effects == {ReadEffect(x), WriteEffect(x), WriteEffect(y)}
+    # discharging y only keeps x's write (in the discharged cond) and its read
+    out = discharge_state(closed, should_discharge=[False, False, True])
+    assert isinstance(out.invars[1].aval, AbstractRef) and not isinstance(out.invars[2].aval,
+                                                                          AbstractRef)
+    assert out.effects == {ReadEffect(out.invars[1]), WriteEffect(out.invars[1])}
+
+
+def test_nested_run_state_writes_the_outer_ref_from_a_cond():
+    """A run_state body closing over an outer run_state's ref leaves it a ref (only its own refs
+    are discharged), so a cond writing it writes the outer one; values from JAX 0.10.2."""
+    def f(pred):
+        def body(refs):
+            x_ref, o_ref = refs
+
+            def inner(z_ref):
+                a = jnp.array(2.)
+                lax.cond(pred, lambda: x_ref.__setitem__((), 1. * a),
+                         lambda: z_ref.__setitem__((), 1.))
+            o_ref[...] = run_state(inner)(0.)
+        return run_state(body)((0., 0.))
+    for pred, want in [(True, (2., 0.)), (False, (0., 1.))]:
+        np.testing.assert_array_equal(f(pred), want)
+        np.testing.assert_array_equal(jax.jit(f)(pred), want)

@@ -51,10 +51,12 @@ def eval_discharged(jaxpr: core.Jaxpr, consts, args, slots=None, kept=()):
     final_ref_values)`, the latter one per discharged ref invar, in order. `slots` (one per
     invar, None for a non-ref) marks ref invars that are the same ref outside (equal slots):
     they share a value. The ref invars in `kept` are not discharged: their args are refs (ref
-    tracers) and their reads and writes are bound as such."""
+    tracers) and their reads and writes are bound as such, as are those of ref constvars."""
     env = {}
     alias = {}
-    kept = set(kept)
+    # a ref the jaxpr closes over (a constvar: a ref of an enclosing trace, as a run_state body
+    # nested in another sees its refs) is not the jaxpr's to discharge: it stays a ref
+    kept = set(kept) | {v for v in jaxpr.constvars if _is_ref(v)}
 
     def discharged(v):
         return _is_ref(v) and key(v) not in kept
@@ -211,6 +213,11 @@ def _fill(args, slots, refvals):
     return [refvals[s] if s is not None else a for a, s in zip(args, slots, strict=True)]
 
 
+def _kept(jaxpr, slots):
+    """The ref invars of a body that stay refs (no slot: a ref not being discharged)."""
+    return [v for v, s in zip(jaxpr.invars, slots, strict=True) if s is None and _is_ref(v)]
+
+
 def _scatter_finals(refvals, slots, finals):
     new = list(refvals)
     for s, f in zip([s for s in slots if s is not None], finals, strict=True):
@@ -231,8 +238,8 @@ def _scan_discharge(invars, is_ref, args, *, jaxpr, num_consts, num_carry, lengt
     def body(carry, x):
         refvals, c = carry
         ins = _fill(consts, slots, refvals) + list(c) + (list(x) if x is not None else [])
-        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, ins,
-                                       slots + [None] * (len(args) - num_consts))
+        sl = slots + [None] * (len(args) - num_consts)
+        outs, finals = eval_discharged(jaxpr.jaxpr, jaxpr.consts, ins, sl, _kept(jaxpr.jaxpr, sl))
         return (_scatter_finals(refvals, slots, finals), outs[:num_carry]), outs[num_carry:]
     (refvals, carry), ys = scan_mod.scan(body, (ref0, list(init)), list(xs) if xs else None,
                                          length=length, reverse=reverse, unroll=unroll)
@@ -253,14 +260,17 @@ def _while_discharge(invars, is_ref, args, *, cond_jaxpr, body_jaxpr, cond_ncons
     def cond_f(carry):
         refvals, c = carry
         ins = _fill(cconsts, cslots, refvals) + list(c)
-        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, ins, cslots + [None] * len(c))
+        sl = cslots + [None] * len(c)
+        outs, _ = eval_discharged(cond_jaxpr.jaxpr, cond_jaxpr.consts, ins, sl,
+                                  _kept(cond_jaxpr.jaxpr, sl))
         return outs[0]
 
     def body_f(carry):
         refvals, c = carry
         ins = _fill(bconsts, bslots, refvals) + list(c)
-        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, ins,
-                                       bslots + [None] * len(c))
+        sl = bslots + [None] * len(c)
+        outs, finals = eval_discharged(body_jaxpr.jaxpr, body_jaxpr.consts, ins, sl,
+                                       _kept(body_jaxpr.jaxpr, sl))
         return _scatter_finals(refvals, bslots, finals), list(outs)
     refvals, outs = while_loop.while_loop(cond_f, body_f, (ref0, list(init)))
     new_refs = [refvals[s] if s is not None else None for s in cslots + bslots]
@@ -275,7 +285,8 @@ def _cond_discharge(invars, is_ref, args, *, branches, **_):
 
     def branch(closed):
         def f(*ops):
-            outs, finals = eval_discharged(closed.jaxpr, closed.consts, ops, slots)
+            outs, finals = eval_discharged(closed.jaxpr, closed.consts, ops, slots,
+                                           _kept(closed.jaxpr, slots))
             by_slot = dict(zip([s for s in slots if s is not None], finals))
             return list(outs) + [by_slot[k] for k in range(len(uniq))]
         return f

@@ -93,6 +93,10 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 # compiled once per (body jaxpr, avals, params), held by the body so new loops are not leaked
 while_p.def_impl(partial(dispatch.apply_jaxpr_primitive, while_p, "body_jaxpr"))
+# the cond's inputs are its consts, then the carry (after the body's consts among the operands)
+while_p.effect_operands = lambda name, params, n: (
+    None if name != "cond_jaxpr" else
+    [i if i < params["cond_nconsts"] else i + params["body_nconsts"] for i in range(n)])
 
 
 @while_p.def_jvp
