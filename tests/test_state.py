@@ -574,3 +574,27 @@ def test_nested_run_state_writes_the_outer_ref_from_a_cond():
     for pred, want in [(True, (2., 0.)), (False, (0., 1.))]:
         np.testing.assert_array_equal(f(pred), want)
         np.testing.assert_array_equal(jax.jit(f)(pred), want)
+
+
+def test_run_state_with_an_uninitialized_ref():
+    """A type registered in `_ref_type_aval_mappings` gives run_state a ref without an initial
+    value (JAX's `uninitialized`); written before it is read (JAX's state_test
+    test_run_state_with_uninitialized_input)."""
+    from pyjax._src.state import types as state_types
+
+    class Later:
+        pass
+    state_types._ref_type_aval_mappings[Later] = lambda _: (
+        shaped_array_ref((), np.int32), state_types.uninitialized)
+    try:
+        def f(refs):
+            x_ref, y_ref = refs
+            y_ref[...] = x_ref[...] * 2
+            x_ref[...] = y_ref[...] + x_ref[...]
+        x, y = run_state(f)((jnp.int32(2), Later()))
+        assert (int(x), int(y)) == (6, 4)
+        # read before written: the dtype's minimum (NaN for floats), as JAX
+        _, y = run_state(lambda refs: None)((jnp.int32(2), Later()))
+        assert int(y) == np.iinfo(np.int32).min
+    finally:
+        del state_types._ref_type_aval_mappings[Later]

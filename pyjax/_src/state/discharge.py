@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from pyjax._src import core, pjit, stages, tree_util
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.control_flow import conditionals, scan as scan_mod, while_loop
+from pyjax._src.numpy import creation
 from pyjax._src.state.primitives import (addupdate_p, addupdate_value, get_p, get_value,
                                          new_ref_p, swap_p, swap_value)
-from pyjax._src.state.types import AbstractRef, Ref
+from pyjax._src.state.types import AbstractRef, Ref, get_ref_aval_from_value, uninitialized
 
 discharge_rules: dict = {}
 
@@ -166,7 +169,9 @@ def run_state(f):
     """
     def wrapped(init):
         leaves, tree = tree_util.tree_flatten(init)
-        avals = [AbstractRef(core.get_aval(x).strip_weak_type()) for x in leaves]
+        avals, leaves = zip(*map(get_ref_aval_from_value, leaves)) if leaves else ((), ())
+        leaves = [_filler(a.inner_aval) if x is uninitialized else x
+                  for a, x in zip(avals, leaves)]
 
         def flat(*refs):
             out = f(tree_util.tree_unflatten(tree, refs))
@@ -177,6 +182,12 @@ def run_state(f):
         _, finals = eval_discharged(closed.jaxpr, closed.consts, leaves)
         return tree_util.tree_unflatten(tree, finals)
     return wrapped
+
+
+def _filler(aval):
+    """The value an uninitialized ref starts with (JAX's: its dtype's minimum integer, or NaN)."""
+    fill = np.iinfo(aval.dtype).min if np.issubdtype(aval.dtype, np.integer) else np.nan
+    return creation.full(aval.shape, fill, aval.dtype)
 
 
 # -- discharge rules -------------------------------------------------------------------------------

@@ -140,6 +140,23 @@ def shaped_array_ref(shape, dtype, weak_type=False, sharding=None, memory_space=
                        memory_space)
 
 
+class Uninitialized:
+    """The type of `uninitialized`: a ref `run_state` allocates without an initial value."""
+
+
+uninitialized = Uninitialized()
+
+# type -> fn(value) -> (AbstractRef, initial value or `uninitialized`): how `run_state` makes a
+# ref of a value of that type (JAX's registry; other values give a ref of their own aval)
+_ref_type_aval_mappings: dict = {}
+
+
+def get_ref_aval_from_value(x):
+    if type(x) in _ref_type_aval_mappings:
+        return _ref_type_aval_mappings[type(x)](x)
+    return AbstractRef(core.get_aval(x).strip_weak_type()), x
+
+
 # -- indexers ---------------------------------------------------------------------------------
 
 
