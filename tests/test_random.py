@@ -20,6 +20,7 @@ from scipy import special, stats
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax, random
+from pyjax._src import tree_util as tree_util_src
 from pyjax._src.random import keys, prng
 from random_cases import CASES, PRELUDE, evaluate
 
@@ -261,7 +262,9 @@ def test_typed_key_array_behaviour():
     np.testing.assert_array_equal(np.asarray(random.key_data(grid.T[2, 1])), data[5])
     assert [k.shape for k in keys[:2]] == [(), ()]
     assert bool(keys[0] == keys[0]) and not bool(keys[0] == keys[1])
-    assert pyjax.tree_util.tree_leaves(keys)[0].shape == (6, 2)  # NB: JAX's leaf is the key array
+    assert pyjax.tree_util.tree_leaves(keys) == [keys]  # a leaf of jax.tree_util, as in JAX
+    assert pyjax.tree.map(lambda k: k.shape, {"k": grid}) == {"k": (2, 3)}
+    assert tree_util_src.tree_leaves(keys)[0].shape == (6, 2)  # NB: transformations see the key data
     for bad in (lambda: len(keys[0]), lambda: iter(keys[0]), lambda: np.asarray(keys),
                 lambda: bool(keys[0])):
         with pytest.raises(TypeError):

@@ -91,6 +91,12 @@ class PyTreeRegistry:
         return leaves, _sorted_spec(spec)
 
 
+# Types that are pytree nodes here (so transformations flatten them to their data) but leaves of
+# the public `jax.tree_util`/`jax.tree` functions (`pyjax._src.tree_api`), as JAX's arrays of an
+# extended dtype are: typed PRNG key arrays. Filled by the modules defining them.
+opaque_leaf_types: set[type] = set()
+
+
 # NB: JAX's default_registry is jaxlib's C++ PyTreeRegistry (with register_node & co). Ours only
 # names the optree namespace, so other code can call optree directly with the same settings;
 # register nodes with the register_* functions below.

@@ -6,9 +6,10 @@ implementation's key shape) and the implementation. It is a pytree node whose on
 data and whose aux data is the implementation, so jit, vmap, scan and grad carry keys through
 their data.
 
-NB: in JAX a typed key is an array of an extended dtype, so it is one pytree leaf and
-`isinstance(key, jax.Array)` holds; here `tree_leaves(key)` is `[key_data(key)]` and the
-isinstance check is False (README, "Differences from JAX").
+NB: in JAX a typed key is an array of an extended dtype, so it is one pytree leaf. Here the
+public pytree functions (`jax.tree_util`, `jax.tree`: `pyjax._src.tree_api`) see it as one
+leaf too, but `pyjax._src.tree_util.tree_leaves(key)` is `[key_data(key)]`;
+`isinstance(key, jax.Array)` holds, as in JAX (README, "Differences from JAX").
 """
 from __future__ import annotations
 
@@ -339,6 +340,7 @@ def with_key_arrays(namespace: dict, names) -> dict:
 tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
                                lambda impl, children: PRNGKeyArray(impl, children[0]))
 extra_array_types.add(PRNGKeyArray)  # isinstance(key(0), jax.Array), as in JAX
+tree_util.opaque_leaf_types.add(PRNGKeyArray)  # a leaf of jax.tree_util's functions, as in JAX
 
 
 # -- choosing an implementation --------------------------------------------------------------
