@@ -458,6 +458,29 @@ def test_extend_core_primitives_are_pyjaxs():
     assert prims.call_p not in (prims.jit_p, prims.closed_call_p)
 
 
+def test_call_primitives_run_the_call_in_line():
+    """jax._src.core.call_p / closed_call_p: binding one calls the function (a lu.WrappedFun
+    or a plain one) or the closed jaxpr under the current trace; a ref written there is written
+    (JAX's state_test test_call_primitive_discharges, test_discharge_call_primitive)."""
+    from pyjax._jax_compat.extend import linear_util as lu
+    from pyjax._jax_compat.extend.core import primitives as prims
+
+    def g(y_ref, x):
+        y_ref[...] = pyjax.numpy.exp(x)
+        return [pyjax.freeze(y_ref)]
+
+    def f(prim, x):
+        y_ref = pyjax.new_ref(pyjax.numpy.zeros_like(x))
+        return prim.bind(x, subfuns=(lu.wrap_init(lambda x: g(y_ref, x)),))[0]
+    for prim in (prims.call_p, prims.closed_call_p):
+        np.testing.assert_allclose(f(prim, 4.0), np.exp(np.float32(4.0)), rtol=1e-6)
+        np.testing.assert_allclose(pyjax.jit(lambda x: f(prim, x))(4.0), np.exp(np.float32(4.0)),
+                                   rtol=1e-6)
+    closed = pyjax.make_jaxpr(lambda x: [pyjax.numpy.sin(x)])(1.0)
+    np.testing.assert_allclose(prims.closed_call_p.bind(1.0, call_jaxpr=closed)[0], np.sin(1.0),
+                               rtol=1e-6)
+
+
 def test_trace_state_clean_and_sparse_arrays():
     from pyjax.experimental import sparse
     assert core.trace_state_clean()

@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
+from pyjax._jax_compat.extend.core import primitives as _primitives
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
 from pyjax._src import api as _api, errors as _errors, sharding as _sharding
 from pyjax._src.lax import linalg_structured as _linalg_structured
@@ -146,13 +147,13 @@ STUBS = {
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
     # lax.linalg's structured functions sit in pyjax's linalg_structured (it imports linalg.py)
     "_src.lax.linalg": {"ormqr": _linalg_structured.ormqr, "ormqr_p": _linalg_structured.ormqr_p},
-    "_src.core": {"call_p": unsupported("jax._src.core.call_p"), "typeof": _api.typeof,
+    "_src.core": {"call_p": _primitives.call_p, "typeof": _api.typeof,
                   "ShardingTypeError": _errors.ShardingTypeError,
                   "ConcretizationTypeError": _errors.ConcretizationTypeError,
                   "TracerArrayConversionError": _errors.TracerArrayConversionError,
                   "TracerIntegerConversionError": _errors.TracerIntegerConversionError,
                   "TracerBoolConversionError": _errors.TracerBoolConversionError,
-                  "closed_call_p": unsupported("jax._src.core.closed_call_p")},
+                  "closed_call_p": _primitives.closed_call_p},
     "_src.pjit": {"pjit": _pjit,"_pjit_lower": unsupported("jax._src.pjit._pjit_lower"),
                   "make_jit_cpp_cache": unsupported("jax._src.pjit.make_jit_cpp_cache")},
     "_src.shard_map": {"top_level_all_gather": unsupported("jax._src.shard_map.top_level_all_gather")},

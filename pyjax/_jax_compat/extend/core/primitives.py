@@ -1,10 +1,11 @@
 """`jax.extend.core.primitives`: pyjax's primitive objects under JAX's names (numpyro's
 provenance tracking keys rules on `jit_p`, `call_p`, `closed_call_p`).
 
-NB: pyjax has no call_p / closed_call_p (its jaxprs call through `jit` only), no effect
-tokens, state primitives or key-typed random primitives: those names are Primitives that no
-pyjax jaxpr holds."""
-from pyjax._src.core import Primitive
+NB: pyjax's jaxprs have no call equations (they call through `jit` only): binding `call_p` /
+`closed_call_p` runs the called function (or jaxpr) in line, under whatever trace is current,
+which is what a call means. There are no effect tokens, state primitives or key-typed random
+primitives: those names are Primitives that no pyjax jaxpr holds."""
+from pyjax._src.core import Primitive, eval_jaxpr
 from pyjax._src.ad_checkpoint import checkpoint_p as remat_p
 from pyjax._src.interpreters.ad import add_any_p as add_jaxvals_p
 from pyjax._src.pjit import pjit_p as jit_p
@@ -170,8 +171,21 @@ from pyjax._src.random.prng import threefry2x32_p as threefry2x32_p
 
 
 after_all_p = Primitive("after_all")
-call_p = Primitive("call")
-closed_call_p = Primitive("closed_call")
+
+
+class _InlineCall(Primitive):
+    """`call_p.bind(*args, subfuns=(f,))` (f a `lu.WrappedFun` or a function) and
+    `closed_call_p.bind(*args, call_jaxpr=closed)`: the call, traced in line."""
+
+    def bind(self, *args, subfuns=(), call_jaxpr=None, **params):
+        if call_jaxpr is not None:
+            return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+        fun, = subfuns
+        return list(getattr(fun, "call_wrapped", fun)(*args))
+
+
+call_p = _InlineCall("call", multiple_results=True)
+closed_call_p = _InlineCall("closed_call", multiple_results=True)
 create_token_p = Primitive("create_token")
 device_put_p = Primitive("device_put")
 empty2_p = Primitive("empty2")
