@@ -598,3 +598,21 @@ def test_run_state_with_an_uninitialized_ref():
         assert int(y) == np.iinfo(np.int32).min
     finally:
         del state_types._ref_type_aval_mappings[Later]
+
+
+def test_a_ref_view_rebuilt_by_tree_map_holds_any_leaves():
+    """A view is a pytree node; one rebuilt over other leaves (shard_map's default in_specs,
+    a P() per leaf) flattens again (JAX's state_test test_write_transformed_ref_shard_map)."""
+    from pyjax.sharding import PartitionSpec as P
+    r = jax.new_ref(jnp.arange(10.0))
+    specs = jax.tree.map(lambda _: P(), r.at[2:7])
+    assert jax.tree.leaves(specs) == [P()]
+
+    @jax.jit
+    def f():
+        x_ref = jax.new_ref(jnp.zeros(10))
+        view = x_ref.at[2:7]
+        assert jax.tree.leaves(jax.tree.map(lambda _: P(), view)) == [P()]
+        view[...] = jnp.ones(5)
+        return x_ref[...]
+    np.testing.assert_array_equal(f(), np.r_[np.zeros(2), np.ones(5), np.zeros(3)])

@@ -411,7 +411,9 @@ def _flatten_view(view):
     """A view is a pytree: its ref and the traced parts of its index are the children (so a
     view passed to jit, vmap, remat or shard_map passes its ref, and the function reads and
     writes the same window of it, as in JAX); the static parts of the index are the aux."""
-    ix = to_indexer(view.idx, core.get_aval(view.ref).shape)
+    # (a view rebuilt by tree_map holds any leaves, e.g. specs: its index is normalized already)
+    ix = view.idx if isinstance(view.idx, NDIndexer) else to_indexer(
+        view.idx, core.get_aval(view.ref).shape)
     return (view.ref, *ix.dynamic), ix.spec
 
 
