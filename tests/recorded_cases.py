@@ -6,7 +6,11 @@ Never imports jax: the recording scripts pass their `jax`/`jnp`, the tests pass 
 """
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -117,3 +121,28 @@ def assert_matches(actual: dict, expected: dict, rtol=2e-6, atol=1e-7, err_msg="
             finite = np.abs(e[np.isfinite(e)])
             atol = max(atol, ulps * (finite.max() if finite.size else 0.0))
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=err_msg)
+
+
+_SUBPROCESS_SCRIPT = '''
+import json, sys
+sys.path.insert(0, {tests!r})
+from pyjax import jax_alias
+jax_alias.as_jax()  # the cases are JAX programs: `jax` (and jax.sharding, jax.core) is pyjax
+import jax, jax.numpy as jnp
+from recorded_cases import evaluate_cases
+from {module} import CASES, PRELUDE
+print(json.dumps(evaluate_cases(PRELUDE, CASES, {{"jax": jax, "jnp": jnp}})))
+'''
+
+
+def evaluate_cases_on_devices(module: str, tests_dir, devices: int = 8, timeout=600) -> dict:
+    """The module `module`'s PRELUDE and CASES (a file beside this one) evaluated on pyjax as
+    JAX programs, in a fresh process with `devices` virtual CPU devices (the count is fixed
+    when the client is made): the encoded results."""
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+               JAX_PLATFORMS="cpu")
+    res = subprocess.run(
+        [sys.executable, "-c", _SUBPROCESS_SCRIPT.format(tests=str(tests_dir), module=module)],
+        capture_output=True, text=True, env=env, timeout=timeout)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])

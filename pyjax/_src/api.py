@@ -17,7 +17,7 @@ from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host
                               is_named_sharding, named_sharding_for, put_named)
 from pyjax._src.backend import xla
 from pyjax._src.backend.guard import JAXLIB_VERSION
-from pyjax._src.sharding import PartitionSpec, Sharding
+from pyjax._src.sharding import PartitionSpec, Sharding, SingleDeviceSharding, xla_memory_kind
 from pyjax._src.config import State
 from pyjax._src.random.keys import KeyAval as _KeyAval
 from pyjax._src.traceback_util import api_boundary
@@ -106,24 +106,32 @@ def _put_leaf(v, device, may_alias):
                 device and v.sharding._device_assignment == device._device_assignment:
             return dispatch.reshard(v, device)  # on device, by XLA
         return put_named(v, device)
+    kind = None  # the memory the value goes to (None: the device's default memory)
+    if isinstance(device, SingleDeviceSharding):
+        kind = xla_memory_kind(device.memory_kind, device._device)
     if type(v) is ArrayImpl:
         if isinstance(device, Sharding) and hasattr(device, "_device"):
             device = device._device  # a SingleDeviceSharding: its device (aliasing as JAX's)
-        if device is None or device in xla.buffer_devices(v):
+        if device is None or (device in xla.buffer_devices(v)
+                              and kind == xla_memory_kind(xla.memory_kind_of(v), device)):
             # may_alias=False: a buffer of its own (donating one must not delete the other)
             out = v if not (may_alias is False) else xla.copy(v)
             # as in JAX, an array placed on a named device is committed to it (one already
             # committed there is itself: aliasing)
             return xla.committed(out) if device is not None and not (
                 out is v and v._committed) else out
-        return _put_on(np.asarray(v._value), v.aval, device)
+        return _put_on(np.asarray(v._value), v.aval, device, kind)
     host = canonical_host_value(v)
     aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
-    return _put_on(host, aval, device)
+    return _put_on(host, aval, device, kind)
 
 
-def _put_on(host, aval, device):
-    return xla.put(host, _resolve_device(device), aval, committed=device is not None)
+def _put_on(host, aval, device, memory_kind=None):
+    space = core.mem_kind_to_space(memory_kind)
+    if aval.memory_space is not space:  # (typed with the memory it is in)
+        aval = aval.update(memory_space=space)
+    return xla.put(host, _resolve_device(device), aval, committed=device is not None,
+                   memory_kind=memory_kind)
 
 
 def _resolve_device(device):

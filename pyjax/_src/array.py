@@ -22,7 +22,7 @@ from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.mesh import SHARDING_IN_TYPES, AxisType, get_mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
-                                 named_for_xla)
+                                 named_for_xla, xla_memory_kind)
 
 ArrayImpl = xla.ArrayImpl
 
@@ -125,11 +125,15 @@ def put_sharded(value, aval, sharding, committed=True) -> ArrayImpl:
     block, and the Array remembers `sharding` (a NamedSharding)."""
     value = np.asarray(value)
     check_divisible(sharding, aval.shape)
-    if aval.sharding is not None:  # (the layout it had before: its type says `sharding` now)
-        aval = core.ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    space = core.mem_kind_to_space(sharding.memory_kind)
+    if aval.sharding is not None or aval.memory_space is not space:
+        # (the layout it had before: its type says `sharding` and its memory kind now)
+        aval = core.ShapedArray(aval.shape, aval.dtype, aval.weak_type, memory_space=space)
     indices = sharding.devices_indices_map(aval.shape)
     shard_aval = aval.update(shape=sharding.shard_shape(aval.shape))
-    singles = [xla.put(value[indices[d]], d, shard_aval) for d in addressable_devices(sharding)]
+    singles = [xla.put(value[indices[d]], d, shard_aval,
+                       memory_kind=xla_memory_kind(sharding.memory_kind, d))
+               for d in addressable_devices(sharding)]
     return assemble(aval, sharding, singles, committed)
 
 
@@ -244,7 +248,7 @@ class _ArrayImplMethods:
             return named
         devices = xla.buffer_devices(self)
         if len(devices) == 1:
-            return SingleDeviceSharding(devices[0])
+            return SingleDeviceSharding(devices[0], memory_kind=xla.memory_kind_of(self))
         raise NotImplementedError(f"pyjax: the sharding of this {self.aval.str_short()} array "
                                   f"over {len(devices)} devices has no pyjax name")
 

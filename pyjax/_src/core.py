@@ -33,7 +33,8 @@ from pyjax._src import mesh as mesh_lib
 from pyjax._src.backend import xla
 from pyjax._src.sharding import DuplicateSpecError, NamedSharding, PartitionSpec
 from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X, as in JAX)
-    ManualAxisType, aval_sharding, sharded_dims_str)
+    ManualAxisType, MemorySpace, aval_sharding, default_memory_space, mem_kind_to_space,
+    mem_space_to_kind, memory_space_str, sharded_dims_str)
 from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X: the vma types' state)
     NO_VMA, VMA_TRACING, order_axes, tracing_with_vma, vma_axes, vma_str)
 
@@ -61,18 +62,21 @@ class ShapedArray:
     mesh with Explicit axes only, else None) its sharding: a NamedSharding over an AbstractMesh
     whose spec names Explicit axes only (`float32[8@x,4]`), and (inside a `check_vma=True`
     shard_map body only, else empty) its varying manual axes `vma`: the mesh axes along which
-    the value may differ from device to device (`float32[4]{V:x}`)."""
+    the value may differ from device to device (`float32[4]{V:x}`); its `memory_space`
+    (MemorySpace.Device unless the data is in host memory: `float32<host>[4]`)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding", "vma", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "vma", "memory_space", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=NO_VMA, **_jax_only):
-        # (_jax_only: JAX's memory_space=, manual_axis_type=, which pyjax's avals ignore)
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=NO_VMA,
+                 memory_space=MemorySpace.Device, **_jax_only):
+        # (_jax_only: JAX's manual_axis_type=, which pyjax's avals ignore)
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding if sharding is None else aval_sharding(sharding, len(self.shape))
         self.vma = vma if vma is NO_VMA or type(vma) is frozenset else frozenset(vma)
+        self.memory_space = memory_space
         self._hash = None
 
     ndim = property(lambda self: len(self.shape))
@@ -85,11 +89,12 @@ class ShapedArray:
     def update(self, shape=None, dtype=None, weak_type=None, sharding=None, vma=None,
                memory_space=None):
         s = self.sharding
+        ms = self.memory_space if memory_space is None else memory_space
         if s is None and sharding is None:  # (the common case: no sharding in the type)
             return ShapedArray(self.shape if shape is None else shape,
                                self.dtype if dtype is None else dtype,
                                self.weak_type if weak_type is None else weak_type, None,
-                               self.vma if vma is None else vma)
+                               self.vma if vma is None else vma, ms)
         # a new shape drops the sharding unless one is given (the sharding rules say what it is)
         if sharding is not None:
             s = sharding
@@ -98,7 +103,7 @@ class ShapedArray:
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type, sharding=s,
-                           vma=self.vma if vma is None else vma)
+                           vma=self.vma if vma is None else vma, memory_space=ms)
 
     def strip_weak_type(self):
         return self if not self.weak_type else self.update(weak_type=False)
@@ -108,6 +113,8 @@ class ShapedArray:
               else self.dtype.name)
         shape = (",".join(str(d) for d in self.shape) if self.sharding is None
                  else sharded_dims_str(self.shape, self.sharding.spec))
+        if self.memory_space is not MemorySpace.Device:
+            dt += memory_space_str(self.memory_space)
         return f"{dt}[{shape}]" if not self.vma else f"{dt}[{shape}]{vma_str(self.vma)}"
 
     def __repr__(self):
@@ -120,13 +127,14 @@ class ShapedArray:
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.sharding == other.sharding and self.vma == other.vma)
+                and self.sharding == other.sharding and self.vma == other.vma
+                and self.memory_space is other.memory_space)
 
     def __hash__(self):
         h = self._hash
         if h is None:
             h = self._hash = hash((self.shape, self.dtype, self.weak_type, self.sharding,
-                                   self.vma))
+                                   self.vma, self.memory_space))
         return h
 
 
@@ -331,6 +339,7 @@ class Primitive:
         self.np_impl = None
         self.transpose_zero_cts = False
         self.sharding_rule = None
+        self.memory_space_rule = None  # JAX's standard primitives': `default_memory_space`
         _primitives.add(self)
 
     def __repr__(self):
@@ -416,9 +425,18 @@ _primitives: "weakref.WeakSet[Primitive]" = weakref.WeakSet()
 
 
 def _with_shardings(prim, rule):
-    """`rule` (an abstract evaluation rule) followed by the sharding rules."""
+    """`rule` (an abstract evaluation rule) followed by the sharding rules, and the memory
+    space rule of the primitives that have one (operands in host memory)."""
     def abstract_eval(*avals, **params):
-        return _abstract_eval_with_shardings(prim, rule, avals, params)
+        out = _abstract_eval_with_shardings(prim, rule, avals, params)
+        if prim.memory_space_rule is None or all(
+                getattr(a, "memory_space", MemorySpace.Device) is MemorySpace.Device
+                for a in avals):
+            return out
+        space = prim.memory_space_rule(prim, avals)
+        if not prim.multiple_results:
+            return out.update(memory_space=space) if type(out) is ShapedArray else out
+        return [o.update(memory_space=space) if type(o) is ShapedArray else o for o in out]
     abstract_eval.shape_rule = rule
     return abstract_eval
 
@@ -478,7 +496,8 @@ def _abstract_eval_with_shardings(prim, rule, avals, params):
                 res = f"{short_dtype_name(o.dtype)}[{sharded_dims_str(o.shape, spec)}]"
                 raise ShardingTypeError(f"{prim} operation with inputs: {ins} produces an "
                                         f"illegally sharded result: {res}") from e
-        new.append(ShapedArray(o.shape, o.dtype, o.weak_type, sharding=sharding))
+        new.append(ShapedArray(o.shape, o.dtype, o.weak_type, sharding=sharding,
+                               memory_space=o.memory_space))
     return new if prim.multiple_results else new[0]
 
 

@@ -219,7 +219,8 @@ def _spmd_compiled(exe, closed, text, request):
     # (over the mesh an output's sharding was asked over: its axis types may differ)
     out_meshes = [mesh if o is None else o.mesh
                   for o in request.out_shardings or (None,) * len(closed.out_avals)]
-    compiled.out_shardings = [named_from_hlo(m, s._to_xla_hlo_sharding(len(a.shape)), len(a.shape))
+    compiled.out_shardings = [_in_memory(named_from_hlo(m, s._to_xla_hlo_sharding(len(a.shape)),
+                                                        len(a.shape)), s)
                               for s, a, m in zip(exe.out_shardings, closed.out_avals, out_meshes,
                                                  strict=True)]
     # outputs carry their NamedShardings' own jaxlib objects (as on C++ dispatch's fast path)
@@ -227,6 +228,12 @@ def _spmd_compiled(exe, closed, text, request):
                            zip(compiled.out_shardings, exe.out_shardings, closed.out_avals,
                                strict=True)])
     return compiled
+
+
+def _in_memory(named, xla_sharding):
+    """`named` in the memory kind XLA put the output in (`mhlo.memory_kind` on a result)."""
+    kind = getattr(xla_sharding, "_memory_kind", None)
+    return named if named is None or kind is None else named.with_memory_kind(kind)
 
 
 def _const_buffer(c, device):

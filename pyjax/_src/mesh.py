@@ -38,6 +38,13 @@ on_sharding_in_types: list = []  # called when it turns on (core wraps the abstr
 
 def _note_axis_types(axis_types):
     if not SHARDING_IN_TYPES[0] and AxisType.Explicit in axis_types:
+        enable_typed_avals()
+
+
+def enable_typed_avals():
+    """Turn sharding in types on (also when the first sharding in host memory is made: avals
+    then carry memory spaces, which the same wrapped abstract evaluations propagate)."""
+    if not SHARDING_IN_TYPES[0]:
         SHARDING_IN_TYPES[0] = True
         for hook in on_sharding_in_types:
             hook()

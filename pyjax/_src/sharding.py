@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from pyjax._src.backend import xla
-from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh
+from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, enable_typed_avals, get_mesh
 
 
 class IndivisibleError(ValueError):
@@ -86,6 +86,16 @@ def canonical_memory_kind(memory_kind, device):
         raise ValueError(f"Could not find memory addressable by device {device.device_kind}. "
                          f"Device {device.device_kind} can address the following memory kinds: "
                          f"{', '.join(kinds)}. Got memory kind: {memory_kind}")
+    if memory_kind == "pinned_host":  # avals in host memory are typed so
+        enable_typed_avals()
+    return memory_kind
+
+
+def xla_memory_kind(memory_kind, device):
+    """The memory kind to give jaxlib's sharding objects: None for the device's default memory
+    (as pyjax's buffers are made), else the kind."""
+    if memory_kind is None or memory_kind == canonical_memory_kind(None, device):
+        return None
     return memory_kind
 
 
@@ -129,7 +139,8 @@ class SingleDeviceSharding(Sharding):
         return (self._device,)
 
     def _to_xla(self, ndim):
-        return xla.single_device_sharding(self._device)
+        return xla.single_device_sharding(
+            self._device, xla_memory_kind(self.memory_kind, self._device))
 
 
 def make_single_device_sharding(device, *, memory_kind=None):
@@ -334,10 +345,11 @@ class NamedSharding(Sharding):
         s = _XLA_FOR_NAMED.get(key)
         if s is None:
             hlo = self._to_hlo(ndim)
-            s = xla.gspmd_sharding(self._device_assignment, hlo)
+            devices = self._device_assignment
+            s = xla.gspmd_sharding(devices, hlo, xla_memory_kind(self.memory_kind, devices[0]))
             _XLA_FOR_NAMED[key] = s
             _NAMED_FOR_XLA[id(s)] = self  # s stays alive in _XLA_FOR_NAMED: its id is unique
-            _note_layout(s, self, (tuple(d.id for d in self._device_assignment), str(hlo)))
+            _note_layout(s, self, (tuple(d.id for d in devices), str(hlo), self.memory_kind))
         return s
 
 
@@ -347,7 +359,7 @@ _NAMED_FOR_XLA = {}  # id(jaxlib sharding) -> NamedSharding
 # apart two NamedShardings that differ only in mesh axis names or spec spelling. Such layouts
 # are "ambiguous": C++ dispatch serves them no more (the hooks clear its caches when one
 # appears), so an output never comes back named after another mesh.
-_LAYOUT_FIRST = {}  # (device ids, HloSharding text) -> [NamedSharding, its jaxlib shardings]
+_LAYOUT_FIRST = {}  # (device ids, HloSharding text, memory kind) -> [NamedSharding, its jaxlib shardings]
 _AMBIGUOUS = set()  # ids of jaxlib shardings whose layout another NamedSharding shares
 on_ambiguous_layout = []  # callbacks (the jit layer clears C++ dispatch's caches)
 

@@ -5,6 +5,7 @@ types (which check_vma body is being traced, how a vma prints). `core.ShapedArra
 "sharding in types" section for how abstract evaluation computes it."""
 from __future__ import annotations
 
+import enum
 import threading
 import weakref
 from contextlib import contextmanager
@@ -40,6 +41,56 @@ def _canonical_aval_sharding(mesh, spec, ndim):
         names = tuple(a for a in names if a in explicit)
         parts.append(None if not names else names[0] if len(names) == 1 else names)
     return NamedSharding(mesh, PartitionSpec(*parts))
+
+
+class MemorySpace(enum.Enum):
+    """Where an aval's data lives (JAX's): device memory, the host's (an array in its device's
+    `pinned_host` memory kind: printed `float32<host>[4]`), or any."""
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self):
+        return f"MemorySpace.{self.name}"
+
+    __hash__ = object.__hash__  # (identity, as JAX's)
+
+
+def mem_kind_to_space(mem_kind) -> MemorySpace:
+    """The memory space of a sharding's memory kind: `pinned_host` is the host's."""
+    return MemorySpace.Host if mem_kind == "pinned_host" else MemorySpace.Device
+
+
+def mem_space_to_kind(mem_space) -> str:
+    if mem_space is MemorySpace.Device:
+        return "device"
+    if mem_space is MemorySpace.Host:
+        return "pinned_host"
+    raise ValueError(f"MemorySpace.Any has no memory kind")
+
+
+def memory_space_str(mem_space) -> str:
+    """`<host>` (between dtype and shape in a printed aval), nothing for device memory."""
+    return "" if mem_space is MemorySpace.Device else f"<{mem_space.name.lower()}>"
+
+
+def default_memory_space(prim, avals):
+    """The memory space of a standard primitive's results (JAX's rule): its non-scalar
+    operands' common one (they must agree, JAX's ValueError), Any if every operand is in Any,
+    Device when all are scalars."""
+    spaces = [getattr(a, "memory_space", MemorySpace.Device) for a in avals]
+    if spaces and all(m is MemorySpace.Any for m in spaces):
+        return MemorySpace.Any
+    prev = None
+    for a, m in zip(avals, spaces):
+        if not getattr(a, "ndim", 0):
+            continue
+        if prev is not None and prev[1] is not m:
+            raise ValueError(f"memory_space of all inputs passed to `{prim.name}` must be the "
+                             f"same. Got one operand with type: {prev[0].str_short()} and "
+                             f"another operand with type: {a.str_short()}")
+        prev = (a, m)
+    return MemorySpace.Device if prev is None else prev[1]
 
 
 class ManualAxisType:

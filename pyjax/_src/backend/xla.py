@@ -335,14 +335,26 @@ def _xla_dtypes():
 XLA_DTYPES = _xla_dtypes()  # the host dtypes XLA accepts (native byte order)
 _ALIAS_MIN_BYTES = 1 << 16
 _batched_device_put = _jax.batched_device_put
-_single_shardings = {}  # Device -> SingleDeviceSharding
+_single_shardings = {}  # (Device, memory kind) -> SingleDeviceSharding
 
 
-def single_device_sharding(device):
-    s = _single_shardings.get(device)
+def single_device_sharding(device, memory_kind=None):
+    """jaxlib's sharding of a buffer on `device`, in its memory `memory_kind` (None: the
+    device's default memory)."""
+    s = _single_shardings.get((device, memory_kind))
     if s is None:
-        s = _single_shardings[device] = _jax.SingleDeviceSharding(device)
+        s = _single_shardings[(device, memory_kind)] = _jax.SingleDeviceSharding(
+            device, memory_kind=memory_kind)
     return s
+
+
+def memory_kind_of(buf):
+    """The memory kind the buffer `buf` lives in (None: the client does not say)."""
+    s = buf._sharding
+    # (jaxlib's sharding objects say `_memory_kind`; the pieces of an array it splits carry
+    # the SingleDeviceSharding of the `jax.sharding` module, which says `memory_kind`)
+    kind = getattr(s, "_memory_kind", None)
+    return kind if kind is not None else getattr(s, "memory_kind", None)
 
 
 def encode_inspect_sharding_callback(fn):
@@ -351,9 +363,11 @@ def encode_inspect_sharding_callback(fn):
     return xc.encode_inspect_sharding_callback(fn)
 
 
-def gspmd_sharding(devices, hlo_sharding):
-    """A multi-device sharding over `devices` (logical order) described by an HloSharding."""
-    return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), hlo_sharding)
+def gspmd_sharding(devices, hlo_sharding, memory_kind=None):
+    """A multi-device sharding over `devices` (logical order) described by an HloSharding, its
+    pieces in the devices' memory `memory_kind` (None: the default one)."""
+    return _jax.GSPMDSharding(xc.DeviceList(tuple(devices)), hlo_sharding,
+                              memory_kind=memory_kind)
 
 
 def tiled_hlo_sharding(tile_dims, device_order, replicate_last=False):
@@ -377,13 +391,14 @@ def assemble(aval, sharding, singles, committed=True):
     return _jax.ArrayImpl(aval, sharding, list(singles), committed, _skip_checks=True)
 
 
-def put(x, device, aval, may_alias=False, committed=False):
+def put(x, device, aval, may_alias=False, committed=False, memory_kind=None):
     """Copy a NumPy array to `device` as a buffer whose `.aval` is `aval`.
 
     `x` is converted to `aval.dtype` if it differs. With `may_alias=True` the device buffer may
     share memory with `x` (CPU only, and only if `x` is 64-byte aligned and C-contiguous): the
     caller promises never to mutate `x` afterwards. `committed` (as in JAX) marks an array the
-    user placed on `device` explicitly.
+    user placed on `device` explicitly. `memory_kind` names the device memory it goes to
+    (`pinned_host`...; None: the default one).
 
     >>> buf = put(np.arange(3, dtype=np.float32), devices()[0], aval)
     """
@@ -401,7 +416,9 @@ def put(x, device, aval, may_alias=False, committed=False):
     if (may_alias and x.nbytes >= _ALIAS_MIN_BYTES and x.flags.c_contiguous
             and x.ctypes.data % 64 == 0 and device.platform == "cpu"):
         semantics = _ZERO_COPY
-    return _batched_device_put(aval, single_device_sharding(device), [x], [device],
+    if memory_kind is not None:
+        semantics = _COPY
+    return _batched_device_put(aval, single_device_sharding(device, memory_kind), [x], [device],
                                committed, False, semantics, True)
 
 
@@ -822,10 +839,23 @@ class Executable:
             if len(given) != n:
                 raise ValueError(f"compile: {len(given)} out_shardings for {n} outputs")
             return [gspmd_sharding(devs, s) if isinstance(s, xc.HloSharding) else s for s in given]
+        kinds = self._output_memory_kinds(n)
         if len(devs) == 1 or n == 0:  # (a module without results reports one sharding)
-            return [single_device_sharding(devs[0])] * n
+            return [single_device_sharding(devs[0], k) for k in kinds]
         hlos = self.xla_executable.get_output_shardings() or [xc.HloSharding.replicate()] * n
-        return [gspmd_sharding(devs, h) for h in hlos]
+        return [gspmd_sharding(devs, h, k) for h, k in zip(hlos, kinds, strict=True)]
+
+    def _output_memory_kinds(self, n):
+        """Per output, the memory kind XLA puts it in when not the devices' default memory
+        (`mhlo.memory_kind` on a result: pinned_host), else None."""
+        try:
+            kinds = self.xla_executable.get_output_memory_kinds()[0]
+            default = self.devices[0].default_memory().kind
+        except Exception:  # a client without memory spaces
+            return [None] * n
+        if len(kinds) != n:
+            return [None] * n
+        return [None if k == default else k for k in kinds]
 
     def set_out_shardings(self, shardings, committed=True):
         """Make outputs with these jaxlib sharding objects (C++ dispatch matches arguments'

@@ -311,20 +311,39 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
         n = f"%arg{i}"
         fb.types[n] = aval_type(v.aval)
         attrs = ["jax.buffer_donor = true"] if d else []
+        kind = _memory_kind_attr(v.aval, arg_shardings[i] if arg_shardings else None)
+        if kind:
+            attrs.append(kind)
         if arg_shardings is not None and arg_shardings[i] is not None:
             attrs.append(sdy.sharding_attr(module, arg_shardings[i], v.aval.ndim))
         args.append((n, fb.types[n], "{" + ", ".join(attrs) + "}" if attrs else ""))
     names = [a[0] for a in args]
     nconst = len(jaxpr.constvars)
     outs = lower_jaxpr_body(fb, module, jaxpr, names[:nconst], names[nconst:])
+    result_attrs = []
+    for i, v in enumerate(jaxpr.outvars):
+        s = result_shardings[i] if result_shardings else None
+        attrs = [a for a in (_memory_kind_attr(v.aval, s),
+                             sdy.sharding_attr(module, s, v.aval.ndim) if s is not None else "")
+                 if a]
+        result_attrs.append("{" + ", ".join(attrs) + "}" if attrs else "")
     text = mlir.module_text(_sanitize(name), args, [aval_type(v.aval) for v in jaxpr.outvars],
                             fb.lines, outs, num_replicas, num_partitions,
-                            [f'{{{sdy.sharding_attr(module, s, v.aval.ndim)}}}' if s is not None
-                             else "" for s, v in zip(result_shardings, jaxpr.outvars, strict=True)]
-                            if result_shardings else None,
+                            result_attrs if any(result_attrs) else None,
                             functions=list(module.functions.values()),
                             declarations=sdy.mesh_ops(module))
     return text, module
+
+
+def _memory_kind_attr(aval, sharding) -> str:
+    """`mhlo.memory_kind = "pinned_host"` for an argument or result in host memory (its type's
+    memory space, or the memory kind of the sharding it is given), as JAX lowers it; "" for
+    the device's default memory."""
+    kind = getattr(sharding, "memory_kind", None)
+    if kind is None or kind == "device":
+        space = getattr(aval, "memory_space", core.MemorySpace.Device)
+        kind = None if space is core.MemorySpace.Device else core.mem_space_to_kind(space)
+    return f'mhlo.memory_kind = "{kind}"' if kind and kind != "device" else ""
 
 
 def _warn_unusable_donations(in_vars, donated, out_vars):

@@ -1,0 +1,58 @@
+"""Memory kinds (issue 26, item 4): expressions evaluated on JAX 0.10.2
+(tests/data/record_memory_kinds.py, 8 CPU devices) and on pyjax (tests/test_memory_kinds.py).
+The CPU client offers each device three memories: `device` (the default), `pinned_host` and
+`unpinned_host`; an array placed in `pinned_host` is typed `float32<host>[4]`, and operations on
+it (eager or under jit) keep it there. Results are mostly reprs, printed types and jaxprs."""
+
+PRELUDE = '''
+import re
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+d0 = jax.devices()[0]
+dev = SingleDeviceSharding(d0)
+pinned = dev.with_memory_kind("pinned_host")
+unpinned = dev.with_memory_kind("unpinned_host")
+mesh = jax.make_mesh((2,), ("x",))
+named = NamedSharding(mesh, P("x"), memory_kind="pinned_host")
+A = np.arange(4, dtype=np.float32)
+xh = jax.device_put(A, pinned)
+
+def kind(v):
+    return v.sharding.memory_kind
+
+def attrs(f, *args):
+    """The memory-kind attributes of `main`'s arguments and results in f's lowered module."""
+    text = jax.jit(f).lower(*args).as_text()
+    main = next(line for line in text.splitlines() if "func.func public @main" in line)
+    return re.findall(r'mhlo.memory_kind = "[a-z_]+"', main)
+'''
+
+CASES = [
+    # the memories of a CPU device
+    "[m.kind for m in d0.addressable_memories()]", "d0.default_memory().kind",
+    "[repr(s) for s in (dev, pinned, unpinned)]", "pinned == dev", "pinned == unpinned",
+    "repr(named)", "named == NamedSharding(mesh, P('x'))",
+    "repr(NamedSharding(mesh, P('x')).with_memory_kind('unpinned_host'))",
+    "SingleDeviceSharding(d0, memory_kind='hbm')",
+    # placing data in a memory, and its type
+    "repr(xh.sharding)", "str(jax.typeof(xh))", "repr(jax.typeof(xh))", "np.asarray(xh)",
+    "str(jax.typeof(jax.device_put(A, unpinned)))", "kind(jax.device_put(A, unpinned))",
+    "kind(jax.device_put(xh, dev))", "str(jax.typeof(jax.device_put(xh, dev)))",
+    "np.asarray(jax.device_put(xh, dev))",
+    "kind(jax.device_put(jax.device_put(A, dev), pinned))",
+    "repr(jax.device_put(A, named).sharding)", "str(jax.typeof(jax.device_put(A, named)))",
+    "[kind(s.data) for s in jax.device_put(A, named).addressable_shards]",
+    "np.asarray(jax.device_put(A, named))",
+    "repr(jax.core.ShapedArray((4,), np.float32, memory_space=jax.typeof(xh).memory_space))",
+    "repr(jax.typeof(xh).memory_space)",
+    # operations on data in host memory stay there
+    "kind(xh * 2)", "str(jax.typeof(jnp.sin(xh)))", "np.asarray(xh * 2 + 1)",
+    "kind(xh.sum())", "str(jax.typeof(xh.sum()))",
+    "kind(jax.device_put(A, unpinned) + 1)",
+    "xh + jnp.ones(4)",
+    "str(jax.make_jaxpr(lambda a: (a * 2, jnp.sin(a), a.sum()))(xh))",
+    "kind(jax.jit(lambda a: a * 2)(xh))", "np.asarray(jax.jit(lambda a: a * 2)(xh))",
+    "attrs(lambda a: a * 2, xh)", "attrs(lambda a: a * 2, A)",
+    "kind(jax.device_put(A, named) * 2)",
+]
