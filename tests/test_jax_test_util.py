@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import pyjax
 from pyjax._src import test_util as jtu
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "test_util.json").read_text())
@@ -324,3 +325,20 @@ def test_lax_reference_conv_reduce_window_ragged_dot():
         assert g.shape == shape and g.dtype == np.float32
         np.testing.assert_allclose(g.ravel()[:6], first, atol=1e-4)
         np.testing.assert_allclose(g.sum(), total, atol=1e-3)
+
+
+def test_cpp_cache_miss_count_skips_nested_jits_met_while_tracing():
+    """Issue 23 (JAX's random_test test_cpp_dispatch_split): JAX counts the jitted calls that run
+    through Python; random.split's own jit, traced inside the caller's, is not one."""
+    key = pyjax.random.key(0)
+    f = pyjax.jit(lambda k: pyjax.random.split(k))
+    with jtu.count_pjit_cpp_cache_miss() as count:
+        f(key).block_until_ready()
+        f(key).block_until_ready()
+    assert count() == 1
+
+
+def test_count_device_put_counts_host_to_device_transfers():
+    with jtu.count_device_put() as count:
+        pyjax.device_put(np.ones(3, np.float32))
+    assert count() == 1

@@ -30,6 +30,7 @@ from absl.testing import absltest, parameterized
 
 from pyjax._src import config, core, dispatch, dtypes as _dtypes, mesh as mesh_lib, pjit
 from pyjax._src import tree_util
+from pyjax._src.backend import xla
 from pyjax._src.api import devices as _devices, make_jaxpr as _make_jaxpr
 from pyjax._src.ad_api import vjp as _vjp
 from pyjax._src.interpreters import partial_eval as pe
@@ -559,7 +560,10 @@ def count_jit_tracing_cache_miss():
 
 
 def count_pjit_cpp_cache_miss():
-    return _counting(pjit.JitInfo, "call")
+    """Count the jitted calls that run through Python rather than jaxlib's C++ dispatch (as
+    JAX's, which counts the Python path's executions: a nested jit met while tracing its caller
+    is not one)."""
+    return _counting(pjit.JitInfo, "call", lambda self, args, kwargs: type(core.current_trace()) is core.EvalTrace)
 
 
 def count_jit_and_pmap_lowerings():
@@ -579,10 +583,18 @@ def count_aot_jit_cpp_cache_miss():
 
 
 def count_device_put():
-    raise NotImplementedError("jtu.count_device_put: pyjax records no device_put events")
+    """Count the transfers of host values to a device (`xla.put`) in the block.
+
+    NB: jit's C++ fast path hands its arguments to jaxlib directly, uncounted (JAX counts its
+    batched argument transfers too)."""
+    return _counting(xla, "put")
 
 
-count_device_put_fast_path_hit = count_internal_device_puts = count_device_put
+def count_device_put_fast_path_hit():
+    raise NotImplementedError("jtu.count_device_put_fast_path_hit: pyjax records no such event")
+
+
+count_internal_device_puts = count_device_put_fast_path_hit
 
 
 @contextlib.contextmanager
