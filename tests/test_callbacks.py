@@ -190,6 +190,34 @@ def test_callback_exception_is_the_runtime_error(kind, jit, caplog):
         pyjax.debug.callback(bad, 1.0)
 
 
+def test_callback_failure_is_logged_under_jax_name_under_the_switch(monkeypatch, caplog):
+    """Issue 24 (equinox's test_traceback_runtime_eqx): under the switch the failure record comes
+    from JAX's logger, `jax._src.callback`, which equinox's filter_jit filters by name."""
+    monkeypatch.setitem(sys.modules, "jax", pyjax)
+
+    def bad(x):
+        raise ValueError("boom")
+
+    class DropFailures(logging.Filter):
+        def filter(self, record):
+            return record.getMessage() != "jax.pure_callback failed"
+
+    f = pyjax.jit(lambda x: pyjax.pure_callback(bad, pyjax.ShapeDtypeStruct((), np.float32), x))
+    with pytest.raises(pyjax.errors.JaxRuntimeError):
+        pyjax.block_until_ready(f(1.0))
+    assert [r.name for r in caplog.records if r.getMessage() == "jax.pure_callback failed"] == \
+        ["jax._src.callback"]
+    caplog.clear()
+    drop = DropFailures()
+    logging.getLogger("jax._src.callback").addFilter(drop)
+    try:
+        with pytest.raises(pyjax.errors.JaxRuntimeError):
+            pyjax.block_until_ready(f(2.0))
+    finally:
+        logging.getLogger("jax._src.callback").removeFilter(drop)
+    assert caplog.text == ""
+
+
 def test_debug_callbacks_receive_arrays_and_print_them_as_jax(capsys):
     """Issue 23: as JAX 0.10.2, debug callbacks receive Arrays (NumPy values and Python numbers
     converted), eager and under jit, so arrays inside pytrees print as `Array(...)` (recorded)."""

@@ -34,7 +34,6 @@ from pyjax._src.lax import shape_ops
 from pyjax._src.lax.control_flow.scan import scan
 from pyjax._src.lowering import mlir, sdy
 
-_callback_logger = logging.getLogger("pyjax.callback")
 
 
 class DebugEffect(core.Effect):
@@ -346,12 +345,21 @@ def _printable(v):
     return v
 
 
+def _callback_logger():
+    """`pyjax.callback`; under the switch JAX's name for it, `jax._src.callback`, which JAX
+    programs filter (equinox's filter_jit drops "jax.pure_callback failed" records by it)."""
+    return logging.getLogger("jax._src.callback" if _under_switch() else "pyjax.callback")
+
+
+def _under_switch():
+    jax = sys.modules.get("jax")
+    return jax is not None and getattr(jax, "__name__", None) == "pyjax"
+
+
 def _debug_logger():
     """`pyjax.debug`; under the switch (`jax` is pyjax) JAX's name for it, `jax._src.debugging`,
     where a JAX program looks for its records."""
-    jax = sys.modules.get("jax")
-    under_switch = jax is not None and getattr(jax, "__name__", None) == "pyjax"
-    return logging.getLogger("jax._src.debugging" if under_switch else "pyjax.debug")
+    return logging.getLogger("jax._src.debugging" if _under_switch() else "pyjax.debug")
 
 
 def _log_record():
@@ -416,7 +424,7 @@ def _logged(name, callback):
         try:
             return callback(*args)
         except Exception:
-            _callback_logger.exception(f"jax.{name} failed")
+            _callback_logger().exception(f"jax.{name} failed")
             raise
     return call
 
