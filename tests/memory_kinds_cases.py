@@ -21,11 +21,17 @@ xh = jax.device_put(A, pinned)
 def kind(v):
     return v.sharding.memory_kind
 
-def attrs(f, *args):
-    """The memory-kind attributes of `main`'s arguments and results in f's lowered module."""
-    text = jax.jit(f).lower(*args).as_text()
+def attrs(f, *args, **jit_kw):
+    """The memory-kind attributes of `main`'s arguments and results in f's lowered module, and
+    the placements its annotate_device_placement custom calls ask for."""
+    text = jax.jit(f, **jit_kw).lower(*args).as_text()
     main = next(line for line in text.splitlines() if "func.func public @main" in line)
-    return re.findall(r'mhlo.memory_kind = "[a-z_]+"', main)
+    return (re.findall(r'mhlo.memory_kind = "[a-z_]+"', main),
+            re.findall(r'_xla_buffer_placement = "[a-z_]+"', text))
+
+nd = NamedSharding(mesh, P("x"))
+to_host = jax.jit(lambda a: a * 2, in_shardings=nd, out_shardings=named)
+from_host = jax.jit(lambda a: a * 2, in_shardings=named, out_shardings=nd)
 '''
 
 CASES = [
@@ -55,4 +61,11 @@ CASES = [
     "kind(jax.jit(lambda a: a * 2)(xh))", "np.asarray(jax.jit(lambda a: a * 2)(xh))",
     "attrs(lambda a: a * 2, xh)", "attrs(lambda a: a * 2, A)",
     "kind(jax.device_put(A, named) * 2)",
+    # jit's in_shardings / out_shardings with memory kinds
+    "attrs(lambda a: a * 2, A, in_shardings=nd, out_shardings=named)",
+    "attrs(lambda a: a * 2, A, in_shardings=named, out_shardings=nd)",
+    "repr(to_host(A).sharding)", "str(jax.typeof(to_host(A)))", "np.asarray(to_host(A))",
+    "repr(from_host(A).sharding)", "str(jax.typeof(from_host(A)))",
+    "np.asarray(from_host(jax.device_put(A, named)))",
+    "str(jax.typeof(from_host(to_host(A))))",
 ]

@@ -177,7 +177,8 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
     if config._values["jax_enable_checks"]:
         core.check_jaxpr(closed.jaxpr)
     t1 = time.perf_counter()
-    exe = xla.compile(text, request.devices, out_avals=[_physical_aval(a) for a in closed.out_avals],
+    exe = xla.compile(text, request.devices, out_avals=[_physical_aval(a) for a in
+                                                        _placed_avals(closed.out_avals, request)],
                       num_replicas=request.num_replicas, num_partitions=request.num_partitions,
                       host_callbacks=module.host_callbacks,
                       compile_options=request.compile_options, use_shardy=_use_shardy(request),
@@ -189,9 +190,23 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
         logger.warning(f"lowered {request.name} in {(t1 - t0) * 1e3:.1f} ms; compile "
                        f"{(time.perf_counter() - t1) * 1e3:.1f} ms")
     if request.in_shardings is not None:  # SPMD over a mesh: see `Compiled._call_spmd`
-        return _spmd_compiled(exe, closed, text, request)
-    const_bufs = [_const_buffer(c, request.devices[0]) for c in closed.consts]
-    return Compiled(exe, closed, const_bufs, text, request.name, request.donated)
+        compiled = _spmd_compiled(exe, closed, text, request)
+    else:
+        const_bufs = [_const_buffer(c, request.devices[0]) for c in closed.consts]
+        compiled = Compiled(exe, closed, const_bufs, text, request.name, request.donated)
+    if request.out_shardings:  # (the outputs' types, also on C++ dispatch's fast path)
+        compiled.out_avals = _placed_avals(compiled.out_avals, request)
+    return compiled
+
+
+def _placed_avals(avals, request):
+    """The outputs' avals, in the memory space their out_shardings' memory kinds name (an
+    output jit is asked to put in pinned_host is typed `float32<host>[...]`, as JAX's)."""
+    if not request.out_shardings:
+        return avals
+    return [a if s is None or type(a) is not core.ShapedArray else
+            a.update(memory_space=core.mem_kind_to_space(s.memory_kind))
+            for a, s in zip(avals, request.out_shardings, strict=True)]
 
 
 def _physical_aval(aval):

@@ -95,8 +95,15 @@ def out_shardings_from_types(ins, out_avals):
         return None
     mesh = ins[0].mesh
     return tuple(None if getattr(a, "sharding", None) is None or _typed_as(mesh, a.sharding.mesh)
-                 is None else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec)
+                 is None else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec,
+                                            memory_kind=_memory_kind(a))
                  for a in out_avals)
+
+
+def _memory_kind(aval):
+    """The memory kind of a value typed in host memory (None: the default memory)."""
+    space = getattr(aval, "memory_space", core.MemorySpace.Device)
+    return core.mem_space_to_kind(space) if space is core.MemorySpace.Host else None
 
 
 def _typed_as(mesh, typed):

@@ -306,14 +306,17 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     donated = list(donated) or [False] * len(all_vars)
     if any(donated) and num_partitions == 1:
         _warn_unusable_donations(all_vars, donated, jaxpr.outvars)
+    in_kinds = _memory_kinds([v.aval for v in all_vars], arg_shardings)
+    out_kinds = _memory_kinds([v.aval for v in jaxpr.outvars], result_shardings)
+    if all(k in (None, "device") for k in in_kinds + out_kinds):
+        in_kinds = out_kinds = None  # (all in the default memory: JAX writes no kinds)
     args = []
     for i, (v, d) in enumerate(zip(all_vars, donated, strict=True)):
         n = f"%arg{i}"
         fb.types[n] = aval_type(v.aval)
         attrs = ["jax.buffer_donor = true"] if d else []
-        kind = _memory_kind_attr(v.aval, arg_shardings[i] if arg_shardings else None)
-        if kind:
-            attrs.append(kind)
+        if in_kinds and in_kinds[i]:
+            attrs.append(f'mhlo.memory_kind = "{in_kinds[i]}"')
         if arg_shardings is not None and arg_shardings[i] is not None:
             attrs.append(sdy.sharding_attr(module, arg_shardings[i], v.aval.ndim))
         args.append((n, fb.types[n], "{" + ", ".join(attrs) + "}" if attrs else ""))
@@ -323,9 +326,13 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     result_attrs = []
     for i, v in enumerate(jaxpr.outvars):
         s = result_shardings[i] if result_shardings else None
-        attrs = [a for a in (_memory_kind_attr(v.aval, s),
-                             sdy.sharding_attr(module, s, v.aval.ndim) if s is not None else "")
-                 if a]
+        attrs = []
+        if out_kinds and out_kinds[i]:
+            attrs.append(f'mhlo.memory_kind = "{out_kinds[i]}"')
+            if s is not None:  # a layout asked for: its memory too
+                outs[i] = _annotate_placement(fb, outs[i], v.aval, out_kinds[i])
+        if s is not None:
+            attrs.append(sdy.sharding_attr(module, s, v.aval.ndim))
         result_attrs.append("{" + ", ".join(attrs) + "}" if attrs else "")
     text = mlir.module_text(_sanitize(name), args, [aval_type(v.aval) for v in jaxpr.outvars],
                             fb.lines, outs, num_replicas, num_partitions,
@@ -335,15 +342,27 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
     return text, module
 
 
-def _memory_kind_attr(aval, sharding) -> str:
-    """`mhlo.memory_kind = "pinned_host"` for an argument or result in host memory (its type's
-    memory space, or the memory kind of the sharding it is given), as JAX lowers it; "" for
-    the device's default memory."""
-    kind = getattr(sharding, "memory_kind", None)
-    if kind is None or kind == "device":
-        space = getattr(aval, "memory_space", core.MemorySpace.Device)
-        kind = None if space is core.MemorySpace.Device else core.mem_space_to_kind(space)
-    return f'mhlo.memory_kind = "{kind}"' if kind and kind != "device" else ""
+def _memory_kinds(avals, shardings) -> list:
+    """Per argument or result, the memory kind it is in: its sharding's, else its type's
+    memory space's (None for neither: a value of no array type)."""
+    out = []
+    for i, a in enumerate(avals):
+        kind = getattr(shardings[i], "memory_kind", None) if shardings else None
+        if kind is None:
+            space = getattr(a, "memory_space", None)
+            kind = core.mem_space_to_kind(space) if space in (
+                core.MemorySpace.Device, core.MemorySpace.Host) else None
+        out.append(kind)
+    return out
+
+
+def _annotate_placement(fb, x, aval, kind) -> str:
+    """`x` marked for XLA to place in memory `kind` (JAX's `annotate_device_placement` custom
+    call, which the host-offloading passes read)."""
+    return fb.op("stablehlo.custom_call", [x], [aval_type(aval)], {
+        "call_target_name": '"annotate_device_placement"', "backend_config": '""',
+        "has_side_effect": "true",
+        "mhlo.frontend_attributes": f'{{_xla_buffer_placement = "{kind}"}}'})[0]
 
 
 def _warn_unusable_donations(in_vars, donated, out_vars):
