@@ -325,3 +325,21 @@ def test_hash_primitives_numpy_references_match_jax(name):
     got = {"seq": [{"dtype": "uint32", "shape": list(np.shape(o)), "bits": np.asarray(o).ravel().tolist()}
                    for o in NS[name].np_impl(*args)]}
     _assert_same(got, RECORDED[name], name)
+
+
+def test_key_arrays_from_callback_and_single_device_arrays():
+    """Issue 23 (JAX's random_test test_make_array_from_callback/_single_device_arrays): key
+    arrays are assembled from their data, laid out as the sharding says."""
+    devices = pyjax.devices()
+    mesh = pyjax.sharding.Mesh(np.array(devices), ("x",))
+    sharding = pyjax.sharding.NamedSharding(mesh, pyjax.sharding.PartitionSpec("x"))
+    expected = pyjax.vmap(random.key)(jnp.arange(len(devices)))
+    made = pyjax.make_array_from_callback(
+        (len(devices),), sharding, lambda index: pyjax.vmap(random.key)(jnp.arange(len(devices))[index[0]]))
+    assert made.dtype == expected.dtype and made.shape == (len(devices),)
+    np.testing.assert_array_equal(random.key_data(made), random.key_data(expected))
+    keys = random.split(random.key(0), len(devices))
+    singles = [pyjax.device_put(keys[i:i + 1], d) for i, d in enumerate(devices)]
+    made = pyjax.make_array_from_single_device_arrays((len(devices),), sharding, singles)
+    assert made.dtype == keys.dtype
+    np.testing.assert_array_equal(random.key_data(made), random.key_data(keys))

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core, dtypes, tree_util
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.mesh import SHARDING_IN_TYPES, AxisType, get_mesh
@@ -526,7 +526,13 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     sharding = named_sharding_for(sharding, "make_array_from_callback")
     devices = addressable_devices(sharding)
     indices = sharding.devices_indices_map(shape)
-    blocks = [canonical_host_value(data_callback(indices[d])) for d in devices]
+    blocks = [data_callback(indices[d]) for d in devices]
+    if type(blocks[0]) in tree_util.opaque_leaf_types:  # key arrays: their data, laid out so
+        data = [b._base_array for b in blocks]
+        trailing = tuple(data[0].shape[blocks[0].ndim:])
+        return blocks[0]._wrap(make_array_from_callback(
+            shape + trailing, sharding, lambda index: data[_block_of(indices, devices, index)]))
+    blocks = [canonical_host_value(b) for b in blocks]
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else blocks[0].dtype
     if isinstance(sharding, SingleDeviceSharding):
         return xla.put(np.asarray(blocks[0], dt), devices[0], core.ShapedArray(shape, dt),
@@ -543,6 +549,10 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     the sharding (each holding that device's block, any order)."""
     shape = tuple(shape)
     arrays = list(arrays)
+    if arrays and type(arrays[0]) in tree_util.opaque_leaf_types:  # key arrays: their data
+        trailing = tuple(arrays[0]._base_array.shape[arrays[0].ndim:])
+        return arrays[0]._wrap(make_array_from_single_device_arrays(
+            shape + trailing, sharding, [getattr(a, "_base_array", a) for a in arrays]))
     devices = addressable_devices(sharding)
     by_device = {}
     for a in arrays:
@@ -569,6 +579,12 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
                              f"{shape} needs {np.dtype(dt).name}{list(want)}")
         singles.append(a)
     return assemble(core.ShapedArray(shape, dt), sharding, singles)
+
+
+def _block_of(indices, devices, index) -> int:
+    """Which device's block `index` (slices over the leading dims of a longer shape) is."""
+    lead = tuple(index[:len(indices[devices[0]])])
+    return next(i for i, d in enumerate(devices) if tuple(indices[d]) == lead)
 
 
 def _block(b, aval, where):
