@@ -418,3 +418,43 @@ def test_named_sharding_and_constraint_errors_in_jax_words():
         f"a value of rank 1.")
     assert repr(s) == ("NamedSharding(mesh=Mesh('x': 1, 'y': 1, axis_types=(Explicit, Explicit)), "
                        "spec=P('x', 'y'), memory_kind=device)")
+
+
+ABSTRACT_MESH_SCRIPT = textwrap.dedent('''
+    import json
+    import numpy as np
+    import pyjax, pyjax.numpy as jnp
+    from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    X = np.arange(16, dtype=np.float32).reshape(8, 2)
+
+    def shards(a):
+        return [[s.device.id, [[i.start, i.stop] for i in s.index]] for s in a.addressable_shards][:3]
+    out = {}
+    m = pyjax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    with pyjax.set_mesh(m):
+        y = pyjax.lax.with_sharding_constraint(jnp.asarray(X), NamedSharding(m.abstract_mesh, P("x")))
+    out["wsc"] = [type(y.sharding.mesh).__name__, repr(y.sharding.spec), shards(y)]
+    me = pyjax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with pyjax.set_mesh(me):
+        z = pyjax.sharding.reshard(jnp.asarray(X), NamedSharding(me.abstract_mesh, P("x", "y")))
+        out["reshard"] = [type(z.sharding.mesh).__name__, str(pyjax.typeof(z)), shards(z),
+                          float(np.asarray(z).sum())]
+    try:
+        pyjax.lax.with_sharding_constraint(jnp.asarray(X), NamedSharding(m.abstract_mesh, P("x")))
+    except TypeError as e:
+        out["outside"] = str(e).split(" Got ")[0]
+    print(json.dumps(out))
+''')
+
+
+def test_eager_constraint_and_reshard_over_an_abstract_mesh():
+    """Issue 24 (flax's nnx sharding metadata): eagerly, with_sharding_constraint and reshard to a
+    NamedSharding over the context mesh's AbstractMesh lay the value out over the concrete mesh
+    in context; outside one it is JAX's TypeError. Recorded from JAX 0.10.2."""
+    got = run_with_devices(ABSTRACT_MESH_SCRIPT)
+    assert got["wsc"] == ["Mesh", "P('x',)", [[0, [[0, 2], [None, None]]], [1, [[0, 2], [None, None]]],
+                                              [2, [[2, 4], [None, None]]]]]
+    assert got["reshard"] == ["Mesh", "float32[8@x,2@y]",
+                              [[0, [[0, 2], [0, 1]]], [1, [[0, 2], [1, 2]]], [2, [[2, 4], [0, 1]]]], 120.0]
+    assert got["outside"] == ("The sharding on the input must be a `NamedSharding` since the target "
+                              "sharding has an `AbstractMesh` in it.")

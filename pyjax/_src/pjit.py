@@ -939,6 +939,12 @@ def _reshard_target(s, x):
                              f"allowed. Please pass a NamedSharding instance or enter into a mesh "
                              f"context via `jax.set_mesh`. Got {s!r}")
         s = sharding_lib.NamedSharding(mesh, s)
+    mesh = mesh_lib.get_mesh()
+    if (isinstance(s, sharding_lib.NamedSharding) and isinstance(s.mesh, mesh_lib.AbstractMesh)
+            and mesh is not None and mesh.shape_tuple == s.mesh.shape_tuple):
+        # over the abstract form of the mesh in context (flax's): that mesh moves the data
+        s = sharding_lib.NamedSharding(mesh.update_axis_types(s.mesh._name_to_type), s.spec,
+                                       memory_kind=s.memory_kind)
     if not isinstance(s, sharding_lib.NamedSharding) or not isinstance(s.mesh, mesh_lib.Mesh):
         raise ValueError(f"Reshard should only be used with out_shardings which are non-None and "
                          f"have a non-empty mesh. Got sharding {s}.")

@@ -15,7 +15,7 @@ from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.shape_ops import _unchanged
 from pyjax._src.lax.utils import standard_primitive
 from pyjax._src.lowering import sdy
-from pyjax._src.mesh import get_mesh
+from pyjax._src.mesh import AbstractMesh, Mesh, get_mesh
 from pyjax._src.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
 # -- optimization_barrier --------------------------------------------------------------------
@@ -185,9 +185,30 @@ def _sharding_constraint_batch(axis_size, vals, dims, *, sharding, _prim=None, *
 
 sharding_constraint_p.def_batch(_sharding_constraint_batch)
 sharding_constraint_p.def_lowering(_sharding_constraint_lowering)
+
+
+def _over_concrete_mesh(x, sharding):
+    """A NamedSharding over an AbstractMesh, put over a concrete mesh of its shape to move data
+    eagerly (as JAX's eager with_sharding_constraint): the one `x` is laid out over, else the
+    mesh in context."""
+    if not isinstance(sharding.mesh, AbstractMesh):
+        return sharding
+    own = getattr(x, "sharding", None)
+    for mesh in (getattr(own, "mesh", None), get_mesh()):
+        if isinstance(mesh, Mesh) and mesh.shape_tuple == sharding.mesh.shape_tuple:
+            return NamedSharding(mesh, sharding.spec, memory_kind=sharding.memory_kind)
+    if isinstance(own, NamedSharding):  # (JAX's class and words)
+        raise ValueError(f"Mesh shape of the input {own.mesh.shape_tuple} does not match the mesh "
+                         f"shape of the target sharding {sharding.mesh.shape_tuple} for shape "
+                         f"{core.get_aval(x).str_short(short_dtypes=False)}")
+    raise TypeError("The sharding on the input must be a `NamedSharding` since the target "
+                    f"sharding has an `AbstractMesh` in it. Got sharding type {type(own)} for "
+                    f"shape {core.get_aval(x).str_short()}")
+
+
 # eagerly, a constraint over a mesh is a device_put (as in JAX)
-sharding_constraint_p.def_impl(lambda x, *, sharding, **params: put_named(x, sharding)
-                               if isinstance(sharding, NamedSharding) else x)
+sharding_constraint_p.def_impl(lambda x, *, sharding, **params: put_named(
+    x, _over_concrete_mesh(x, sharding)) if isinstance(sharding, NamedSharding) else x)
 
 # -- reshard (sharding in types) ----------------------------------------------------------------
 # `jax.reshard(x, spec)` (pjit.reshard): the value laid out anew, its type saying so. `sharding`
