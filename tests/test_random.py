@@ -343,3 +343,45 @@ def test_key_arrays_from_callback_and_single_device_arrays():
     made = pyjax.make_array_from_single_device_arrays((len(devices),), sharding, singles)
     assert made.dtype == keys.dtype
     np.testing.assert_array_equal(random.key_data(made), random.key_data(keys))
+
+
+def test_key_tangents_are_float0_of_the_keys_shape():
+    """As JAX 0.10.2 (checked with it): the tangent and cotangent type of key arrays is float0
+    of the keys' shape, in what the AD functions return and take, and in custom_vjp rules
+    (JAX's random_test test_keyarray_custom_vjp, test_keyarray_custom_vjp_symbolic_zeros)."""
+    key, float0 = random.key(1), pyjax.dtypes.float0
+
+    def f(x, k):
+        return x * random.uniform(k), k
+    _, (_, k_dot) = pyjax.jvp(f, (1.0, key), (1.0, np.zeros((), float0)))
+    assert k_dot.dtype == float0 and k_dot.shape == ()
+    _, f_vjp = pyjax.vjp(f, 1.0, key)
+    x_bar, k_bar = f_vjp((1.0, np.zeros((), float0)))
+    assert k_bar.dtype == float0 and k_bar.shape == () and float(x_bar) == float(random.uniform(key))
+    _, k_grad = pyjax.grad(lambda x, k: f(x, k)[0], argnums=(0, 1), allow_int=True)(1.0, key)
+    assert k_grad.dtype == float0 and k_grad.shape == ()
+    _, f_lin = pyjax.linearize(f, 1.0, key)
+    assert f_lin(1.0, np.zeros((), float0))[1].dtype == float0
+    keys = random.split(key, 3)
+    _, (_, ks_dot) = pyjax.jvp(lambda ks: (1.0, ks), (keys,), (np.zeros((3,), float0),))
+    assert ks_dot.dtype == float0 and ks_dot.shape == (3,)
+
+    for symbolic_zeros in (False, True):
+        seen = []
+
+        @pyjax.custom_vjp
+        def g(_, state):
+            return state
+
+        def g_fwd(_, state):
+            if symbolic_zeros:
+                state = pyjax.tree.map(lambda p: p.value, state)
+            return state, None
+
+        def g_bwd(_, state_bar):
+            seen.append(state_bar[1])
+            return state_bar[0], state_bar
+        g.defvjp(g_fwd, g_bwd, symbolic_zeros=symbolic_zeros)
+        assert float(pyjax.grad(lambda t: g(t, (8.0, key))[0])(3.0)) == 1.0
+        assert seen[0].dtype == float0 and seen[0].shape == ()
+        assert isinstance(seen[0], pyjax.custom_derivatives.SymbolicZero) == symbolic_zeros

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from pyjax._src import core, dtypes, source_info, tree_util
+from pyjax._src import core, dtypes, source_info, tree_api, tree_util
 from pyjax._src.api_vmap import vmap
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
@@ -80,6 +80,8 @@ def jvp(fun, primals, tangents, has_aux=False):
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     p_flat, in_tree = tree_util.tree_flatten(tuple(primals))
     t_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if in_tree != t_tree and (lifted := tree_api.opaque_tangents(in_tree, tuple(tangents))) is not None:
+        t_flat, t_tree = tree_util.tree_flatten(lifted)  # float0 tangents of key arrays
     if in_tree != t_tree:
         raise TypeError(f"jvp: primal and tangent arguments must have the same tree structure; "
                         f"got {in_tree} and {t_tree}")
@@ -223,6 +225,8 @@ def _lift_linearized(jaxpr, lin, trees, residuals, *tangents):
     del jaxpr  # (lin holds it; it is an argument to be seen as JAX's is)
     in_tree, out_tree = trees
     t_flat, t_tree = tree_util.tree_flatten(tangents)
+    if t_tree != in_tree and (lifted := tree_api.opaque_tangents(in_tree, tangents)) is not None:
+        t_flat, t_tree = tree_util.tree_flatten(lifted)  # float0 tangents of key arrays
     if t_tree != in_tree:
         raise TypeError(f"linearize: tangent structure {t_tree} does not match the primals' {in_tree}")
     return tree_util.tree_unflatten(out_tree, lin.jvp(t_flat, residuals))
@@ -260,6 +264,8 @@ def vjp(fun, *primals, has_aux=False):
     @api_boundary
     def pullback(args_res, opaque, ct):
         ct_flat, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree and (lifted := tree_api.opaque_tangents(out_tree, ct)) is not None:
+            ct_flat, ct_tree = tree_util.tree_flatten(lifted)  # float0 cotangents of key arrays
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent has structure {ct_tree}, but the function's "
                             f"output has structure {out_tree}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from pyjax._src import tree_util as tu
 
 _UNSPECIFIED = tu._UNSPECIFIED
@@ -99,3 +101,25 @@ def tree_all(tree, *, is_leaf=None):
 @_public(tu.tree_broadcast)
 def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
     return tu.tree_broadcast(prefix_tree, full_tree, is_leaf=_leaf(is_leaf))
+
+
+def opaque_tangents(treedef, tangents):
+    """`tangents` (a user's tangent or cotangent tree) in the structure pyjax's transformations
+    give the primals (`treedef`), where a float0 array stands at the place of a key array (JAX's
+    tangent type of keys): there it becomes the key array's float0 data. None if it does not fit.
+    E.g. for the primals `(1.0, key)`, the tangents `(1.0, np.zeros((), float0))` become
+    `(1.0, <key array of float0 data of shape (2,)>)`.
+    """
+    placeholders = treedef.unflatten([object()] * treedef.num_leaves)
+    p_leaves, p_tree = tree_flatten(placeholders)
+    t_leaves, t_tree = tree_flatten(tangents)
+    if p_tree != t_tree:
+        return None
+    out = [p._float0_tangent(t) if type(p) in tu.opaque_leaf_types and _is_float0(t) else t
+           for p, t in zip(p_leaves, t_leaves)]
+    return p_tree.unflatten(out)
+
+
+def _is_float0(x) -> bool:
+    dt = getattr(x, "dtype", None)
+    return isinstance(dt, np.dtype) and dt.names == ("float0",)

@@ -25,6 +25,8 @@ from pyjax._src import core, dtypes, tree_util
 from pyjax._src.api_vmap import vmap
 from pyjax._src.array import Array, extra_array_types
 from pyjax._src.config import LegacyPrngKeyState, config
+from pyjax._src.custom_derivatives import CustomVJPPrimal
+from pyjax._src.interpreters.ad import SymbolicZero
 from pyjax._src.mesh import get_abstract_mesh
 from pyjax._src.numpy import creation
 from pyjax._src.numpy import reductions as jnp_reductions
@@ -151,6 +153,11 @@ class PRNGKeyArray:
 
     def _wrap(self, data) -> PRNGKeyArray:
         return PRNGKeyArray(self._impl, data)
+
+    def _float0_tangent(self, t) -> PRNGKeyArray:
+        """The key-array form of a float0 tangent `t` of these keys (JAX's tangent type of keys,
+        of their shape): float0 data of the key data's shape (tree_api.opaque_tangents)."""
+        return PRNGKeyArray(self._impl, np.zeros(tuple(t.shape) + self._impl.key_shape, t.dtype))
 
     def __len__(self):
         if not self.shape:
@@ -337,8 +344,22 @@ def with_key_arrays(namespace: dict, names) -> dict:
     return {n: keys_through(namespace[n]) for n in names if n in namespace}
 
 
-tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
-                               lambda impl, children: PRNGKeyArray(impl, children[0]))
+def _unflatten_keys(impl, children):
+    """A key array around its data, as the transformations rebuild keys. What JAX's rules see
+    at a key's place is kept: a tangent or cotangent of keys is float0 of the keys' shape (a
+    NumPy array, or a SymbolicZero in a symbolic-zeros rule), a symbolic-zeros fwd rule gets a
+    CustomVJPPrimal of the key array."""
+    data, = children
+    t = type(data)
+    if t is CustomVJPPrimal:
+        return CustomVJPPrimal(PRNGKeyArray(impl, data.value), data.perturbed)
+    if (t is np.ndarray or t is SymbolicZero) and dtypes.is_float0(data.dtype):
+        shape = data.shape[:len(data.shape) - len(impl.key_shape)]
+        return np.zeros(shape, data.dtype) if t is np.ndarray else SymbolicZero(data.aval.update(shape=shape))
+    return PRNGKeyArray(impl, data)
+
+
+tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl), _unflatten_keys)
 extra_array_types.add(PRNGKeyArray)  # isinstance(key(0), jax.Array), as in JAX
 tree_util.opaque_leaf_types.add(PRNGKeyArray)  # a leaf of jax.tree_util's functions, as in JAX
 
