@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -636,3 +637,23 @@ def test_polar_batched_and_sqrtm_of_singular_diagonals():
         for dtype in (np.float32, np.complex64):
             r = jsp_linalg.sqrtm(np.diag(diag).astype(dtype))
             np.testing.assert_allclose(r, np.diag(root).astype(np.complex64), atol=1e-6)
+
+
+def test_solve_triangular_broadcasts_batch_dimensions():
+    """Issue 24 (numpyro's LowerCholeskyAffine): solve_triangular is vectorized over broadcast
+    batch dimensions, as JAX 0.10.2's (a b one dimension short of a batched a is a batch of
+    vectors, with its FutureWarning). Shapes and warnings recorded from JAX 0.10.2; values
+    against NumPy's solve."""
+    rng = np.random.RandomState(0)
+    A = np.tril(rng.rand(3, 2, 2)).astype(np.float32) + np.eye(2, dtype=np.float32)
+    B = rng.rand(5, 2, 3).astype(np.float32)
+    cases = [(A[0], B[:, :, :1], (5, 2, 1), []), (A, B[0, :, 0], (3, 2), []),
+             (A, B[:3, :, 0], (3, 2), ["FutureWarning"]), (A[0], B[0], (2, 3), []),
+             (A, B[0], (3, 2, 3), []), (A[:1], B, (5, 2, 3), [])]
+    for a, b, shape, warned in cases:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            x = jsp_linalg.solve_triangular(a, b, lower=True)
+        assert x.shape == shape and [type(i.message).__name__ for i in w] == warned
+        want = np.linalg.solve(a, b[..., None])[..., 0] if b.ndim == 1 or warned else np.linalg.solve(a, b)
+        np.testing.assert_allclose(x, np.broadcast_to(want, shape), rtol=1e-5, atol=1e-6)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from functools import partial
 
 import numpy as np
@@ -23,6 +24,7 @@ from pyjax._src.lax.control_flow.scan import fori_loop
 from pyjax._src.lax.dot_general import Precision
 from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
 from pyjax._src.numpy import creation, lax_numpy, linalg_ops, reductions, ufuncs
+from pyjax._src.numpy.functional import vectorize
 from pyjax._src.numpy import linalg as jnp_linalg
 from pyjax._src.numpy import pad as jpad
 from pyjax._src.numpy import shape as jshape
@@ -292,11 +294,25 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
         raise ValueError(f"Invalid 'trans' value {trans}")
     transpose_a, conjugate_a = flags[trans]
     a, b = _inexact(a, b)
-    vector = b.ndim == 1
-    x = lax_linalg.triangular_solve(a, b[:, None] if vector else b, left_side=True, lower=lower,
-                                    transpose_a=transpose_a, conjugate_a=conjugate_a,
-                                    unit_diagonal=unit_diagonal)
-    return x[:, 0] if vector else x
+    # batch dimensions broadcast, as JAX's (a vectorized solve)
+    if b.ndim == 1:
+        signature = "(n,n),(n)->(n)"
+    elif a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
+        warnings.warn(  # (JAX 0.10.2's deprecation and words)
+            "jax.scipy.linalg.solve_triangular: batched 1D solves with b.ndim > 1 are deprecated, "
+            "and in the future will be treated as a batched 2D solve. Use solve_triangular(a, "
+            "b[..., None]).squeeze(-1) to avoid this warning.", category=FutureWarning)
+        signature = "(n,n),(n)->(n)"
+    else:
+        signature = "(n,n),(n,k)->(n,k)"
+
+    def solve(a, b):
+        vector = b.ndim == 1
+        x = lax_linalg.triangular_solve(a, b[:, None] if vector else b, left_side=True,
+                                        lower=lower, transpose_a=transpose_a,
+                                        conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+        return x[:, 0] if vector else x
+    return vectorize(solve, signature=signature)(a, b)
 
 
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
