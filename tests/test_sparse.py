@@ -190,6 +190,23 @@ def test_vmap_maps_a_sparse_array_along_the_batch_axis_in_axes_names():
         pyjax.vmap(lambda s: s, in_axes=2)(m)
 
 
+@pytest.mark.parametrize("lshape, rshape, ln_batch, rn_batch, n_dense", [
+    ((3, 4, 5), (1, 4, 1), 0, 0, 0), ((3, 4), (1, 4), 1, 1, 0), ((3, 4, 5), (3, 1, 1), 1, 0, 1),
+    ((3, 4, 5), (3, 4, 5), 2, 1, 0)])
+def test_bcoo_multiply_sparse_broadcasts(lshape, rshape, ln_batch, rn_batch, n_dense):
+    """The product of two BCOO arrays whose shapes broadcast (NumPy's rule), as JAX's
+    (sparse_bcoo_bcsr_test test_bcoo_mul_sparse); arrays of different ranks are a TypeError."""
+    x, y = _rand_sparse(lshape, seed=30), _rand_sparse(rshape, seed=31)
+    m = sparse.BCOO.fromdense(x, n_batch=ln_batch, n_dense=n_dense)
+    n = sparse.BCOO.fromdense(y, n_batch=rn_batch, n_dense=n_dense)
+    out = m * n
+    assert isinstance(out, sparse.BCOO) and out.shape == np.broadcast_shapes(lshape, rshape)
+    np.testing.assert_allclose(out.todense(), x * y, rtol=1e-6)
+    np.testing.assert_allclose(pyjax.jit(lambda a, b: (a * b).todense())(m, n), x * y, rtol=1e-6)
+    with pytest.raises(TypeError, match="must have same number of dimensions"):
+        sparse.bcoo_multiply_sparse(m, sparse.BCOO.fromdense(y[0]))
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

@@ -320,31 +320,38 @@ def _multiply_dense_sparse(sp_mat, v):
 
 
 def bcoo_multiply_sparse(lhs, rhs):
-    """Elementwise product of two BCOO arrays of one shape: a BCOO array with an entry for each
-    pair of matching entries (nse = lhs.nse * rhs.nse, as JAX).
+    """Elementwise product of two BCOO arrays of one rank, their shapes broadcasting (NumPy's
+    rule): a BCOO array with an entry for each pair of entries that agree on the dimensions
+    neither has of size 1 (nse = lhs.nse * rhs.nse, as JAX).
 
         >>> bcoo_multiply_sparse(m, m).todense()   # == m.todense() ** 2
     """
-    if lhs.shape != rhs.shape:
-        raise NotImplementedError(f"bcoo_multiply_sparse: broadcasting is not supported; got "
-                                  f"shapes {lhs.shape} and {rhs.shape}")
+    if len(lhs.shape) != len(rhs.shape):
+        raise TypeError("bcoo_multiply_sparse: arrays must have same number of dimensions, "
+                        f"got {lhs.shape}, {rhs.shape}")
+    shape = tuple(np.broadcast_shapes(lhs.shape, rhs.shape))
     n_batch = min(lhs.n_batch, rhs.n_batch)
     lhs = bcoo_update_layout(lhs, n_batch=n_batch, n_dense=0) if (lhs.n_batch, lhs.n_dense) != (n_batch, 0) else lhs
     rhs = bcoo_update_layout(rhs, n_batch=n_batch, n_dense=0) if (rhs.n_batch, rhs.n_dense) != (n_batch, 0) else rhs
-    fill = max(lhs.shape, default=0)
+    fill = max(shape, default=0)
     nse = lhs.nse * rhs.nse
+    # a dimension of size 1 on one side broadcasts: every entry matches there, and the other
+    # side's index (the larger, as the size-1 side's is 0) is the product's
+    dims = np.array([i for i, (a, b) in enumerate(zip(lhs.shape[n_batch:], rhs.shape[n_batch:]))
+                     if a != 1 and b != 1], np.int32)
 
     def one(ld, li, rd, ri):
-        match = reductions.all(li[:, None, :] == ri[None, :, :], axis=-1)
-        match = match & _padding_mask(li, lhs.shape[n_batch:])[:, None]
+        match = reductions.all(li[:, None, dims] == ri[None, :, dims], axis=-1)
+        match = match & _padding_mask(li, lhs.shape[n_batch:])[:, None] \
+            & _padding_mask(ri, rhs.shape[n_batch:])[None, :]
         i_l, i_r = lax_numpy.nonzero(match, size=nse, fill_value=0)
         ok = creation.arange(nse) < match.sum()
         data = lax_numpy.where(ok, ld[i_l] * rd[i_r], 0)
         idx = lax_numpy.where(ok[:, None], ufuncs.maximum(li[i_l], ri[i_r]), fill)
         return data, idx
-    data, indices = _batched(one, n_batch, lhs.shape[:n_batch], lhs.data, lhs.indices,
+    data, indices = _batched(one, n_batch, shape[:n_batch], lhs.data, lhs.indices,
                              rhs.data, rhs.indices)
-    return BCOO((data, indices), shape=lhs.shape)
+    return BCOO((data, indices), shape=shape)
 
 
 # -- reductions and shape operations ------------------------------------------------------------
