@@ -207,6 +207,19 @@ def test_bcoo_multiply_sparse_broadcasts(lshape, rshape, ln_batch, rn_batch, n_d
         sparse.bcoo_multiply_sparse(m, sparse.BCOO.fromdense(y[0]))
 
 
+def test_bcsr_indexing_with_new_axes_gives_bcsr():
+    """BCSR[None], BCSR[:, None]: a new batch dimension, a BCSR array again (JAX's
+    sparse_bcoo_bcsr_test test_bcsr_broadcast_in_dim)."""
+    x = _rand_sparse((3, 5), seed=40)
+    m = sparse.BCSR.fromdense(x)
+    assert isinstance(m[None], sparse.BCSR) and m[None].n_batch == 1
+    np.testing.assert_array_equal(m[None].todense(), x[None])
+    x3 = _rand_sparse((2, 3, 5), seed=41)
+    m3 = sparse.BCSR.fromdense(x3, n_batch=1)
+    assert isinstance(m3[:, None], sparse.BCSR) and m3[:, None].n_batch == 2
+    np.testing.assert_array_equal(m3[:, None].todense(), x3[:, None])
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

@@ -38,6 +38,7 @@ from pyjax._src.numpy import util as jnp_util
 from pyjax._src.sparse import bcoo_ops as ops
 from pyjax._src.sparse._base import JAXSparse
 from pyjax._src.sparse.bcoo import (BCOO, bcoo_todense, bcoo_transpose, bcoo_update_layout)
+from pyjax._src.sparse.bcsr import BCSR
 from pyjax._src.sparse.util import broadcast_batch, sparse_primitive
 
 
@@ -466,5 +467,15 @@ BCOO.__sub__ = _binop(ufuncs.subtract)
 BCOO.__rsub__ = _binop(ufuncs.subtract, reverse=True)
 BCOO.__pow__ = _binop(operator.pow)
 BCOO.__getitem__ = _getitem
+
+
+def _bcsr_getitem(self, idx):
+    """`BCSR[idx]` as JAX's (sparsified indexing): a result that keeps two sparse dimensions
+    (new axes, slices) is a BCSR array again; others come back as BCOO."""
+    out = _getitem(self, idx)
+    return BCSR.from_bcoo(out) if isinstance(out, BCOO) and out.n_sparse == 2 else out
+
+
+BCSR.__getitem__ = _bcsr_getitem
 BCOO.sum = _sum
 BCOO.reshape = _reshape
