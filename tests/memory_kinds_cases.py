@@ -4,9 +4,11 @@ The CPU client offers each device three memories: `device` (the default), `pinne
 `unpinned_host`; an array placed in `pinned_host` is typed `float32<host>[4]`, and operations on
 it (eager or under jit) keep it there. Results are mostly reprs, printed types and jaxprs."""
 
-PRELUDE = '''
+PRELUDE = r'''
 import re
 import numpy as np
+import jax.ad_checkpoint
+from jax._src.ad_checkpoint import saved_residuals
 from jax.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
 d0 = jax.devices()[0]
@@ -28,6 +30,28 @@ def attrs(f, *args, **jit_kw):
     main = next(line for line in text.splitlines() if "func.func public @main" in line)
     return (re.findall(r'mhlo.memory_kind = "[a-z_]+"', main),
             re.findall(r'_xla_buffer_placement = "[a-z_]+"', text))
+
+def moves(f, *args):
+    """The device_put equations of f's jaxpr: (result type, copy semantics, destination)."""
+    text = str(jax.make_jaxpr(f)(*args))
+    return sorted(re.findall(r":(\S+) = device_put\[\s*copy_semantics=\((\S+),\)\s*"
+                             r"devices=\(([\w.]+)", text))
+
+def two_layers(x, w):
+    y = jax.ad_checkpoint.checkpoint_name(jnp.sin(x @ w), "y")
+    z = jax.ad_checkpoint.checkpoint_name(jnp.cos(y @ w), "z")
+    return (z * y).sum()
+
+by_name = jax.checkpoint(two_layers, policy=jax.checkpoint_policies.save_and_offload_only_these_names(
+    names_which_can_be_saved=["z"], names_which_can_be_offloaded=["y"], offload_src="device",
+    offload_dst="pinned_host"))
+dots = jax.checkpoint(two_layers, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(
+    "device", "pinned_host"))
+X = jnp.arange(16.).reshape(4, 4) / 10
+W = jnp.eye(4) * 0.5 + 0.1
+
+def residual_types(f):
+    return [str(a) for a, _ in saved_residuals(f, X, W)]
 
 nd = NamedSharding(mesh, P("x"))
 to_host = jax.jit(lambda a: a * 2, in_shardings=nd, out_shardings=named)
@@ -68,4 +92,14 @@ CASES = [
     "repr(from_host(A).sharding)", "str(jax.typeof(from_host(A)))",
     "np.asarray(from_host(jax.device_put(A, named)))",
     "str(jax.typeof(from_host(to_host(A))))",
+    # device_put to another memory inside traced code: JAX's device_put equation
+    "moves(lambda a: jax.device_put(a * 2, pinned), A)",
+    "kind(jax.jit(lambda a: jax.device_put(a * 2, pinned))(A))",
+    "np.asarray(jax.jit(lambda a: jax.device_put(a * 2, pinned))(A))",
+    # the checkpoint policies that offload residuals to pinned_host, and back for the backward
+    "residual_types(by_name)", "residual_types(dots)",
+    "moves(jax.grad(by_name, argnums=(0, 1)), X, W)", "moves(jax.grad(dots), X, W)",
+    "jax.grad(by_name, argnums=(0, 1))(X, W)", "jax.jit(jax.grad(dots))(X, W)",
+    "jax.vjp(by_name, X, W)[1](1.0)",
+    "jax.vmap(jax.grad(dots), in_axes=(0, None))(jnp.stack([X, 2 * X]), W)",
 ]

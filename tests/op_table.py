@@ -936,6 +936,8 @@ LAX_TESTED_ELSEWHERE: dict[str, str] = {
               "JAX's values, jvps and vmap in test_conv.py",
     "reduce_precision": "piecewise constant but linear by definition (as in JAX), so finite "
                         "differences cannot check it: test_conv.py compares it with JAX and NumPy",
+    "device_put": "moves values between memories, the identity on their values: test_memory_kinds.py "
+                  "(JAX's recorded types and offloading) and test_autodiff.py",
 }
 
 

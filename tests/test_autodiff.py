@@ -26,6 +26,7 @@ from pyjax._src.ad_checkpoint import checkpoint_p, name_p
 from pyjax._src.backend import xla
 from pyjax._src.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
 from pyjax._src.interpreters import ad
+from pyjax._src.lax.placement import ArrayCopySemantics, device_put_p
 from pyjax._src.pjit import pjit_p
 from pyjax._src.public_test_util import check_grads_refined as check_grads
 
@@ -122,6 +123,7 @@ TESTED_BY = {
     "reduce_window": "test_custom_reducers_forward_mode",
     "reduce": "test_custom_reducers_forward_mode",
     "reduce_precision": "test_reduce_precision_is_its_own_derivative",
+    "device_put": "test_device_put_to_host_memory_moves_tangents_and_cotangents",
 }
 
 
@@ -272,6 +274,27 @@ def test_rule_coverage():
     assert not linear_untested, linear_untested
     # the primitives that are not linear: no transpose rule (they are never transposed)
     assert "sin" not in transposable and "exp" not in transposable
+
+
+def _to_memory(x, space):
+    return device_put_p.bind(x, devices=(space,), srcs=(None,),
+                             copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
+
+
+def test_device_put_to_host_memory_moves_tangents_and_cotangents():
+    """device_put to another memory (the checkpoint policies that offload bind it): tangents
+    move with their primals (typed in host memory), cotangents go back where the primal came
+    from, and the values are unchanged."""
+    host, dev = core.MemorySpace.Host, core.MemorySpace.Device
+    x = np.arange(4, dtype=np.float32)
+    f = lambda v: _to_memory(_to_memory(v * v, host) * 3, dev)
+    y, t = pyjax.jvp(lambda v: _to_memory(v * v, host), (x,), (np.ones(4, np.float32),))
+    assert str(pyjax.typeof(t)) == "float32<host>[4]"
+    np.testing.assert_allclose(t, 2 * x)
+    np.testing.assert_allclose(pyjax.grad(lambda v: f(v).sum())(x), 6 * x)
+    np.testing.assert_allclose(pyjax.jit(pyjax.grad(lambda v: f(v).sum()))(x), 6 * x)
+    text = str(pyjax.make_jaxpr(pyjax.grad(lambda v: f(v).sum()))(x))
+    assert text.count("devices=(MemorySpace.Device,)") == 2, text  # (one back per move)
 
 
 def test_custom_reducers_forward_mode():

@@ -330,7 +330,7 @@ EAGER_MODULES = {
         control_flow.cumulative control_flow.platform_dependent control_flow.scan
         control_flow.solves control_flow.while_loop convert convolution dot_general
         dynamic_slicing elementwise fft helpers interpreter_ops linalg linalg_common
-        linalg_structured parallel random_bits reduce_precision reductions shape_ops sharding_rules slicing
+        linalg_structured parallel placement random_bits reduce_precision reductions shape_ops sharding_rules slicing
         sorting special stacking utils windowed_reductions""",
     "pyjax._src.numpy": """array_methods arrays calculus convolve creation fft float_parts
         functional index_tricks indexing lax_numpy linalg linalg_ops pad polynomial reductions

@@ -20,6 +20,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lax.control_flow.common import cached_trace
+from pyjax._src.lax.placement import ArrayCopySemantics, device_put_p
 from pyjax._src.traceback_util import api_boundary
 
 # -- policies --------------------------------------------------------------------------------
@@ -84,7 +85,8 @@ Recompute = RecomputeType()
 @dataclasses.dataclass(frozen=True)
 class Offloadable:
     """A policy's answer to save a value in another memory (`src` -> `dst`, e.g. "device" ->
-    "pinned_host"). NB: pyjax has one memory per device, so the value is saved where it is."""
+    "pinned_host"): the residual is moved there (typed `f32<host>[...]`) and back when the
+    backward pass reads it."""
     src: str
     dst: str
 
@@ -104,7 +106,7 @@ def save_any_names_but_these(*names):
 
 def offload_dot_with_no_batch_dims(offload_src, offload_dst):
     """Offload the results of dots without batch dimensions (src -> dst memory), recompute the
-    rest. NB: pyjax has one memory per device, so an offloaded value is saved where it is."""
+    rest."""
     def policy(prim, *avals, **params):
         if dots_with_no_batch_dims_saveable(prim, *avals, **params):
             return Offloadable(src=offload_src, dst=offload_dst)
@@ -262,17 +264,31 @@ def _checkpoint_partial_eval(eqn, in_unknown):
             recompute.add(id(e))
             need(e.invars)
     saved = list(saved)
+    # offloaded values (an Offloadable decision) are saved in the policy's dst memory: moved
+    # there on the known side, back to src on the unknown side before anything reads them
+    offload = {}
+    for v in saved:
+        d = policy(producer[v].primitive, *[x.aval for x in producer[v].invars],
+                   **producer[v].params) if v in producer else None
+        if isinstance(d, Offloadable):
+            offload[v] = d
+    to_dst = [_move_eqn(v, offload[v].dst) for v in saved if v in offload]
+    stored = {e.invars[0]: e.outvars[0] for e in to_dst}
     # known side: only the known outputs and the saved values
-    k_jaxpr = pe.prune_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres] + saved,
-                                      known.eqns))
+    k_jaxpr = pe.prune_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres]
+                                        + [stored.get(v, v) for v in saved], known.eqns + to_dst))
     # unknown side: the recomputation, then the unknown equations. They read the values through
-    # the very Vars the known side defines, so the saved values bind them as inputs directly.
+    # the very Vars the known side defines, so the saved values bind them as inputs directly
+    # (offloaded ones as the result of moving them back).
     recompute_eqns = [e for e in known.eqns if id(e) in recompute]
-    u_jaxpr = core.Jaxpr([], saved + list(known.invars) + unknown.invars[nres:],
-                         unknown.outvars, recompute_eqns + unknown.eqns)
+    u_saved = [core.Var(stored[v].aval) if v in stored else v for v in saved]
+    to_src = [_move_eqn(h, offload[v].src, out=v) for v, h in zip(saved, u_saved, strict=True)
+              if v in stored]
+    u_jaxpr = core.Jaxpr([], u_saved + list(known.invars) + unknown.invars[nres:],
+                         unknown.outvars, to_src + recompute_eqns + unknown.eqns)
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
-    saved_vars = [core.Var(v.aval) for v in saved]
+    saved_vars = [core.Var(v.aval) for v in u_saved]
     known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
     base = dict(prevent_cse=params["prevent_cse"], policy=params["policy"])
@@ -284,6 +300,16 @@ def _checkpoint_partial_eval(eqn, in_unknown):
 
 
 checkpoint_p.partial_eval = _checkpoint_partial_eval
+
+
+def _move_eqn(v, memory_kind, out=None):
+    """The equation moving `v` to the memory `memory_kind` names (into `out`, else a new
+    variable typed in that memory), as JAX's offloading does."""
+    space = core.mem_kind_to_space(memory_kind)
+    if out is None:
+        out = core.Var(v.aval.update(memory_space=space))
+    return core.JaxprEqn([v], [out], device_put_p, dict(
+        devices=(space,), srcs=(None,), copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,)))
 
 
 @checkpoint_p.def_transpose

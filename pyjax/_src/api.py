@@ -13,6 +13,7 @@ import numpy as np
 from pyjax._src import core, dispatch, dtypes, pjit, source_info, tree_util
 from pyjax._src.lax.convert import _convert_element_type
 from pyjax._src.lax.helpers import full
+from pyjax._src.lax.placement import ArrayCopySemantics, device_put_p
 from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host_value,
                               is_named_sharding, named_sharding_for, put_named)
 from pyjax._src.backend import xla
@@ -100,6 +101,9 @@ def _put_leaf(v, device, may_alias):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device` "
                          f"or a pytree of these values. Received invalid value: {device!r}")
     if isinstance(v, core.Tracer):
+        if _moves_memory(v, device):  # staged: JAX's device_put primitive
+            return device_put_p.bind(v, devices=(device,), srcs=(None,),
+                                     copy_semantics=(ArrayCopySemantics.REUSE_INPUT,))[0]
         return v
     if is_named_sharding(device):
         if type(v) is ArrayImpl and v._named_sharding is not None and v._named_sharding != \
@@ -124,6 +128,14 @@ def _put_leaf(v, device, may_alias):
     host = canonical_host_value(v)
     aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
     return _put_on(host, aval, device, kind)
+
+
+def _moves_memory(tracer, device) -> bool:
+    """Whether placing a traced value as `device` says moves it to another memory space (the
+    types then differ). NB: other traced placements give the value itself (no equation)."""
+    kind = getattr(device, "memory_kind", None) if isinstance(device, Sharding) else None
+    return kind is not None and type(tracer.aval) is core.ShapedArray and \
+        core.mem_kind_to_space(kind) is not tracer.aval.memory_space
 
 
 def _put_on(host, aval, device, memory_kind=None):

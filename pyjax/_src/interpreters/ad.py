@@ -72,12 +72,13 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Integer and bool values have float0 tangents."""
     dt = aval.dtype
     if type(aval) is ShapedArray:  # (the common case, read without getattr calls)
-        sharding, vma = aval.sharding, aval.vma
+        sharding, vma, space = aval.sharding, aval.vma, aval.memory_space
     else:
         sharding, vma = getattr(aval, "sharding", None), getattr(aval, "vma", core.NO_VMA)
+        space = getattr(aval, "memory_space", core.MemorySpace.Device)
     if dtypes.issubdtype(dt, np.inexact):
-        return ShapedArray(aval.shape, dt, aval.weak_type, sharding, vma)
-    return ShapedArray(aval.shape, dtypes.float0, False, sharding, vma)
+        return ShapedArray(aval.shape, dt, aval.weak_type, sharding, vma, space)
+    return ShapedArray(aval.shape, dtypes.float0, False, sharding, vma, space)
 
 
 def zeros_like_aval(aval):

@@ -101,7 +101,8 @@ def standard_primitive(name, abstract_eval=None, np_impl=None, lowering=None,
     """A primitive evaluated eagerly by compiling its lowering (`dispatch.apply_primitive`).
     Rules not given here are attached next to it (`@p.def_abstract_eval`, ...)."""
     p = Primitive(name, multiple_results)
-    p.memory_space_rule = core.default_memory_space
+    if not multiple_results:  # (barriers and the like pass each operand's type through)
+        p.memory_space_rule = core.default_memory_space
     p.def_impl(partial(apply_primitive, p))
     if abstract_eval is not None:
         p.def_abstract_eval(abstract_eval)
