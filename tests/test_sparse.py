@@ -220,6 +220,21 @@ def test_bcsr_indexing_with_new_axes_gives_bcsr():
     np.testing.assert_array_equal(m3[:, None].todense(), x3[:, None])
 
 
+def test_bcoo_reshape_errors_are_jaxs():
+    """New sizes that merge batch and sparse dimensions, and arrays whose batch dimensions are
+    broadcast, raise JAX 0.10.2's errors (sparse_bcoo_bcsr_test test_bcoo_reshape_error)."""
+    x = sparse.BCOO.fromdense(jnp.ones((2, 2, 3)), n_batch=1)
+    with pytest.raises(ValueError, match="cannot mix batch and sparse dimensions"):
+        x.reshape(3, 2, 2)
+    y = sparse.BCOO((x.data[:1], x.indices), shape=x.shape)
+    with pytest.raises(NotImplementedError, match="broadcasted batch dimensions"):
+        y.reshape(2, 3, 2)
+    d = sparse.BCOO.fromdense(jnp.ones((2, 3, 2)), n_dense=1)
+    with pytest.raises(ValueError, match="cannot mix sparse and dense dimensions"):
+        d.reshape(2, 2, 3)
+    np.testing.assert_array_equal(x.reshape(2, 6).todense(), np.ones((2, 6)))
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

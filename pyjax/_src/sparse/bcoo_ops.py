@@ -402,8 +402,17 @@ def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
         raise TypeError(f"cannot reshape array of shape {mat.shape} (size {mat.size}) into shape "
                         f"{new_sizes} (size {math.prod(new_sizes)})")
     nb, ns = mat.n_batch, mat.n_sparse
+    if mat.indices.shape[:nb] != mat.data.shape[:nb] != mat.shape[:nb]:   # (JAX's test)
+        raise NotImplementedError("reshape of arrays with broadcasted batch dimensions.")
     batch, sparse, dense = mat.shape[:nb], mat.shape[nb:nb + ns], mat.shape[nb + ns:]
     cum = np.cumprod((1,) + new_sizes)
+    # JAX's errors for new sizes that would merge batch with sparse, or sparse with dense dims
+    if math.prod(batch) != 1 and math.prod(batch) not in cum:
+        raise ValueError("bcoo_reshape: new shape cannot mix batch and sparse dimensions; "
+                         f"got shape={mat.shape} new_shape={new_sizes} with n_batch={nb}")
+    if math.prod(sparse) != 1 and math.prod(batch + sparse) not in cum:
+        raise ValueError("bcoo_reshape: new shape cannot mix sparse and dense dimensions; "
+                         f"got shape={mat.shape} new_shape={new_sizes} with n_dense={mat.n_dense}")
     try:
         i1 = int(np.where(cum == math.prod(batch))[0][0])
         i2 = int(np.where(cum == math.prod(batch + sparse))[0][-1]) if dense else len(new_sizes)
