@@ -235,6 +235,16 @@ def test_bcoo_reshape_errors_are_jaxs():
     np.testing.assert_array_equal(x.reshape(2, 6).todense(), np.ones((2, 6)))
 
 
+def test_bcsr_matmul_broadcasts_a_stacked_operand():
+    """BCSR @ an operand of rank 3: NumPy's matmul broadcasting, as JAX's (sparsified matmul;
+    sparse_bcoo_bcsr_test test_bcsr_matmul)."""
+    x = _rand_sparse((3, 4), seed=42)
+    v = np.random.RandomState(43).randn(2, 4, 5).astype(np.float32)
+    out = sparse.BCSR.fromdense(x) @ v
+    assert out.shape == (2, 3, 5)
+    np.testing.assert_allclose(out, x @ v, rtol=1e-5, atol=1e-6)
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

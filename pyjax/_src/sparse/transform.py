@@ -477,5 +477,17 @@ def _bcsr_getitem(self, idx):
 
 
 BCSR.__getitem__ = _bcsr_getitem
+_bcsr_matmul_direct = BCSR.__matmul__     # bcsr_dot_general, for a vector or matrix operand
+
+
+def _bcsr_matmul(self, other):
+    """`BCSR @ x` as JAX's (sparsified jnp.matmul): an operand of rank 3 or more broadcasts
+    its leading dimensions against the sparse array's."""
+    if isinstance(other, JAXSparse) or np.ndim(other) <= 2:
+        return _bcsr_matmul_direct(self, other)
+    return sparsify(linalg_ops.matmul)(self, other)
+
+
+BCSR.__matmul__ = _bcsr_matmul
 BCOO.sum = _sum
 BCOO.reshape = _reshape
