@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import pyjax
+from pyjax._src import test_util as jtu
 import pyjax.numpy as jnp
 
 DATA = json.loads((Path(__file__).parent / "data" / "pmap.json").read_text())
@@ -219,3 +220,17 @@ def test_ahead_of_time_lowering_as_jax():
     np.testing.assert_array_equal(lowered.compile()(x, jnp.array([4.0])), [10.0])
     g = pyjax.pmap(lambda a, k: a * k, static_broadcasted_argnums=1)
     np.testing.assert_array_equal(g.lower(x, 3.0).compile()(x), [9.0])
+
+
+def test_pmaps_of_one_function_share_their_compilation():
+    """As JAX's global pmap cache (JAX's api_test test_pmap_global_cache): a new pmap of the same
+    function with the same configuration compiles nothing new."""
+    def f(x, y):
+        return x, y
+    x = np.ones((1, 1, 1), np.float32)
+    with jtu.assert_num_jit_and_pmap_compilations(1):
+        for _ in range(2):
+            pyjax.pmap(f)(x, x)
+    with jtu.assert_num_jit_and_pmap_compilations(1):
+        for _ in range(2):
+            pyjax.pmap(f, "i", in_axes=(0, 1), out_axes=(1, 0))(x, x)

@@ -11,6 +11,7 @@ signature); donated arguments' buffers are given to it.
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -49,15 +50,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             raise TypeError(f"pmap {what} must be an int, None, or (nested) container with those "
                             f"types as leaves, but got {spec}.")
     chosen = list(devices) if devices is not None else None
-
-    def mapped(n, *args, **kwargs):
-        return _pmap_body(fun, name, in_axes, out_axes, static, chosen, n, args, kwargs)
     donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
     if set(donate) & set(static):
         raise ValueError(f"pmap: donate_argnums {donate} and static_broadcasted_argnums "
                          f"{static} must not overlap")
-    jitted = jit(mapped, static_argnums=(0, *[i + 1 for i in static]),
-                 donate_argnums=tuple(i + 1 for i in donate))
+    jitted = _map_jit(fun, name, in_axes, out_axes, static, chosen, donate)
 
     @functools.wraps(fun)
     @api_boundary
@@ -76,9 +73,34 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         dyn = [a for i, a in enumerate(args) if i not in static]
         n = _mapped_size(in_axes, dyn, kwargs, axis_size)
         args, kwargs = _place_host_args(in_axes, static, args, kwargs, _mesh(chosen, n, name))
+        lower.fun = fun  # (the shared jit holds fun weakly: a lowering outlives its pmap)
         return jitted.lower(n, *args, **kwargs)
     pmapped.lower = lower
     return pmapped
+
+
+# fun -> {configuration: the jit of its map}: every pmap of a function with the same
+# configuration shares one jit, so its traces and executables (JAX's pmap cache is global too)
+_map_jits: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _map_jit(fun, name, in_axes, out_axes, static, chosen, donate):
+    """The jit of `fun`'s map, shared by the pmaps of `fun` with this configuration."""
+    key = (name, in_axes, out_axes, static, None if chosen is None else tuple(chosen), donate)
+    try:
+        per_fun = _map_jits.setdefault(fun, {})
+        hit = per_fun.get(key)
+        fun_ref = weakref.ref(fun)  # (the cache must not keep fun alive)
+    except TypeError:  # not weakly referenceable, or an unhashable in_axes/out_axes
+        per_fun, hit, fun_ref = None, None, lambda: fun
+    if hit is None:
+        def mapped(n, *args, **kwargs):
+            return _pmap_body(fun_ref(), name, in_axes, out_axes, static, chosen, n, args, kwargs)
+        hit = jit(mapped, static_argnums=(0, *[i + 1 for i in static]),
+                  donate_argnums=tuple(i + 1 for i in donate))
+        if per_fun is not None:
+            per_fun[key] = hit
+    return hit
 
 
 def _mesh(devices, n, name):
