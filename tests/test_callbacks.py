@@ -58,6 +58,30 @@ def test_debug_print_is_kept_by_dce_and_ordered_prints_keep_order(capsys):
     assert lines(capsys) == [f"{i}: {1.0 + i}" for i in range(5)]
 
 
+def test_debug_print_in_a_batched_while_cond(capsys):
+    """A batched predicate: an unordered print in the cond runs once more per iteration (to
+    mask the finished lanes); an ordered one runs once per iteration and every lane then runs
+    the body until the last is done, so the result is JAX 0.10.2's [5, 6], not [5, 5]
+    (recorded from JAX 0.10.2; its debugging_primitives_test test_can_print_in_batched_while_cond)."""
+    def f(ordered):
+        def loop(x):
+            def cond(x):
+                pyjax.debug.print("x: {x}", x=x, ordered=ordered)
+                return x < 5
+            return pyjax.lax.while_loop(cond, lambda x: x + 1, x)
+        return pyjax.vmap(loop)
+    for run in (lambda g: g, pyjax.jit):
+        out = run(f(True))(jnp.arange(2))
+        pyjax.effects_barrier()
+        np.testing.assert_array_equal(out, [5, 6])
+        assert lines(capsys) == [f"x: {v}" for i in range(6) for v in (i, i + 1)]
+        out = run(f(False))(jnp.arange(2))
+        pyjax.effects_barrier()
+        np.testing.assert_array_equal(out, [5, 5])
+        assert lines(capsys) == [f"x: {v}" for i in range(5) for v in (i, i + 1, i, i + 1)
+                                 ][:-4] + ["x: 4", "x: 5", "x: 4", "x: 5", "x: 5", "x: 5"]
+
+
 def test_debug_print_format_errors():
     with pytest.raises(ValueError, match="Unused keyword arguments"):
         pyjax.debug.print("nothing here", x=1.0)

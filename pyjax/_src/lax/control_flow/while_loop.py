@@ -220,9 +220,14 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     def cond_fun(*xs):
         return [reduce_or(lane_pred(xs[:nc], xs[nc:]), (0,))]
 
+    # NB: a cond with ordered effects (an ordered debug print) is not run again in the body to
+    # mask the finished lanes: as in JAX 0.10.2 (its lowering evaluates such a cond once per
+    # iteration), every lane then runs the body until the last is done
+    cond_ordered = any(getattr(e, "ordered", False) for e in cond_jaxpr.effects)
+
     def body_fun(*xs):
         cc, bc, carry = xs[:nc], xs[nc:nc + nb], xs[nc + nb:]
-        live = lane_pred(cc, carry)
+        live = None if cond_ordered else lane_pred(cc, carry)
         masked_body.depth += 1
         try:
             new, ds = batching.batch_flat(lambda *ys: core.eval_jaxpr(body_jaxpr.jaxpr, [], *ys),
@@ -230,6 +235,8 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         finally:
             masked_body.depth -= 1
         new = [batching.bdim_at_front(n, d, size) for n, d in zip(new, ds)]
+        if live is None:
+            return new
         return [lax_elem.select_n(_bcast(live, core.get_aval(n).shape), c, n) for c, n in zip(carry, new)]
     cavals = [core.get_aval(x) for x in cconsts]
     bavals = [core.get_aval(x) for x in bconsts]
