@@ -231,6 +231,10 @@ CASES = [
     "constraints(lambda a: jnp.sin(a) * 2, jax.device_put(X, NamedSharding(mixed_mesh, P('x'))), m=mixed_mesh)",
     "constraints(lambda a: jnp.sin(a), xa, m=auto_mesh)",
     "constraints(lambda a: a * 2, jax.ShapeDtypeStruct((8, 4), np.float32, sharding=NamedSharding(mesh, P('x', 'y'))))",
+    # eager operations on typed arrays: their results typed (and laid out) from the operands'
+    "in_mesh(lambda: repr(jax.lax.rev(x, (1,)).sharding.spec))",
+    "in_mesh(lambda: repr(jnp.pad(x, ((0, 0), (1, 1)), mode='reflect').sharding.spec))",
+    "in_mesh(lambda: str(jax.typeof(jnp.sin(x) * 2)))",
     # a ShapeDtypeStruct given a PartitionSpec: read over the mesh in context
     "in_mesh(lambda: repr(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding.spec))",
     "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding",

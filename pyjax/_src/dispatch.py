@@ -24,6 +24,7 @@ import weakref
 import numpy as np
 
 from pyjax._src import core, dtypes, profiler, source_info, spmd, tree_util
+from pyjax._src import mesh as mesh_lib
 from pyjax._src.array import ArrayImpl, check_divisible, deleted_error, put_named, put_value
 from pyjax._src.backend import xla
 from pyjax._src.config import config
@@ -541,6 +542,10 @@ _eager_fns: dict = {}
 
 
 def _avals(args):
+    # (under sharding in types an array's type is its aval with its sharding: the eager op's
+    # result types, and the constraints its lowering writes, follow from them)
+    if mesh_lib.SHARDING_IN_TYPES[0]:
+        return tuple([core.get_aval(x) for x in args])
     return tuple([x.aval if type(x) is ArrayImpl else core.get_aval(x) for x in args])
 
 
