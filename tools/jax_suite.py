@@ -60,15 +60,12 @@ DEFAULT_RESULTS = Path("/work/scratch/jax_suite_results")
 # Causes that are deliberate differences of pyjax (docs/compatibility.md says why): the table
 # names them as such rather than as failures to fix. (pattern of the cause, the note)
 DELIBERATE = [
-    (r"arity mismatch; expected|Expected an instance of|dictionary key mismatch",
-     "deliberate: PyTreeDef is optree's PyTreeSpec, whose flatten_up_to errors use optree's words"),
-    (r"Object of type .* is not an instance of 'iterable'",
-     "deliberate: a bad custom flatten function is reported by optree"),
     (r"CustomNode\(MyCustomType.* != PyTreeDef",
-     "deliberate: default_registry is optree's namespace, not jaxlib's registry"),
-    (r"Legacy uint3N key array passed as key to jax.random function",
-     "deliberate: typed keys are pytrees (README), so jax.tree.map over key arrays reaches "
-     "their uint32 data, which the test then uses as keys"),
+     "deliberate: default_registry is optree's namespace, not jaxlib's registry (dispatch_registry, "
+     "jaxlib's, must stay one: jaxlib's C++ jit takes it)"),
+    (r"Tuples differ: \(N, N, N, N\) != \(N, N, N\)",
+     "deliberate: transformations carry key arrays through their uint32 data (README), so a "
+     "jaxpr's variables are the data, not arrays of a key dtype"),
 ]
 
 
