@@ -56,3 +56,36 @@ class JAXSparse:
         return self
 
     __array_priority__ = 2000
+
+
+# vmap maps a BCOO/BCSR array whole (JAX's vmappable protocol, registered by each format):
+# in_axes/out_axes name one of its batch dimensions, and the element's static shape drops (or
+# gains) exactly that dimension. `batch_word` keeps each format's JAX wording.
+def sparse_to_elt(cont, _, val, axis, batch_word="batch"):
+    name = type(val).__name__
+    if axis is None:
+        return val
+    if axis >= val.n_batch:
+        raise ValueError(f"Cannot map in_axis={axis} for {name} array with n_batch={val.n_batch}. "
+                         f"in_axes for batched {name} operations must correspond to a "
+                         f"{batch_word} dimension.")
+    return _rebuilt(val, [cont(b, axis) for b in val.tree_flatten()[0]],
+                    val.shape[:axis] + val.shape[axis + 1:])
+
+
+def sparse_from_elt(cont, axis_size, elt, axis):
+    name = type(elt).__name__
+    if axis is None:
+        return elt
+    if axis > elt.n_batch:
+        raise ValueError(f"{name}: cannot add out_axis={axis} for {name} array with "
+                         f"n_batch={elt.n_batch}. {name} batch axes must be a contiguous block "
+                         "of leading dimensions.")
+    return _rebuilt(elt, [cont(axis_size, b, axis) for b in elt.tree_flatten()[0]],
+                    elt.shape[:axis] + (axis_size,) + elt.shape[axis:])
+
+
+def _rebuilt(val, buffers, shape):
+    flags = {k: v for k, v in val._info._asdict().items() if k != "shape"}
+    return type(val)(tuple(buffers), shape=shape, **flags)
+

@@ -27,7 +27,7 @@ from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
 from pyjax._src.numpy import creation, lax_numpy, reductions, ufuncs
 from pyjax._src.numpy import shape as jshape
 from pyjax._src.numpy import util as jnp_util
-from pyjax._src.sparse._base import JAXSparse
+from pyjax._src.sparse._base import JAXSparse, sparse_from_elt, sparse_to_elt
 from pyjax._src.sparse.util import (SparseEfficiencyError, SparseEfficiencyWarning,
                                     broadcast_batch, canonical_index_dtype, def_leading_batch,
                                     nfold_vmap, sparse_primitive)
@@ -664,30 +664,4 @@ def _fix_mapped_shape(obj):
 tree_util.register_pytree_node(BCOO, BCOO.tree_flatten, BCOO.tree_unflatten)
 
 
-# vmap maps a BCOO whole (JAX's vmappable protocol): in_axes/out_axes name one of its batch
-# dimensions, and the element's static shape drops (or gains) exactly that dimension.
-def _bcoo_to_elt(cont, _, val, axis):
-    if axis is None:
-        return val
-    if axis >= val.n_batch:
-        raise ValueError(f"Cannot map in_axis={axis} for BCOO array with n_batch={val.n_batch}. "
-                         "in_axes for batched BCOO operations must correspond to a batch "
-                         "dimension.")
-    return BCOO((cont(val.data, axis), cont(val.indices, axis)),
-                shape=val.shape[:axis] + val.shape[axis + 1:],
-                indices_sorted=val.indices_sorted, unique_indices=val.unique_indices)
-
-
-def _bcoo_from_elt(cont, axis_size, elt, axis):
-    if axis is None:
-        return elt
-    if axis > elt.n_batch:
-        raise ValueError(f"BCOO: cannot add out_axis={axis} for BCOO array with "
-                         f"n_batch={elt.n_batch}. BCOO batch axes must be a contiguous block of "
-                         "leading dimensions.")
-    return BCOO((cont(axis_size, elt.data, axis), cont(axis_size, elt.indices, axis)),
-                shape=elt.shape[:axis] + (axis_size,) + elt.shape[axis:],
-                indices_sorted=elt.indices_sorted, unique_indices=elt.unique_indices)
-
-
-batching.register_vmappable(BCOO, int, int, _bcoo_to_elt, _bcoo_from_elt, None)
+batching.register_vmappable(BCOO, int, int, sparse_to_elt, sparse_from_elt, None)

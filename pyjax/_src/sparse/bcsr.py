@@ -16,7 +16,7 @@ from pyjax._src.numpy import array_methods  # noqa: F401  (Array operators)
 from pyjax._src.numpy import creation, lax_numpy
 from pyjax._src.numpy import shape as jshape
 from pyjax._src.numpy import sorting as jsorting
-from pyjax._src.sparse._base import JAXSparse
+from pyjax._src.sparse._base import JAXSparse, sparse_from_elt, sparse_to_elt
 from pyjax._src.sparse import bcoo as _bcoo
 from pyjax._src.sparse import bcoo_ops
 from pyjax._src.sparse.bcoo import BCOO, SparseInfo, _hashable
@@ -337,27 +337,5 @@ def _fix_mapped_shape(obj):
 tree_util.register_pytree_node(BCSR, BCSR.tree_flatten, BCSR.tree_unflatten)
 
 
-def _bcsr_to_elt(cont, _, val, axis):
-    if axis is None:
-        return val
-    if axis >= val.n_batch:
-        raise ValueError(f"Cannot map in_axis={axis} for BCSR array with n_batch={val.n_batch}. "
-                         "in_axes for batched BCSR operations must correspond to a batched "
-                         "dimension.")
-    return BCSR((cont(val.data, axis), cont(val.indices, axis), cont(val.indptr, axis)),
-                shape=val.shape[:axis] + val.shape[axis + 1:])
-
-
-def _bcsr_from_elt(cont, axis_size, elt, axis):
-    if axis is None:
-        return elt
-    if axis > elt.n_batch:
-        raise ValueError(f"BCSR: cannot add out_axis={axis} for BCSR array with "
-                         f"n_batch={elt.n_batch}. BCSR batch axes must be a contiguous block of "
-                         "leading dimensions.")
-    return BCSR((cont(axis_size, elt.data, axis), cont(axis_size, elt.indices, axis),
-                 cont(axis_size, elt.indptr, axis)),
-                shape=elt.shape[:axis] + (axis_size,) + elt.shape[axis:])
-
-
-batching.register_vmappable(BCSR, int, int, _bcsr_to_elt, _bcsr_from_elt, None)  # as BCOO
+batching.register_vmappable(BCSR, int, int, partial(sparse_to_elt, batch_word="batched"),
+                            sparse_from_elt, None)   # as BCOO (JAX's words)
