@@ -64,6 +64,16 @@ def in_mesh(f):
 mixed_mesh = jax.make_mesh((2, 2, 2), ("x", "y", "z"),
                            axis_types=(AxisType.Explicit, AxisType.Auto, AxisType.Explicit))
 
+ax_mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto, AxisType.Explicit))
+
+def auto_explicit_out():
+    """A jit output on a mesh with an Auto axis: its type says the Explicit part only."""
+    with jax.set_mesh(ax_mesh):
+        a = jax.device_put(X, NamedSharding(ax_mesh, P("x", "y")))
+        b = jax.device_put(np.ascontiguousarray(X.T), NamedSharding(ax_mesh, P(None, "x")))
+        out = jax.jit(lambda u, v: jnp.sin(u * 2) @ v)(a, b)
+        return repr(out.sharding.spec), str(jax.typeof(out)), np.asarray(out)
+
 def constraints(f, *args, m=None):
     """The shardings of the sharding constraints in `f`'s lowered module (sorted: the order of
     ops differs between the printers)."""
@@ -235,6 +245,7 @@ CASES = [
     "in_mesh(lambda: repr(jax.lax.rev(x, (1,)).sharding.spec))",
     "in_mesh(lambda: repr(jnp.pad(x, ((0, 0), (1, 1)), mode='reflect').sharding.spec))",
     "in_mesh(lambda: str(jax.typeof(jnp.sin(x) * 2)))",
+    "auto_explicit_out()",
     # a ShapeDtypeStruct given a PartitionSpec: read over the mesh in context
     "in_mesh(lambda: repr(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding.spec))",
     "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding",

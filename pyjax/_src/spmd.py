@@ -90,12 +90,14 @@ def shardings_for(in_shardings, out_shardings, dyn_args, dyn_kwargs, leaves, out
 
 def out_shardings_from_types(ins, out_avals):
     """Under sharding in types: each output laid out as its type says (over the arguments'
-    mesh), or None when no output type carries a sharding (XLA decides)."""
+    mesh), or None when no output type carries a sharding (XLA decides). On a mesh that also
+    has Auto axes the type says only how the Explicit axes split the output (the body's
+    constraints pin that): XLA chooses the rest, as in JAX."""
     if not ins or not any(getattr(a, "sharding", None) is not None for a in out_avals):
         return None
     mesh = ins[0].mesh
     return tuple(None if getattr(a, "sharding", None) is None or _typed_as(mesh, a.sharding.mesh)
-                 is None else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec,
+                 is None or a.sharding.mesh.auto_axes else NamedSharding(_typed_as(mesh, a.sharding.mesh), a.sharding.spec,
                                             memory_kind=_memory_kind(a))
                  for a in out_avals)
 
