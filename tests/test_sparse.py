@@ -245,6 +245,21 @@ def test_bcsr_matmul_broadcasts_a_stacked_operand():
     np.testing.assert_allclose(out, x @ v, rtol=1e-5, atol=1e-6)
 
 
+def test_sparse_times_dense_with_repeated_indices():
+    """A BCOO array with a repeated index times (or over) a dense array: every stored entry
+    takes the dense value at its index, so the product is the dense product (JAX's
+    sparse_bcoo_bcsr_test test_bcoo_mul_dense; the dense values were extracted as unique)."""
+    data = np.array([1 + 1j, 2 - 1j, 3 + 0.5j], np.complex64)
+    m = sparse.BCOO((jnp.asarray(data), jnp.array([[2], [2], [0]], jnp.int32)), shape=(3,))
+    dense = np.array([3 + 0.5j, 0, 3], np.complex64)
+    for r in (np.array([2 + 1j], np.complex64), np.array([1 + 1j, 2, 3 - 1j], np.complex64)):
+        np.testing.assert_allclose((m * r).todense(), dense * r, rtol=1e-6)
+        np.testing.assert_allclose((r * m).todense(), r * dense, rtol=1e-6)
+        np.testing.assert_allclose((m / r).todense(), dense / r, rtol=1e-6)
+        np.testing.assert_allclose(sparse.bcoo_multiply_dense(m, r), data * np.broadcast_to(
+            r, (3,))[[2, 2, 0]], rtol=1e-6)
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

@@ -315,7 +315,9 @@ def _multiply_dense_sparse(sp_mat, v):
     if shape != sp_mat.shape:
         raise NotImplementedError(f"bcoo_multiply_dense: broadcasting the sparse operand "
                                   f"{sp_mat.shape} up to {shape} would densify it")
-    vals = bcoo_extract(sp_mat, jnp_util.broadcast_to(v, shape).astype(v.dtype)).data
+    # v's value at every stored index, a repeated index included (a gather, as JAX's)
+    vals = bcoo_extract(sp_mat, jnp_util.broadcast_to(v, shape).astype(v.dtype),
+                        assume_unique=True).data
     return BCOO((sp_mat.data * vals, sp_mat.indices), **sp_mat._info._asdict())
 
 

@@ -257,7 +257,7 @@ def _div_rule(x, y):
     y = creation.asarray(y)
     if y.ndim == 0:
         return BCOO((x.data / y, x.indices), **x._info._asdict())
-    recip = ops.bcoo_extract(x, jnp_util.broadcast_to(y, x.shape)).data
+    recip = ops.bcoo_extract(x, jnp_util.broadcast_to(y, x.shape), assume_unique=True).data
     return BCOO((x.data / recip, x.indices), **x._info._asdict())
 
 
