@@ -98,7 +98,8 @@ out = co(jnp.ones((8, 4)), jnp.ones((8, 4)))
 print(json.dumps({"in": [repr(s) for s in co.input_shardings[0]], "in_kw": repr(co.input_shardings[1]),
                   "out": [repr(s) for s in co.output_shardings], "result": repr(out[0].sharding),
                   "value": float(out[0][0, 0]), "in2": repr(co2.input_shardings[0][0]),
-                  "out2": repr(co2.output_shardings)}))
+                  "out2": repr(co2.output_shardings), "out_info2": repr(co2.out_info.sharding),
+                  "out_info": [repr(i.sharding) for i in co.out_info]}))
 '''
 
 
@@ -119,6 +120,7 @@ def test_shardings_over_a_mesh():
     assert got["in"] == [rows, rep] and got["in_kw"] == "{}"
     assert got["out"] == [rows, rep] and got["result"] == rows and got["value"] == 4.0
     assert got["in2"] == rows and got["out2"] == rows
+    assert got["out_info2"] == rows and got["out_info"] == [rows, rep]  # (pjit_test's out_info)
 
 
 def test_stages_module_has_jax_names():

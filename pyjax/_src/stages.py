@@ -209,9 +209,17 @@ class Compiled(_Stage):
 
     @property
     def output_shardings(self):
+        return tree_util.tree_unflatten(self.out_tree, self._flat_output_shardings())
+
+    def _flat_output_shardings(self):
         c = self._compiled
         if c.out_shardings is not None:
-            flat = list(c.out_shardings)
-        else:
-            flat = [SingleDeviceSharding(c.exe.devices[0])] * len(self._traced.jaxpr.out_avals)
-        return tree_util.tree_unflatten(self.out_tree, flat)
+            return list(c.out_shardings)
+        return [SingleDeviceSharding(c.exe.devices[0])] * len(self._traced.jaxpr.out_avals)
+
+    @property
+    def out_info(self):
+        """The outputs' shapes and dtypes, with the shardings the executable gives them."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(a.shape, a.dtype, sharding=s) for a, s in
+            zip(self._traced.jaxpr.out_avals, self._flat_output_shardings(), strict=True)])
