@@ -260,6 +260,16 @@ def test_sparse_times_dense_with_repeated_indices():
             r, (3,))[[2, 2, 0]], rtol=1e-6)
 
 
+def test_dot_general_sampled_at_repeated_indices():
+    """bcoo_dot_general_sampled gives every stored index the product's value there, a
+    repeated one too (JAX's sparse_bcoo_bcsr_test test_bcoo_dot_general_sampled_fast_cases)."""
+    rs = np.random.RandomState(50)
+    a, b = rs.randn(3, 4).astype(np.float32), rs.randn(4, 5).astype(np.float32)
+    idx = np.array([[0, 2], [1, 1], [0, 2], [2, 4]], np.int32)
+    got = sparse.bcoo_dot_general_sampled(a, b, idx, dimension_numbers=(((1,), (0,)), ((), ())))
+    np.testing.assert_allclose(got, (a @ b)[idx[:, 0], idx[:, 1]], rtol=1e-5)
+
+
 def test_sparsify_matches_the_dense_function():
     x = _rand_sparse((4, 5), seed=9)
     v = np.random.RandomState(10).randn(5).astype(np.float32)

@@ -221,7 +221,9 @@ def _bcoo_dot_general(lhs_data, lhs_indices, rhs, *, dimension_numbers, preferre
 # -- bcoo_dot_general_sampled -------------------------------------------------------------------
 
 def _dot_general_sampled_impl(A, B, indices, *, dimension_numbers):
-    return _extract_impl(indices, lax_dot.dot_general(A, B, dimension_numbers), assume_unique=False)
+    # a repeated index gets the product's value each time (a gather, as JAX's; so the gradient
+    # of bcoo_dot_general reaches every stored entry)
+    return _extract_impl(indices, lax_dot.dot_general(A, B, dimension_numbers), assume_unique=True)
 
 
 bcoo_dot_general_sampled_p = sparse_primitive("bcoo_dot_general_sampled", _dot_general_sampled_impl,
