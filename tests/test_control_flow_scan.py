@@ -357,3 +357,16 @@ def test_scan_dce_keeps_the_carries_the_used_outputs_need(used_outputs, used_inp
     outs = core.eval_jaxpr(dced, [], *[x for x, u in zip(args, used) if u])
     np.testing.assert_allclose([float(o) for o in outs],
                                [float(o) for o, u in zip(full, used_outputs) if u])
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda n: lambda c, z: lax.scan(lambda c, z: (c, z), c, (), n),
+     "The `length` argument to `scan` expects a concrete `int` value."),
+    (lambda n: lambda c, z: lax.scan(lambda c, z: (c, z), c, (), 10, unroll=n),
+     "The `unroll` argument to `scan` expects a concrete `int` or `bool` value."),
+])
+def test_traced_length_or_unroll_is_jax_concretization_error(make, message):
+    """JAX 0.10.2's class and words (lax_control_flow_test test_scan_*_concrete_error)."""
+    f = pyjax.jit(lambda n, x: make(n)(x, None))
+    with pytest.raises(pyjax.errors.ConcretizationTypeError, match=message.replace("`", ".")):
+        f(3, 1.0)

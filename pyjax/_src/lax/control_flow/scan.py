@@ -21,7 +21,7 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import core, dispatch, dtypes, tree_util
+from pyjax._src import core, dispatch, dtypes, errors, tree_util
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
@@ -87,6 +87,8 @@ def _scan_length(xs_avals, length):
             raise ValueError(f"scan got value with no leading axis to scan over: {a.str_short(False)}.")
     sizes = [a.shape[0] for a in xs_avals]
     if length is not None:
+        _check_concrete(length, "length", "`int`", " For scan-like iteration with a dynamic "
+                        "length, use `while_loop` or `fori_loop`.")
         length = core.concrete_dim(length, "the `length` argument of scan")
         if any(s != length for s in sizes):
             raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
@@ -100,7 +102,16 @@ def _scan_length(xs_avals, length):
     return sizes[0]
 
 
+def _check_concrete(x, name, kinds, more=""):
+    """JAX's ConcretizationTypeError for a traced `length` or `unroll`, in its words."""
+    if isinstance(x, core.Tracer) and x.to_concrete_value() is None:
+        raise errors.ConcretizationTypeError(
+            x, f"scan's `{name}`", f"The `{name}` argument to `scan` expects a concrete {kinds} "
+            f"value.{more}")
+
+
 def _canonical_unroll(unroll, length):
+    _check_concrete(unroll, "unroll", "`int` or `bool`")
     if isinstance(unroll, (bool, np.bool_)):
         return max(length, 1) if unroll else 1
     unroll = core.concrete_dim(unroll, "the `unroll` argument of scan")
