@@ -20,6 +20,7 @@ import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax.experimental import checkify
+from pyjax._src.checkify import ErrorEffect, FailedCheckError
 from recorded_cases import assert_matches, encode
 
 _HERE = os.path.join(os.path.dirname(__file__), "data")
@@ -290,3 +291,14 @@ def test_index_checks_with_traced_index_tuples_under_rank_promotion_raise():
             for fn in (lambda x, i: x.at[i].add(1.), lambda x, i: x[i]):
                 err, _ = checkify.checkify(jax.jit(fn), errors=checkify.index_checks)(x, idx)
                 assert err.get().splitlines()[0].strip() == head + want
+
+
+def test_error_effect_takes_shape_dtype_structs():
+    """As JAX's (checkify_test test_assert_primitive_jaxpr_effects): an ErrorEffect is spelled
+    with the payload's ShapeDtypeStructs."""
+
+    def g(x, y):
+        checkify.check(False, "hi: {} {}", x, y)
+    effects = jax.make_jaxpr(g)(jnp.ones(4, jnp.int32), jnp.ones(2, jnp.float32)).effects
+    assert effects == {ErrorEffect(FailedCheckError, (jax.ShapeDtypeStruct((4,), jnp.int32),
+                                                      jax.ShapeDtypeStruct((2,), jnp.float32)))}

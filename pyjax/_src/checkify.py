@@ -233,9 +233,11 @@ class ErrorEffect(core.Effect):
     __slots__ = ("error_type", "shape_dtypes")
 
     def __init__(self, error_type, shape_dtypes):
+        """`shape_dtypes`: the payload's (shape, dtype) pairs, or ShapeDtypeStructs (JAX's)."""
         super().__init__(f"ErrorEffect({error_type.__name__})")
         self.error_type = error_type
-        self.shape_dtypes = tuple(shape_dtypes)
+        self.shape_dtypes = tuple((tuple(x.shape), x.dtype) if hasattr(x, "shape") else tuple(x)
+                                  for x in shape_dtypes)
 
     def _key(self):
         return (self.error_type.__name__, tuple((s, str(d)) for s, d in self.shape_dtypes))
