@@ -616,3 +616,16 @@ def test_a_ref_view_rebuilt_by_tree_map_holds_any_leaves():
         view[...] = jnp.ones(5)
         return x_ref[...]
     np.testing.assert_array_equal(f(), np.r_[np.zeros(2), np.ones(5), np.zeros(3)])
+
+
+def test_a_ref_of_a_token_is_read_and_written_whole():
+    """`AbstractRef(core.AbstractToken())`: get/swap/addupdate of a token ref trace, and what
+    is read is a token (JAX's state_test test_token)."""
+    def f(x_ref):
+        x = x_ref[...]
+        x_ref[...] = x
+        jax.ref.addupdate(x_ref, (), x)
+        return [x]
+    jaxpr, _, _ = pe.trace_to_jaxpr_dynamic(f, [AbstractRef(core.AbstractToken())])
+    assert type(jaxpr.outvars[0].aval) is core.AbstractToken
+    assert [e.primitive.name for e in jaxpr.eqns] == ["get", "swap", "addupdate"]

@@ -165,6 +165,31 @@ def spec_parts(aval) -> tuple:
     return (None,) * len(aval.shape) if s is None else tuple(s.spec)
 
 
+class AbstractToken:
+    """JAX's abstract value of an effect token. NB: pyjax threads tokens inside its lowering
+    only, so no pyjax value has this type; it serves as the contents of a ref that orders
+    state effects (`AbstractRef(AbstractToken())`), which reads and writes carry whole."""
+
+    shape = ()
+    ndim = 0
+    dtype = None
+    weak_type = False
+    sharding = None
+
+    def str_short(self, short_dtypes=True, **_):
+        return "Tok"
+
+    __repr__ = lambda self: "AbstractToken()"  # noqa: E731
+    __eq__ = lambda self, other: type(other) is AbstractToken  # noqa: E731
+    __hash__ = lambda self: hash(AbstractToken)  # noqa: E731
+
+    def update(self, **_):
+        return self
+
+    def strip_weak_type(self):
+        return self
+
+
 # The types of symbolic dimensions (export's DimExpr, registered by pyjax._src.export): shape
 # rules accept them where they accept ints.
 symbolic_dim_types: tuple = ()

@@ -231,6 +231,8 @@ def _check_value(what, ref, val, shape):
 def _get_abstract_eval(ref, *dynamic, spec):
     if not isinstance(ref, AbstractRef):
         raise TypeError(f"get: operand 0 must be a Ref, got {ref.str_short()}")
+    if type(ref.inner_aval) is core.AbstractToken:   # a token is read whole
+        return ref.inner_aval
     return core.ShapedArray(indexed_shape(spec, ref.shape, dynamic), ref.dtype)
 
 
@@ -238,6 +240,8 @@ def _get_abstract_eval(ref, *dynamic, spec):
 def _swap_abstract_eval(ref, val, *dynamic, spec):
     shape = indexed_shape(spec, ref.shape, dynamic) if isinstance(ref, AbstractRef) else ()
     _check_value("swap", ref, val, shape)
+    if type(ref.inner_aval) is core.AbstractToken:
+        return ref.inner_aval
     return core.ShapedArray(shape, ref.dtype)
 
 
