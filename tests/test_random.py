@@ -385,3 +385,21 @@ def test_key_tangents_are_float0_of_the_keys_shape():
         assert float(pyjax.grad(lambda t: g(t, (8.0, key))[0])(3.0)) == 1.0
         assert seen[0].dtype == float0 and seen[0].shape == ()
         assert isinstance(seen[0], pyjax.custom_derivatives.SymbolicZero) == symbolic_zeros
+
+
+def test_eval_shape_of_keys_is_a_key_dtype_struct():
+    """Issue 24 (flax's test_create_abstract_stateful): eval_shape gives key arrays as
+    ShapeDtypeStructs of a key dtype, as JAX 0.10.2, and tracing takes them back as keys
+    (eval_shape, lower/compile). Values recorded from JAX 0.10.2."""
+    k = pyjax.random.key(0)
+    s = pyjax.eval_shape(lambda: k)
+    assert s == pyjax.ShapeDtypeStruct((), k.dtype) and str(s.dtype) == "key<fry>"
+    tree = pyjax.eval_shape(lambda: {"a": pyjax.random.key(1), "b": 1.0})
+    assert tree["a"] == pyjax.ShapeDtypeStruct((), k.dtype)
+    assert pyjax.make_jaxpr(lambda k: pyjax.random.split(k, 3), return_shape=True)(k)[1] == \
+        pyjax.ShapeDtypeStruct((3,), k.dtype)
+    assert pyjax.eval_shape(lambda k: pyjax.random.split(k), s) == pyjax.ShapeDtypeStruct((2,), k.dtype)
+    assert pyjax.eval_shape(lambda k: pyjax.random.key_data(k), k) == \
+        pyjax.ShapeDtypeStruct((2,), np.uint32)
+    compiled = pyjax.jit(lambda k: pyjax.random.normal(k, (2,))).lower(s).compile()
+    np.testing.assert_allclose(compiled(k), [1.6226422, 2.0252647], rtol=1e-6)

@@ -21,6 +21,7 @@ from pyjax._src.backend.guard import JAXLIB_VERSION
 from pyjax._src.sharding import PartitionSpec, Sharding, SingleDeviceSharding, xla_memory_kind
 from pyjax._src.config import State
 from pyjax._src.random.keys import KeyAval as _KeyAval
+from pyjax._src.random.keys import PRNGKeyArray as _PRNGKeyArray
 from pyjax._src.traceback_util import api_boundary
 
 
@@ -41,9 +42,17 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         closed = traced.jaxpr
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
-            return closed, tree_util.tree_unflatten(traced.out_tree, shapes)
+            return closed, _key_structs(tree_util.tree_unflatten(traced.out_tree, shapes))
         return closed
     return make
+
+
+def _key_structs(tree):
+    """The key arrays among output shapes (keys over ShapeDtypeStructs of their data) as
+    ShapeDtypeStructs of a key dtype, as JAX's `eval_shape` gives them."""
+    is_key = lambda x: isinstance(x, _PRNGKeyArray)
+    return tree_util.tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if is_key(x) else x,
+                              tree, is_leaf=is_key)
 
 
 @api_boundary

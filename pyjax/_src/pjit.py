@@ -673,6 +673,10 @@ class JitInfo:
         else:
             static_key = ()
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if any(_is_key_struct(x) for x in leaves):  # eval_shape's keys: keys over their data's
+            args, kwargs = tree_util.tree_unflatten(in_tree, [
+                x.dtype.abstract_keys(x.shape) if _is_key_struct(x) else x for x in leaves])
+            leaves, in_tree = tree_util.tree_flatten((args, kwargs))
         avals = tuple(_trace_leaf_aval(x) for x in leaves)
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
@@ -758,6 +762,11 @@ def _hashable_static(value, where):
         raise ValueError(f"Non-hashable static arguments are not supported: static argument "
                          f"{where} of type {type(value).__name__} ({value!r:.80}) cannot be hashed. "
                          f"Use a tuple instead of a list, or make the argument non-static.") from None
+
+
+def _is_key_struct(x):
+    """A ShapeDtypeStruct of a key dtype (whose dtype makes abstract keys of it)."""
+    return type(x) is ShapeDtypeStruct and hasattr(x.dtype, "abstract_keys")
 
 
 def _trace_leaf_aval(x):

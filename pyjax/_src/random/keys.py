@@ -23,7 +23,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes, tree_util
 from pyjax._src.api_vmap import vmap
-from pyjax._src.array import Array, extra_array_types
+from pyjax._src.array import Array, ShapeDtypeStruct, extra_array_types
 from pyjax._src.config import LegacyPrngKeyState, config
 from pyjax._src.custom_derivatives import CustomVJPPrimal
 from pyjax._src.interpreters.ad import SymbolicZero
@@ -74,6 +74,12 @@ class KeyTy(dtypes.ExtendedDType):
 
     def __hash__(self):
         return hash((KeyTy, self._impl))
+
+    def abstract_keys(self, shape) -> PRNGKeyArray:
+        """Keys of this dtype and `shape` over a ShapeDtypeStruct of their data: what tracing
+        makes of a `ShapeDtypeStruct(shape, key<...>)` argument (eval_shape's keys)."""
+        data = ShapeDtypeStruct(tuple(shape) + tuple(self._impl.key_shape), np.dtype(np.uint32))
+        return PRNGKeyArray(self._impl, data)
 
 
 # -- typed key arrays ----------------------------------------------------------------------------
