@@ -70,9 +70,8 @@ SUITES: dict[str, Suite] = {
                   env=(("JAX_NUMPY_RANK_PROMOTION", "raise"), ("FLAX_PROFILE", "1")),
                   note="Remaining: hijax Variables (`nnx.var_defaults(hijax=True)`: pyjax has no "
                        "high-level types); a user's extended dtype in avals (flax's fp8_meta32, "
-                       "whose gradients accumulate by max); `eval_shape` of a key array gives the "
-                       "key over a ShapeDtypeStruct of its data (JAX: a ShapeDtypeStruct of key "
-                       "dtype); arrays made under `set_mesh` with Auto axes stay on one device "
+                       "whose gradients accumulate by max); arrays made under `set_mesh` with "
+                       "Auto axes stay on one device "
                        "(JAX: `NamedSharding(mesh, P())`, issue 26). tests/nnx/integration_test.py "
                        "needs orbax, on both sides."),
     "equinox": Suite("0.13.8", "repository at v0.13.8", ("tests",), (1, 3), devices=8),
