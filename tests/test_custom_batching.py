@@ -96,6 +96,7 @@ def test_vmappable_containers(jit):
     """Issue 23 (JAX's batching_test VmappableTest): register_vmappable types are mapped by their
     to_elt/from_elt rules, with specs of the registered spec type as in_axes/out_axes."""
     from pyjax._src.interpreters import batching  # (jax.interpreters.batching under the switch)
+    before = dict(batching.vmappables), set(batching.spec_types)  # (BCOO/BCSR register too)
     batching.register_vmappable(_Named, _NamedSpec, int, _named_to_elt, _named_from_elt, None)
     try:
         f = lambda x: _Named(x.names, x.data * x.data)
@@ -116,4 +117,4 @@ def test_vmappable_containers(jit):
         batching.unregister_vmappable(A)
     finally:
         batching.unregister_vmappable(_Named)
-    assert not batching.vmappables and not batching.spec_types
+    assert (batching.vmappables, batching.spec_types) == before
