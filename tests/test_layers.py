@@ -28,7 +28,8 @@ LAYERS = [
               "pyjax._src.sharding_in_types",
               "pyjax._src.distributed",
               "pyjax._src.profiler", "pyjax._src.traceback_util"]),
-    ("core", ["pyjax._src.core", "pyjax._src.pretty_print"]),
+    ("core", ["pyjax._src.avals", "pyjax._src.core", "pyjax._src.tracer_leaks",
+              "pyjax._src.pretty_print"]),
     ("interpreters", ["pyjax._src.interpreters", "pyjax._src.state",
                       "pyjax._src.state.types"]),  # the Ref aval: interpreters' rules see it
     ("runtime", ["pyjax._src.lowering", "pyjax._src.array", "pyjax._src.dispatch",
@@ -317,7 +318,7 @@ def test_no_pyjax_imports_after_module_code():
 EAGER_MODULES = {
     "pyjax": """custom_derivatives dtypes errors jax_alias lax lax.linalg numpy numpy.fft
         numpy.linalg tree tree_util _src""",
-    "pyjax._src": """ad_api ad_checkpoint api api_vmap array backend backend.cache backend.cuda
+    "pyjax._src": """ad_api ad_checkpoint api api_vmap array avals backend backend.cache backend.cuda
         backend.distributed_runtime backend.executable_cache backend.guard backend.xla config
         core custom_derivatives
         dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
@@ -325,7 +326,7 @@ EAGER_MODULES = {
         numpy_placement lax remat_opt
         lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random
         random.keys random.philox random.prng random.rbg random.threefry4x32 sharding sharding_in_types source_info spmd stages state state.types
-        traceback_util tree_api tree_util""",
+        traceback_util tracer_leaks tree_api tree_util""",
     "pyjax._src.lax": """barriers control_flow control_flow.common control_flow.conditionals
         control_flow.cumulative control_flow.platform_dependent control_flow.scan
         control_flow.solves control_flow.while_loop convert convolution dot_general

@@ -13,13 +13,9 @@ Everything else builds on the few classes here:
 """
 from __future__ import annotations
 
-import gc
 import itertools
-import math
 import operator
-import sys
 import threading
-import types
 import weakref
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -32,6 +28,9 @@ from pyjax._src import source_info
 from pyjax._src import mesh as mesh_lib
 from pyjax._src.backend import xla
 from pyjax._src.sharding import DuplicateSpecError, NamedSharding, PartitionSpec
+from pyjax._src.avals import (  # noqa: F401 (core.X, as in JAX)
+    AbstractToken, ShapedArray, primal_dtype_to_tangent_dtype, short_dtype_name, spec_parts,
+    with_context_sharding)
 from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X, as in JAX)
     ManualAxisType, MemorySpace, aval_sharding, default_memory_space, mem_kind_to_space,
     mem_space_to_kind, memory_space_str, sharded_dims_str)
@@ -39,156 +38,10 @@ from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X: the vma types'
     NO_VMA, VMA_TRACING, order_axes, tracing_with_vma, vma_axes, vma_str)
 
 # --------------------------------------------------------------------------------------------
-# Abstract values
-
-
-_SHORT_DTYPE_NAMES = {
-    "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-    "complex64": "c64", "complex128": "c128",
-}
-
-
-def short_dtype_name(dtype) -> str:
-    name = np.dtype(dtype).name
-    if dtypes.is_float0(dtype):
-        return "float0"
-    return _SHORT_DTYPE_NAMES.get(name, name)
-
-
-class ShapedArray:
-    """The abstract value of an array: its shape, dtype, whether the dtype is weak, (under a
-    mesh with Explicit axes only, else None) its sharding: a NamedSharding over an AbstractMesh
-    whose spec names Explicit axes only (`float32[8@x,4]`), and (inside a `check_vma=True`
-    shard_map body only, else empty) its varying manual axes `vma`: the mesh axes along which
-    the value may differ from device to device (`float32[4]{V:x}`); its `memory_space`
-    (MemorySpace.Device unless the data is in host memory: `float32<host>[4]`)."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding", "vma", "memory_space", "_hash")
-    array_abstraction_level = 1
-
-    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=NO_VMA,
-                 memory_space=MemorySpace.Device, **_jax_only):
-        # (_jax_only: JAX's manual_axis_type=, which pyjax's avals ignore)
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-        self.sharding = sharding if sharding is None else aval_sharding(sharding, len(self.shape))
-        self.vma = vma if vma is NO_VMA or type(vma) is frozenset else frozenset(vma)
-        self.memory_space = memory_space
-        self._hash = None
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: math.prod(self.shape))  # (an expression for symbolic dims)
-
-    @property
-    def mat(self):  # JAX's manual axis type (its `varying` is the vma)
-        return ManualAxisType(varying=self.vma)
-
-    def update(self, shape=None, dtype=None, weak_type=None, sharding=None, vma=None,
-               memory_space=None):
-        s = self.sharding
-        ms = self.memory_space if memory_space is None else memory_space
-        if s is None and sharding is None:  # (the common case: no sharding in the type)
-            return ShapedArray(self.shape if shape is None else shape,
-                               self.dtype if dtype is None else dtype,
-                               self.weak_type if weak_type is None else weak_type, None,
-                               self.vma if vma is None else vma, ms)
-        # a new shape drops the sharding unless one is given (the sharding rules say what it is)
-        if sharding is not None:
-            s = sharding
-        elif shape is not None and tuple(shape) != self.shape:
-            s = None
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type, sharding=s,
-                           vma=self.vma if vma is None else vma, memory_space=ms)
-
-    def strip_weak_type(self):
-        return self if not self.weak_type else self.update(weak_type=False)
-
-    def str_short(self, short_dtypes=True):
-        dt = (short_dtype_name(self.dtype) if short_dtypes or dtypes.is_float0(self.dtype)
-              else self.dtype.name)
-        shape = (",".join(str(d) for d in self.shape) if self.sharding is None
-                 else sharded_dims_str(self.shape, self.sharding.spec))
-        if self.memory_space is not MemorySpace.Device:
-            dt += memory_space_str(self.memory_space)
-        return f"{dt}[{shape}]" if not self.vma else f"{dt}[{shape}]{vma_str(self.vma)}"
-
-    def __repr__(self):
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
-
-    def __str__(self):  # as JAX: `float32[b,4]`, `~float32[]` when weakly typed
-        return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
-
-    def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.sharding == other.sharding and self.vma == other.vma
-                and self.memory_space is other.memory_space)
-
-    def __hash__(self):
-        h = self._hash
-        if h is None:
-            h = self._hash = hash((self.shape, self.dtype, self.weak_type, self.sharding,
-                                   self.vma, self.memory_space))
-        return h
-
-
-# -- sharding in types ----------------------------------------------------------------------------
-# Under a mesh with Explicit axes (mesh.SHARDING_IN_TYPES tells whether one was ever made), avals
-# carry a NamedSharding over an AbstractMesh and abstract evaluation runs each primitive's
-# `sharding_rule` (see Primitive.rule and `_abstract_eval_with_shardings`). A None sharding, or
-# one whose mesh has no Explicit axis, means "not in the type": XLA decides, as before.
+# Abstract values (the classes are in avals.py)
 
 ShardingTypeError = errors.ShardingTypeError
 _SHARDING_IN_TYPES = mesh_lib.SHARDING_IN_TYPES
-
-
-def with_context_sharding(aval):
-    """A traced argument's type under a mesh with Explicit axes: an aval without a sharding is
-    replicated over that mesh (as JAX types every value traced there)."""
-    if type(aval) is not ShapedArray or aval.sharding is not None:
-        return aval
-    mesh = mesh_lib.get_abstract_mesh()
-    if not mesh._any_axis_explicit:
-        return aval
-    return aval.update(sharding=NamedSharding(mesh, PartitionSpec()))
-
-
-def spec_parts(aval) -> tuple:
-    """One spec entry per dimension of `aval` (None: not split; also for an unsharded aval)."""
-    s = getattr(aval, "sharding", None)
-    return (None,) * len(aval.shape) if s is None else tuple(s.spec)
-
-
-class AbstractToken:
-    """JAX's abstract value of an effect token. NB: pyjax threads tokens inside its lowering
-    only, so no pyjax value has this type; it serves as the contents of a ref that orders
-    state effects (`AbstractRef(AbstractToken())`), which reads and writes carry whole."""
-
-    shape = ()
-    ndim = 0
-    dtype = None
-    weak_type = False
-    sharding = None
-
-    def str_short(self, short_dtypes=True, **_):
-        return "Tok"
-
-    __repr__ = lambda self: "AbstractToken()"  # noqa: E731
-    __eq__ = lambda self, other: type(other) is AbstractToken  # noqa: E731
-    __hash__ = lambda self: hash(AbstractToken)  # noqa: E731
-
-    def update(self, **_):
-        return self
-
-    def strip_weak_type(self):
-        return self
-
 
 # The types of symbolic dimensions (export's DimExpr, registered by pyjax._src.export): shape
 # rules accept them where they accept ints.
@@ -230,11 +83,6 @@ def min_dim(d1, d2):
         return min(d1, d2)
     return d2.rmin(d1) if is_constant_dim(d1) else d1.min(d2)
 
-
-def primal_dtype_to_tangent_dtype(primal_dtype):
-    """The dtype of the tangents of values of `primal_dtype` (float0 for integers and bool)."""
-    d = primal_dtype if isinstance(primal_dtype, dtypes.ExtendedDType) else np.dtype(primal_dtype)
-    return dtypes.primal_tangent_dtype(d)
 
 # Python types whose values can be abstracted, and how (filled in by array.py etc.).
 pytype_aval_mappings: dict[type, Any] = {}
@@ -941,101 +789,6 @@ def new_trace(trace_type, *args, **kwargs):
         state.trace = parent
         _set_tracing(type(parent) is not EvalTrace)
         trace.invalidate()
-
-
-def check_leaks(trace, *expected):
-    """jax_check_tracer_leaks: raise if a tracer of the finished `trace` is still referenced by
-    anything but the containers in `expected` (the trace's own inputs and outputs) and running
-    frames: stored in a global, a closure cell, an object attribute... As JAX, a plain
-    Exception listing each leaked tracer, where it was created and what refers to it."""
-    gc.collect()
-    # (plain loops: a comprehension naming a local would make it a closure cell, itself a
-    # referrer of the tracers)
-    mine = []
-    for r in gc.get_referrers(trace):
-        if isinstance(r, Tracer) and r._trace is trace:
-            mine.append(r)
-    skip = {id(mine)}
-    for e in expected:
-        skip.add(id(e))
-    leaked, t = [], None
-    for t in mine:
-        refs = []
-        for r in gc.get_referrers(t):
-            if id(r) not in skip and not isinstance(r, types.FrameType):
-                refs.append(r)
-        if refs:
-            leaked.append((t, refs))
-    del mine, t
-    if not leaked:
-        return
-    lines = [f"Leaked trace {type(trace).__name__}. Leaked tracer(s):", ""]
-    for tracer, refs in leaked:
-        lines.append(repr(tracer))
-        origin = errors.tracer_origin(tracer)
-        if origin:
-            lines.append(f"It was {origin}.")
-        where = _creation_line(tracer)
-        if where:
-            lines.append(f"This {type(tracer).__name__} was created on line {where}")
-        for r in refs[:3]:
-            lines.append(f"<{type(tracer).__name__} {id(tracer)}> is referred to by "
-                         + _describe_referrer(r, tracer))
-        lines.append("")
-    del leaked, tracer, refs
-    raise Exception("\n".join(lines))  # noqa: TRY002 - the class JAX raises
-
-
-def _creation_line(tracer) -> str:
-    """The user's line that made a jaxpr tracer (from its equation's source_info), or ''."""
-    var = getattr(tracer, "_var", None)
-    for eqn in getattr(tracer._trace, "eqns", ()):
-        if var in eqn.outvars:
-            return source_info.user_frame_of(eqn.source_info)
-    return ""
-
-
-def _describe_referrer(ref, target, depth=0) -> str:
-    """`<list 1234>[0]`, and what holds that in turn: a module global (`__main__.store`), an
-    object's attribute, a closure cell."""
-    name = _global_name(ref) or f"<{type(ref).__name__} {id(ref)}>"
-    if isinstance(ref, list):
-        here = f"{name}[{next((i for i, x in enumerate(ref) if x is target), '?')}]"
-    elif isinstance(ref, dict):
-        key = next((k for k, v in ref.items() if v is target), None)
-        here = f"{name}[{key!r}]"
-        owner = next((o for o in gc.get_referrers(ref)
-                      if getattr(o, "__dict__", None) is ref), None)
-        if owner is not None:
-            return f"the attribute {key!r} of <{type(owner).__name__} {id(owner)}>"
-    elif isinstance(ref, types.CellType):
-        return f"<cell {id(ref)}> (a closure variable)"
-    else:
-        here = name
-    if depth < 2 and isinstance(ref, (list, dict)) and name.startswith("<"):
-        for holder in gc.get_referrers(ref):
-            outer = _global_name(holder, ref) if isinstance(holder, dict) else ""
-            if outer:
-                return f"{here}, which is referred to by {outer}"
-    return here
-
-
-def _global_name(obj, value=None) -> str:
-    """`module.name` if `obj` is a module global (or, given `value`, if `obj` is a module's
-    namespace holding `value`), else ''."""
-    for mod in list(sys.modules.values()):
-        ns = getattr(mod, "__dict__", None)
-        if not isinstance(ns, dict):
-            continue
-        if value is not None:
-            if ns is obj:
-                key = next((k for k, v in ns.items() if v is value), None)
-                return f"{mod.__name__}.{key}" if key else ""
-            continue
-        for k, v in ns.items():
-            if v is obj and not k.startswith("__"):
-                return f"{mod.__name__}.{k}"
-    return ""
 
 
 def escaped_tracer_error(tracer) -> errors.UnexpectedTracerError:

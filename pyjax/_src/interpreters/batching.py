@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any, NamedTuple
 
-from pyjax._src import core, source_info
+from pyjax._src import core, source_info, tracer_leaks
 from pyjax._src.config import config as _config
 from pyjax._src.core import Tracer
 from pyjax._src.interpreters import partial_eval as pe
@@ -116,7 +116,7 @@ def batch_flat(fun, args, in_dims, axis_data: AxisData):
         tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims, strict=True)]
         pairs = [trace.to_batch_info(o) for o in fun(*tracers)]
     if _config._values["jax_check_tracer_leaks"]:
-        core.check_leaks(trace, tracers)
+        tracer_leaks.check_leaks(trace, tracers)
     return [v for v, _ in pairs], [d for _, d in pairs]
 
 

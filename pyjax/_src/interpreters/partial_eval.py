@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from pyjax._src import core, source_info, tree_util
+from pyjax._src import core, source_info, tracer_leaks, tree_util
 from pyjax._src.backend import xla
 from pyjax._src.config import config
 from pyjax._src import pretty_print  # noqa: F401 - installs the jaxpr printer in core
@@ -332,7 +332,7 @@ def trace_to_jaxpr(fun, in_avals, origins=None, debug=None) -> tuple[ClosedJaxpr
         outs = fun(*args)
         closed = trace.to_jaxpr(outs)
     if _flags.values["jax_check_tracer_leaks"]:
-        core.check_leaks(trace, args, outs)
+        tracer_leaks.check_leaks(trace, args, outs)
     for rewrite in traced_jaxpr_rewrites:
         closed = rewrite(closed)
     return closed, outs
