@@ -22,7 +22,7 @@ PKG = ROOT / "pyjax"
 # custom_jvp functions, as in JAX, whose nn also imports custom_derivatives and api. scipy sits
 # beside nn (its special functions reuse nn's softmax family, as JAX's do).
 LAYERS = [
-    ("base", ["pyjax._src", "pyjax._src.config", "pyjax._src.dtypes", "pyjax._src.tree_util", "pyjax._src.tree_api",
+    ("base", ["pyjax._src", "pyjax._src.config", "pyjax._src.dtypes", "pyjax._src.tree_types", "pyjax._src.tree_util", "pyjax._src.tree_api",
               "pyjax._src.source_info", "pyjax._src.errors", "pyjax._src.backend",
               "pyjax._src.mesh", "pyjax._src.mesh_utils", "pyjax._src.sharding",
               "pyjax._src.sharding_in_types",
@@ -326,7 +326,7 @@ EAGER_MODULES = {
         numpy_placement lax remat_opt
         lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random
         random.keys random.philox random.prng random.rbg random.threefry4x32 sharding sharding_in_types source_info spmd stages state state.types
-        traceback_util tracer_leaks tree_api tree_util""",
+        traceback_util tracer_leaks tree_api tree_types tree_util""",
     "pyjax._src.lax": """barriers control_flow control_flow.common control_flow.conditionals
         control_flow.cumulative control_flow.platform_dependent control_flow.scan
         control_flow.solves control_flow.while_loop convert convolution dot_general

@@ -13,6 +13,7 @@ import pytest
 import pyjax
 import pyjax.tree as jtree
 from pyjax import tree_util as tu
+from pyjax._src import tree_types
 from pyjax._src.tree_util import broadcast_flattened_prefix_with_treedef, prefix_errors
 from pyjax._src import tree_util as tu_src
 from pyjax._src.tree_util import flatten_prefix
@@ -49,6 +50,10 @@ def test_public_names_match_jax():
 def test_docstring_examples():
     failures, tried = doctest.testmod(tu_src, extraglobs={"dataclasses": dataclasses, "operator": operator})
     assert tried > 30 and failures == 0
+    # the key path entries, Partial and treedef_repr live in tree_types (tree_util re-exports them)
+    failures, tried = doctest.testmod(tree_types, extraglobs={
+        "operator": operator, "tree_map": tu_src.tree_map, "tree_structure": tu_src.tree_structure})
+    assert tried >= 5 and failures == 0
 
 
 def test_fast_path_is_optree():

@@ -17,7 +17,8 @@ two flatten to the same leaves. (A value optree sees as a node and jaxlib as a l
 struct sequence, only sends jit calls down the slower Python path.)
 
 Layout: core flatten/unflatten, treedef helpers, key paths, registration, tree operations,
-structure-mismatch errors, `Partial`.
+structure-mismatch errors, `Partial`'s registration, prefix errors. The key path entries,
+`Partial` and `treedef_repr` are in tree_types.py (re-exported here).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ import gc
 import operator
 import threading
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 try:  # optree's exit hooks empty its type registry: they wait for the real exit (see below)
     _optree_exit_hooks = []
@@ -45,6 +46,9 @@ finally:
     atexit.register = _atexit_register
 
 from pyjax._src.backend import xla
+from pyjax._src.tree_types import (  # noqa: F401 (tree_util.X, as in JAX)
+    DictKey, FlattenedIndexKey, GetAttrKey, KeyEntry, KeyLeafPair, KeyPath, Partial,
+    SequenceKey, _OpaquePartial, keystr, _simple_key_str, treedef_repr)
 
 
 def _run_optree_exit_hooks():
@@ -297,37 +301,7 @@ _registry = _RegistryView()
 
 
 # ---------------------------------------------------------------------------------------------
-# How a PyTreeDef prints
-
-
-def treedef_repr(treedef: PyTreeDef) -> str:
-    """JAX's spelling of a structure: None, tuples, lists and dicts print as themselves, any
-    other node as `CustomNode(Name[aux data], [children])`.
-
-    >>> treedef_repr(tree_structure({'b': [1, None], 'a': collections.OrderedDict(x=2)}))
-    "PyTreeDef({'a': CustomNode(OrderedDict[('x',)], [*]), 'b': [*, None]})"
-    """
-    return f"PyTreeDef({treedef.walk(['*'] * treedef.num_leaves, _node_repr, str)})"
-
-
-def _node_repr(node_type, data, children) -> str:
-    if node_type is type(None):
-        return "None"
-    if node_type is tuple:
-        return f"({', '.join(children)}{',' if len(children) == 1 else ''})"
-    if node_type is list:
-        return f"[{', '.join(children)}]"
-    if node_type is dict:
-        return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(data, children)) + "}"
-    if optree.is_namedtuple_class(node_type):
-        head = f"namedtuple[{node_type.__name__}]"
-    else:  # optree keeps the keys of these in lists; JAX's aux data has tuples
-        if node_type is collections.OrderedDict:
-            data = tuple(data)
-        elif node_type is collections.defaultdict:
-            data = (data[0], tuple(data[1]))
-        head = f"{node_type.__name__}[{data!r}]"
-    return f"CustomNode({head}, [{', '.join(children)}])"
+# How a PyTreeDef prints (JAX's spelling: tree_types.treedef_repr)
 
 
 def _spec_repr(spec) -> str:
@@ -419,68 +393,7 @@ _set_spec_method("flatten_up_to", _spec_flatten_up_to)
 
 
 # ---------------------------------------------------------------------------------------------
-# Key paths
-
-KeyEntry = TypeVar("KeyEntry", bound=Any)
-KeyLeafPair = tuple[KeyEntry, Any]
-KeyPath = tuple[KeyEntry, ...]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class DictKey:
-    """Path entry of a mapping value: `DictKey('a')` prints as `['a']`."""
-    key: Hashable
-
-    def __str__(self):
-        return f"[{self.key!r}]"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class SequenceKey:
-    """Path entry of a list/tuple element: `SequenceKey(0)` prints as `[0]`."""
-    idx: int
-
-    def __str__(self):
-        return f"[{self.idx!r}]"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class GetAttrKey:
-    """Path entry of an attribute (namedtuple and dataclass fields): prints as `.name`."""
-    name: str
-
-    def __str__(self):
-        return f".{self.name}"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FlattenedIndexKey:
-    """Path entry of the i-th child of a node registered without keys."""
-    key: int
-
-    def __str__(self):
-        return f"[<flat index {self.key}>]"
-
-    def __hash__(self):  # (apart from SequenceKey's of the same index, as JAX's)
-        return hash((FlattenedIndexKey, self.key))
-
-
-def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
-    """Renders a key path; `simple=True` drops the brackets, quotes and dots.
-
-    >>> path = (DictKey('a'), SequenceKey(0), GetAttrKey('x'))
-    >>> keystr(path), keystr(path, simple=True, separator='/')
-    ("['a'][0].x", 'a/0/x')
-    """
-    return separator.join(map(_simple_key_str if simple else str, keys))
-
-
-def _simple_key_str(key) -> str:
-    match key:
-        case DictKey(key=k) | SequenceKey(idx=k) | GetAttrKey(name=k) | FlattenedIndexKey(key=k):
-            return str(k)
-    return str(key)
-
+# Key paths (the entry types, DictKey & co, are in tree_types.py)
 
 # flatten_with_keys of the classes registered with keys (including dataclasses and statics).
 _flatten_with_keys_registry: dict[type, Callable[[Any], tuple[Iterable[KeyLeafPair], Any]]] = {}
@@ -985,47 +898,7 @@ def _describe(x) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Partial
-
-class Partial(functools.partial):
-    """A `functools.partial` that is a pytree: `func` is static, `args` and `keywords` are children,
-    so partially applied functions can pass through `jit`, `vmap` and `tree_map`.
-
-    >>> add = Partial(operator.add, 1)
-    >>> tree_map(lambda x: x * 10, add)(2)
-    12
-    """
-
-    def __new__(cls, func, *args, **kw):
-        if isinstance(func, functools.partial):
-            # Otherwise Python merges func's arguments into ours; in JAX they stay static.
-            func = _OpaquePartial(func)
-        return super().__new__(cls, func, *args, **kw)
-
-
-class _OpaquePartial:
-    """Holds a `functools.partial` passed as `Partial`'s func; calls, hashes and compares like it."""
-    __slots__ = ("partial",)
-
-    def __init__(self, partial):
-        self.partial = partial
-
-    def __call__(self, *args, **kw):
-        return self.partial(*args, **kw)
-
-    def __hash__(self):
-        return hash(self.partial)
-
-    def __eq__(self, other):
-        return self.partial == (other.partial if isinstance(other, _OpaquePartial) else other)
-
-    def __repr__(self):
-        return repr(self.partial)
-
-    func = property(lambda self: self.partial.func)
-    args = property(lambda self: self.partial.args)
-    keywords = property(lambda self: self.partial.keywords)
-
+# Partial (the class is in tree_types.py): its func is static, its args and keywords children
 
 register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, children: Partial(func, *children[0], **children[1]))
