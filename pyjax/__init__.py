@@ -139,7 +139,7 @@ _LAZY_SUBMODULES = ("ad_checkpoint", "custom_batching", "debug", "distributed", 
 _LAZY_ATTRIBUTES = {
     "shard_map": "pyjax._src.shard_map",
     "smap": "pyjax._src.shard_map",
-    "reshard": "pyjax._src.pjit",
+    "reshard": "pyjax._src.reshard",
     "pmap": "pyjax._src.pmap",
     "pure_callback": "pyjax._src.callback",
     "visualize": "pyjax._src.visualize",  # pyjax-only: the jaxpr as a graph

@@ -17,4 +17,4 @@ from pyjax._src.sharding import (
     SingleDeviceSharding as SingleDeviceSharding,
     make_single_device_sharding as make_single_device_sharding,
 )
-from pyjax._src.pjit import auto_axes as auto_axes, explicit_axes as explicit_axes, reshard as reshard
+from pyjax._src.reshard import auto_axes as auto_axes, explicit_axes as explicit_axes, reshard as reshard

@@ -40,6 +40,7 @@ LAYERS = [
                "pyjax._src.state.primitives",  # ref[idx] reads/writes index as jnp does
                "pyjax._src.ops"]),  # jax.ops' segment reductions: scatters, as jnp's .at[]
     ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
+             "pyjax._src.reshard",
              "pyjax._src.custom_derivatives", "pyjax._src.custom_batching", "pyjax._src.ad_checkpoint",
              "pyjax._src.remat_opt",  # custom_vjp's optimize_remat (its fwd rule's primitive)
              "pyjax._src.test_util",
@@ -323,7 +324,7 @@ EAGER_MODULES = {
         core custom_derivatives
         dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
         interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy
-        numpy_placement lax remat_opt
+        numpy_placement lax remat_opt reshard
         lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random
         random.keys random.philox random.prng random.rbg random.threefry4x32 sharding sharding_in_types source_info spmd stages state state.types
         traceback_util tracer_leaks tree_api tree_types tree_util""",

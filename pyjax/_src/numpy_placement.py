@@ -13,7 +13,7 @@ from pyjax._src import core, tree_util
 from pyjax._src.api import device_put
 from pyjax._src.numpy import arrays, creation
 from pyjax._src.numpy import fft as jfft
-from pyjax._src.pjit import reshard
+from pyjax._src.reshard import reshard
 
 
 def _place(x, device):

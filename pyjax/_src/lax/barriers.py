@@ -211,7 +211,7 @@ sharding_constraint_p.def_impl(lambda x, *, sharding, **params: put_named(
     x, _over_concrete_mesh(x, sharding)) if isinstance(sharding, NamedSharding) else x)
 
 # -- reshard (sharding in types) ----------------------------------------------------------------
-# `jax.reshard(x, spec)` (pjit.reshard): the value laid out anew, its type saying so. `sharding`
+# `jax.reshard(x, spec)` (reshard.py): the value laid out anew, its type saying so. `sharding`
 # is a NamedSharding over the concrete mesh (the eager impl moves data with it); the aval carries
 # its abstract form. Lowering and batching are sharding_constraint's.
 

@@ -32,7 +32,7 @@ from pyjax._src.numpy import creation
 from pyjax._src.numpy import reductions as jnp_reductions
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import is_arraylike
-from pyjax._src.pjit import auto_axes
+from pyjax._src.reshard import auto_axes
 from pyjax._src.random import prng
 from pyjax._src.random import philox, rbg, threefry4x32
 from pyjax._src.random.prng import PRNGImpl
