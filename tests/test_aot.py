@@ -7,6 +7,7 @@ import pytest
 
 import pyjax as jax
 import pyjax.numpy as jnp
+from pyjax import tree_util
 from pyjax._jax_compat import stages
 
 
@@ -36,6 +37,10 @@ def test_trees_and_avals(staged):
         assert isinstance(x_info, stages.ArgInfo)
         assert x_info.aval.shape == (3,) and x_info.donated
         assert kw["y"].aval.shape == () and not kw["y"].donated
+        # JAX's ArgInfo: a pytree leaf whose shape/dtype read its aval (pjit_test's
+        # test_jit_trace_lower_and_compile)
+        assert (x_info.shape, x_info.dtype) == ((3,), np.dtype("float32"))
+        assert len(tree_util.tree_leaves(s.args_info)) == 2
         assert s.donate_argnums == (0,)
         assert s.out_info["a"].shape == (3,) and s.out_info["b"].shape == ()
         args, kwargs = s.in_avals

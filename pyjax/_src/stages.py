@@ -16,7 +16,7 @@ XLA's `cost_analysis()` (the unoptimized and the optimized module's), a Compiled
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, NamedTuple
+from typing import Any
 
 from pyjax._src import core, dispatch, spmd, tree_util
 from pyjax._src.array import ShapeDtypeStruct
@@ -32,10 +32,28 @@ from pyjax._src.state.types import AbstractRef, Ref
 ref_lowering: dict = {}
 
 
-class ArgInfo(NamedTuple):
-    """An argument's abstract value and whether it is donated."""
-    aval: Any
+@dataclasses.dataclass(frozen=True, slots=True)
+class ArgInfo:
+    """An argument's abstract value and whether it is donated: a pytree leaf, as JAX's (whose
+    field is `_aval`; `shape` and `dtype` read it)."""
+    _aval: Any
     donated: bool
+
+    @property
+    def aval(self):
+        return self._aval
+
+    @property
+    def shape(self):
+        if not hasattr(self._aval, "shape"):
+            raise TypeError(f"No shape attribute with aval of type {type(self._aval)}")
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        if not hasattr(self._aval, "dtype"):
+            raise TypeError(f"No dtype attribute with aval of type {type(self._aval)}")
+        return self._aval.dtype
 
 
 def _args_info(in_tree, in_avals, donated):
