@@ -249,4 +249,16 @@ CASES = [
     # a ShapeDtypeStruct given a PartitionSpec: read over the mesh in context
     "in_mesh(lambda: repr(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding.spec))",
     "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P('x')).sharding",
+    # gather's layout as JAX resolves it: indices split along a non-batching dimension are
+    # ambiguous; batching dimensions (a vmapped gather) take the common entry
+    "seen(lambda a, i: a[i, :], jax.device_put(X, NamedSharding(mesh, P())), jax.device_put(np.array([0, 2, 1, 3]), NamedSharding(mesh, P('x'))))",
+    "seen(lambda a, i: jax.vmap(lambda r, j: r[j])(a, i), x, jax.device_put(np.array([[0, 1]] * 8), NamedSharding(mesh, P('x', None))))",
+    "seen(lambda a, i: jax.vmap(lambda r, j: r[j])(a, i), x, np.array([[0, 1]] * 8))",
+    # sort: not along a split dimension; argsort's indices laid out as the operand
+    "in_mesh(lambda: jnp.argsort(jax.device_put(np.arange(8.), P('x'))))",
+    "seen(lambda a: jnp.argsort(a, axis=0), xc)", "seen(lambda a: jnp.sort(a, axis=0), x)",
+    # out_sharding of broadcast/broadcast_in_dim/broadcasted_iota, also under jacfwd (vmap)
+    "seen(lambda a: jax.lax.broadcasted_iota(jnp.int32, (8, 4), 1, out_sharding=P('x')), x)",
+    "seen(lambda a: jax.lax.broadcast(a[:, 0], [4], out_sharding=P(None, 'x')), x)",
+    "seen(lambda a: jax.jacfwd(lambda v: jax.lax.broadcast(v, [4], out_sharding=P('x', 'y')))(a), jax.device_put(np.arange(8.), NamedSharding(mesh, P('y'))))",
 ]

@@ -70,6 +70,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                              "containing an array or axis_size must be specified, got empty "
                              f"*args={args} and **kwargs={kwargs}")
         size = _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size, elts)
+        _check_mapped_axis_specs(args_flat, in_dims, elts)
         out_tree_box, out_elts = [], {}
 
         def flat_fun(*flat):
@@ -207,6 +208,22 @@ def _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size, elts=(
             lines.append(f"  * {len(where)} axes had size {size}, e.g. {where[0]};")
     raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                      + "\n".join(lines)[:-1])
+
+
+def _check_mapped_axis_specs(args_flat, in_dims, elts):
+    """Under sharding in types the mapped axes must be laid out alike (JAX's ValueError): an
+    axis split over a mesh axis and one that is not cannot be mapped together."""
+    specs = [_axis_spec(x, d) for i, (x, d) in enumerate(zip(args_flat, in_dims, strict=True))
+             if i not in elts and d is not not_mapped]
+    for s in specs[1:]:
+        if s != specs[0]:
+            raise ValueError(f"Mapped away dimension of inputs passed to vmap should be sharded "
+                             f"the same. Got inconsistent axis specs: {specs[0]} vs {s}")
+
+
+def _axis_spec(x, d):
+    s = getattr(core.get_aval(x), "sharding", None)
+    return s.spec[d] if s is not None and d < len(s.spec) else None
 
 
 def _raise_mapped_output(axis_name, outs_tree, i, bdim):

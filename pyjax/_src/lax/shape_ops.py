@@ -91,21 +91,27 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     """Broadcast `operand` to `shape`, operand dim i going to result dim broadcast_dimensions[i]."""
     shape = shape_param(shape)
     dims = _int_tuple(broadcast_dimensions, "broadcast_in_dim: broadcast_dimensions")
+    sharding = sharding_rules.canonical_out_sharding(out_sharding, "broadcast_in_dim")
     aval = core.get_aval(operand)
-    if aval.shape == shape and dims == tuple(range(len(shape))):
+    if aval.shape == shape and dims == tuple(range(len(shape))) and (
+            sharding is None or aval.sharding == sharding):
+        # NB: with another out_sharding JAX reshards here; pyjax binds an identity
+        # broadcast_in_dim laid out as asked (barriers, where reshard_p lives, sits above)
         return _unchanged(operand)
     if len(dims) == aval.ndim and len(set(dims)) == len(dims) and list(dims) != sorted(dims):
         # as in JAX (and StableHLO) the dimensions need not increase: that is a transpose first
         perm = tuple(int(i) for i in np.argsort(dims))
         operand, dims = transpose(operand, perm), tuple(sorted(dims))
-    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims, sharding=None)
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
+                                   sharding=sharding)
 
 
 def broadcast(operand, sizes, out_sharding=None):
     """Add leading dimensions `sizes`."""
     aval = core.get_aval(operand)
     sizes = shape_param(sizes)
-    return broadcast_in_dim(operand, sizes + aval.shape, tuple(range(len(sizes), len(sizes) + aval.ndim)))
+    return broadcast_in_dim(operand, sizes + aval.shape,
+                            tuple(range(len(sizes), len(sizes) + aval.ndim)), out_sharding)
 
 
 def broadcast_to_rank(x, rank):
@@ -166,6 +172,10 @@ def _broadcast_in_dim_batch(axis_size, args, dims, *, shape, broadcast_dimension
     bd = broadcast_dimensions
     out_d = bd[d] if d < len(bd) else len(shape)
     new_dims = bd[:d] + (out_d,) + tuple(b + 1 for b in bd[d:])
+    if sharding is not None:  # the batch axis enters the given layout unsplit
+        spec = tuple(sharding.spec) + (None,) * (len(shape) - len(sharding.spec))
+        sharding = sharding.with_spec(sharding_rules.PartitionSpec(
+            *spec[:out_d], None, *spec[out_d:]))
     return broadcast_in_dim_p.bind(x, shape=shape[:out_d] + (axis_size,) + shape[out_d:],
                                    broadcast_dimensions=new_dims, sharding=sharding), out_d
 
@@ -645,7 +655,9 @@ def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
     if not 0 <= dimension < len(shape):  # as JAX: no negative dimension
         raise ValueError(f"broadcasted_iota: dimension {dimension} is out of bounds for shape {shape} "
                          f"(it must be in [0, {len(shape)}))")
-    return iota_p.bind(dtype=np_dtype_param(dtype), shape=shape, dimension=dimension, sharding=None)
+    return iota_p.bind(dtype=np_dtype_param(dtype), shape=shape, dimension=dimension,
+                       sharding=sharding_rules.canonical_out_sharding(out_sharding,
+                                                                      "broadcasted_iota"))
 
 
 @iota_p.def_abstract_eval
@@ -661,6 +673,7 @@ def _np_iota(*, dtype, shape, dimension, sharding):
 
 
 iota_p.np_impl = _np_iota
+iota_p.def_sharding_rule(sharding_rules.given_sharding)
 # iota has no operands, so it has no JVP and is never batched; the batching rule exists for
 # uniformity (the rule-coverage test).
 iota_p.def_batch(lambda axis_size, args, dims, **params: (iota_p.bind(**params), None))

@@ -34,6 +34,14 @@ def out_sharding_param(s, where):
     return NamedSharding(mesh, s)
 
 
+def canonical_out_sharding(s, where):
+    """An optional `out_sharding=` as a primitive's `sharding` param: None when not given (or
+    over an empty mesh, as JAX), else `out_sharding_param`."""
+    if s is None or (isinstance(s, NamedSharding) and s.mesh.empty):
+        return None
+    return out_sharding_param(s, where)
+
+
 def permuted_spec(s, perm):
     """`s` (a NamedSharding) for the array whose dimension perm[i] is the result's dimension
     i (the result being `transpose(that, perm)`)."""
@@ -86,11 +94,12 @@ def same_as_operand(outs, x, *rest, **params):
     return [spec_parts(x) if o.shape == x.shape else (None,) * len(o.shape) for o in outs]
 
 
-def given_sharding(outs, x, *, sharding=None, **params):
-    """reshard / sharding_constraint: the sharding they are given."""
+def given_sharding(outs, *xs, sharding=None, **params):
+    """reshard / sharding_constraint / iota: the sharding they are given (else the operand's;
+    iota's: replicated)."""
     if isinstance(sharding, NamedSharding):
         return [sharding]
-    return [spec_parts(x)]
+    return [spec_parts(xs[0]) if xs else (None,) * len(outs[0].shape)]
 
 
 # -- shapes --------------------------------------------------------------------------------------
@@ -253,21 +262,46 @@ def dot_general_rule(outs, lhs, rhs, *, dimension_numbers, out_sharding=None, **
 
 
 def gather_rule(outs, x, indices, *, dimension_numbers, slice_sizes, **params):
-    """The window dimensions keep the operand's entry where the whole dimension is taken; the
-    batch dimensions take the indices' entries."""
+    """As JAX 0.10.2 resolves a gather's layout: the operand dimensions the indices slice into
+    must be whole or unsplit, the indices' non-batching dimensions unsplit, and operand and
+    indices batching dimensions agree; then the offset dimensions keep the operand's entry and
+    the others take the indices'. Otherwise the layout is ambiguous: ShardingTypeError, asking
+    for `.at[...].get(out_sharding=)`."""
     d = dimension_numbers
-    xs, ids = spec_parts(x), spec_parts(indices)
-    window = [i for i in range(x.ndim)
-              if i not in d.collapsed_slice_dims and i not in d.operand_batching_dims]
-    batch = list(ids[:-1]) if indices.ndim else []
-    spec = []
-    for k in range(len(outs[0].shape)):
-        if k in d.offset_dims:
-            i = window[d.offset_dims.index(k)]
-            spec.append(xs[i] if slice_sizes[i] == x.shape[i] else None)
-        else:
-            spec.append(batch.pop(0) if batch else None)
-    return _one(spec)
+    xs, ids = spec_parts(x), list(spec_parts(indices))
+    if all(p is None for p in xs) and all(p is None for p in ids):
+        return _one((None,) * len(outs[0].shape))
+    pairs = list(zip(d.operand_batching_dims, d.start_indices_batching_dims))
+    if not (all(slice_sizes[i] == x.shape[i] or xs[i] is None for i in d.start_index_map)
+            and all(xs[o] is None or ids[i] is None or xs[o] == ids[i] for o, i in pairs)
+            and all(p is None for i, p in enumerate(ids)
+                    if i not in d.start_indices_batching_dims)):
+        raise ShardingTypeError(
+            f"Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            f"indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={x.str_short()}, indices={indices.str_short()}")
+    for o, i in pairs:
+        ids[i] = ids[i] if ids[i] is not None else xs[o]
+    window = iter(i for i in range(x.ndim)
+                  if i not in d.collapsed_slice_dims and i not in d.operand_batching_dims)
+    batch = iter(ids)
+    return _one(xs[next(window)] if k in d.offset_dims else next(batch)
+                for k in range(len(outs[0].shape)))
+
+
+def sort_rule(outs, *xs, dimension, **params):
+    """sort: the operands unsplit along the sorted dimension and laid out alike (JAX's
+    ShardingTypeErrors); the results as the operands."""
+    sharded = [x for x in xs if getattr(x, "sharding", None) is not None]
+    for x in sharded:
+        if x.sharding.spec[dimension] is not None:
+            raise ShardingTypeError(
+                f"Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={x.sharding} and sorting dimension={dimension}")
+        if x.sharding != sharded[0].sharding:
+            raise ShardingTypeError("Arguments to sort must have equal shardings, got: "
+                                    + " ".join(str(y.sharding) for y in sharded))
+    return same_as_operand(outs, *xs)
 
 
 def mesh_axis_sizes(mesh) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 from pyjax._src import core
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters import ad, batching
-from pyjax._src.lax import shape_ops, slicing
+from pyjax._src.lax import shape_ops, sharding_rules, slicing
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
 from pyjax._src.lowering import mlir
 from pyjax._src.lowering.mlir import enum
@@ -82,6 +82,9 @@ def _sort_abstract_eval(*avals, dimension, is_stable, num_keys):
     if not 1 <= num_keys <= len(avals):
         raise ValueError(f"sort: num_keys={num_keys} must be between 1 and {len(avals)}")
     return list(avals)
+
+
+sort_p.def_sharding_rule(sharding_rules.sort_rule)
 
 
 def _np_keys(x):

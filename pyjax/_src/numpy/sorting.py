@@ -79,7 +79,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     dim = canonicalize_axis(axis, aval.ndim, "axis", "argsort")
     idx_dt = (index_dtype(aval.shape[dim]) if dtype is None
               else dtypes.check_and_canonicalize_user_dtype(dtype, "argsort"))
-    iota = shape_ops.broadcasted_iota(idx_dt, aval.shape, dim)
+    iota = shape_ops.broadcasted_iota(idx_dt, aval.shape, dim, out_sharding=aval.sharding)
     if descending and stable:  # reversed first, so that ties come out in their original order
         a, iota = shape_ops.rev(a, (dim,)), shape_ops.rev(iota, (dim,))
     idx = lax_sort.sort_key_val(a, iota, dimension=dim, is_stable=stable)[1]
