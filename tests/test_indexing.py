@@ -425,3 +425,33 @@ def test_item_assignment_raises_jaxs_type_error(wrap):
     with pytest.raises(TypeError, match=r"^JAX arrays are immutable and do not support in-place item "
                                         r"assignment\. Instead of x\[idx\] = y, use x = x\.at\[idx\]\.set\(y\)"):
         wrap(assign)(jnp.zeros((2, 3)))
+
+
+def test_ds_windows_and_rewriting_take_strategies():
+    # jax.ds is one Slice type for arrays and refs (a pytree of its traced parts); x[jax.ds(i, n)]
+    # reads a dynamic_slice window, clamped into range. Values recorded from JAX 0.10.2.
+    from pyjax._src import indexing
+    from pyjax._src.numpy.indexing import IndexingStrategy as S, rewriting_take
+    x = jnp.arange(10.0)
+    for idx, want in [(pyjax.ds(1, 3), [1, 2, 3]), (pyjax.ds(8, 3), [7, 8, 9]),
+                      (pyjax.ds(-3, 2), [7, 8]), (pyjax.ds(1, 3, 2), [1, 3, 5])]:
+        np.testing.assert_array_equal(x[idx], want)
+    f = pyjax.jit(lambda y, i: y[None, pyjax.ds(i, 2), 3])
+    np.testing.assert_array_equal(f(jnp.arange(24.0).reshape(4, 6), 1), [[9.0, 15.0]])
+    assert pyjax.ds(None) == slice(None) and pyjax.ds(3) == indexing.Slice(0, 3, 1)
+    s = pyjax.ds(jnp.int32(2), 3)
+    assert pyjax.tree.leaves(s) == [] and s == pyjax.ds(2, 3)
+    np.testing.assert_array_equal(pyjax.jit(lambda s, y: y[s])(s, x), [2, 3, 4])
+    # strategies: the values are getitem's; STATIC/DYNAMIC_SLICE refuse what they cannot read
+    y = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(rewriting_take(y, (-1, 5), strategy=S.STATIC_SLICE, mode="clip",
+                                                 normalize_indices=False), 2.0)
+    for idx, err, msg in [((0, 4), IndexError, "index 4 out of bounds for axis 1 with size 3"),
+                          ((np.arange(2), 0), TypeError, "static_slice: indices must be static"),
+                          ((1, 2, 3), IndexError, "Too many indices")]:
+        with pytest.raises(err, match=msg):
+            rewriting_take(y, idx, strategy=S.STATIC_SLICE)
+    with pytest.raises(TypeError, match="dynamic_slice: only unit steps"):
+        rewriting_take(y, (0, slice(None, None, 2)), strategy=S.DYNAMIC_SLICE)
+    with pytest.raises(TypeError, match="Expected strategy to be IndexingStrategy"):
+        rewriting_take(y, 0, strategy="gather")

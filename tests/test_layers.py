@@ -29,7 +29,7 @@ LAYERS = [
               "pyjax._src.distributed",
               "pyjax._src.profiler", "pyjax._src.traceback_util"]),
     ("core", ["pyjax._src.avals", "pyjax._src.core", "pyjax._src.tracer_leaks",
-              "pyjax._src.pretty_print"]),
+              "pyjax._src.pretty_print", "pyjax._src.indexing"]),
     ("interpreters", ["pyjax._src.interpreters", "pyjax._src.state",
                       "pyjax._src.state.types"]),  # the Ref aval: interpreters' rules see it
     ("runtime", ["pyjax._src.lowering", "pyjax._src.array", "pyjax._src.dispatch",
@@ -322,7 +322,7 @@ EAGER_MODULES = {
     "pyjax._src": """ad_api ad_checkpoint api api_vmap array avals backend backend.cache backend.cuda
         backend.distributed_runtime backend.executable_cache backend.guard backend.xla config
         core custom_derivatives
-        dispatch dtypes errors interpreters interpreters.ad interpreters.array_ops
+        dispatch dtypes errors indexing interpreters interpreters.ad interpreters.array_ops
         interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy
         numpy_placement lax remat_opt reshard
         lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random

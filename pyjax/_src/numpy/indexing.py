@@ -14,6 +14,7 @@ indexed.
 """
 from __future__ import annotations
 
+import enum
 import math
 import operator
 import warnings
@@ -21,6 +22,7 @@ import warnings
 import numpy as np
 
 from pyjax._src import core, dtypes, errors
+from pyjax._src.indexing import Slice
 from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.config import x64_enabled
 from pyjax._src.lax import elementwise as lax
@@ -98,6 +100,8 @@ def _parse_one(i, pos, narrow):
             if v is not None:
                 operator.index(v)  # a float bound: TypeError, as NumPy
         return i
+    if isinstance(i, Slice):  # jax.ds(start, size): a window from a static or traced start
+        return Slice(_parse_array_index(i.start, pos, narrow), i.size, i.stride) if i.is_dynamic_start else i
     if isinstance(i, (bool, np.bool_)):
         # NB: JAX 0.10.2 fails with an AssertionError on a NumPy bool scalar; we treat it as the
         # Python bool it equals.
@@ -189,6 +193,7 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
     shape = core.get_aval(arr).shape
     index, bool_axis = _parse(idx, shape)
     starts, limits, strides, rev_axes, squeeze_axes, dyn, new_axes = [], [], [], [], [], [], []
+    post_strides = {}  # axis -> the stride of a strided jax.ds window, taken after it is cut
     axis = out_axis = 0  # out_axis: position in the result (squeezed axes take none)
     for i in index:
         if i is None:
@@ -201,6 +206,14 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
             if rev:
                 rev_axes.append(axis)
             out_axis += 1
+        elif isinstance(i, Slice):  # a dynamic_slice window (clamped into range), then strided
+            window = (i.size - 1) * i.stride + 1 if i.size else 0
+            k = i.start if i.is_dynamic_start else np.int32(i.start)
+            dyn.append((axis, k if wrap_negative_indices else _nonnegative(k), window))
+            start, limit, stride = 0, n, 1
+            if i.stride != 1:
+                post_strides[axis] = i.stride
+            out_axis += 1
         else:
             _check_nonempty(n, axis)
             if type(i) is int and 0 <= _wrap(i, n, wrap_negative_indices) < n:
@@ -209,10 +222,10 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
             elif type(i) is int:  # out of bounds: a dynamic slice clamps it, as in JAX (so
                 # checkify's index checks see it)
                 k = np.int32(min(max(i, -2**31), 2**31 - 1))
-                dyn.append((axis, k if wrap_negative_indices else _nonnegative(k)))
+                dyn.append((axis, k if wrap_negative_indices else _nonnegative(k), 1))
                 start, limit = 0, n
             else:
-                dyn.append((axis, i if wrap_negative_indices else _nonnegative(i)))
+                dyn.append((axis, i if wrap_negative_indices else _nonnegative(i), 1))
                 start, limit = 0, n
             stride = 1
             squeeze_axes.append(axis)
@@ -225,6 +238,9 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
         out = shape_ops.slice(out, starts, limits, strides)
     if dyn:
         out = _dynamic_index(out, dyn)
+    if post_strides:
+        cut = core.get_aval(out).shape
+        out = shape_ops.slice(out, [0] * len(cut), cut, [post_strides.get(a, 1) for a in range(len(cut))])
     if squeeze_axes:
         out = shape_ops.squeeze(out, squeeze_axes)
     if new_axes:
@@ -232,6 +248,68 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
     if bool_axis is not None:
         out = _insert_bool_axis(out, *bool_axis)
     return out
+
+
+class IndexingStrategy(enum.Enum):
+    """How `rewriting_take` is asked to read (JAX's names). NB: pyjax's `getitem` picks slices or
+    a gather by itself; a strategy here only checks that the index suits it, with JAX's errors."""
+    AUTO = "auto"
+    GATHER = "gather"
+    SCATTER = "scatter"
+    STATIC_SLICE = "static_slice"
+    DYNAMIC_SLICE = "dynamic_slice"
+
+
+def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                   fill_value=None, normalize_indices=True, out_sharding=None,
+                   strategy=IndexingStrategy.AUTO):
+    """`arr[idx]` (JAX's internal entry point, with its `strategy` and `normalize_indices`)."""
+    if not isinstance(strategy, IndexingStrategy):
+        raise TypeError(f"Expected strategy to be IndexingStrategy; got {strategy}")
+    if strategy in (IndexingStrategy.STATIC_SLICE, IndexingStrategy.DYNAMIC_SLICE):
+        _check_slice_strategy(idx, core.get_aval(arr).shape, strategy.value, mode, normalize_indices)
+    del out_sharding  # NB: the result is laid out as the operand's (no auto_axes gather)
+    return getitem(arr, idx, wrap_negative_indices=normalize_indices, mode=mode,
+                   fill_value=fill_value, unique_indices=unique_indices,
+                   indices_are_sorted=indices_are_sorted)
+
+
+def _check_slice_strategy(idx, shape, name, mode, normalize):
+    """JAX's errors for an index that a static_slice / dynamic_slice read cannot take."""
+    if name == "static_slice" or mode is not None:
+        if slicing.GatherScatterMode.from_any(mode or "promise_in_bounds") not in (
+                slicing.GatherScatterMode.PROMISE_IN_BOUNDS, slicing.GatherScatterMode.CLIP):
+            raise ValueError(f"{name} requires mode='promise_in_bounds' or mode='clip'")
+    entries = idx if isinstance(idx, tuple) else (idx,)
+    if not has_advanced(idx):
+        index, _ = _parse(idx, shape)  # Too many indices, an Ellipsis too many, a bad type
+        if name == "static_slice" and mode in (None, "promise_in_bounds"):
+            for axis, i in enumerate(k for k in index if k is not None):
+                if type(i) is int and not 0 <= _wrap(i, shape[axis], normalize) < shape[axis]:
+                    raise IndexError(f"index {i} out of bounds for axis {axis} with size "
+                                     f"{shape[axis]} (normalize_indices={normalize})")
+    for pos, i in enumerate(entries):
+        if isinstance(i, slice) and name == "dynamic_slice" and i.step not in (None, 1, -1):
+            raise TypeError(f"dynamic_slice: only unit steps supported in slice. Got {i} at position {pos}")
+        if isinstance(i, Slice) and (name == "static_slice" or i.stride != 1):
+            raise TypeError(f"{name}: only unit steps supported in slice. Got {i} at position {pos}"
+                            if name == "dynamic_slice" else
+                            f"static_slice: indices must be static scalars or slices. Got index of "
+                            f"type {type(i)} at position {pos}")
+        if isinstance(i, (slice, Slice)) or i is None or i is Ellipsis:
+            continue
+        dynamic = isinstance(i, (core.Tracer, list, tuple)) or np.ndim(i) != 0
+        dtype = core.get_aval(i).dtype if isinstance(i, core.Tracer) else np.asarray(i).dtype
+        boolean = isinstance(i, (bool, np.bool_)) or kind(dtype) == "b"
+        if name == "static_slice" and (dynamic or boolean or not isinstance(i, (int, np.integer))):
+            raise TypeError("static_slice: indices must be static scalars or slices. Got index "
+                            f"of type {type(i)} at position {pos}")
+        if name == "dynamic_slice" and boolean:
+            raise TypeError("dynamic_slice: indices must be scalars or slices. Got index of type "
+                            f"{type(i)} at position {pos}")
+        if name == "dynamic_slice" and (isinstance(i, (list, tuple)) or np.ndim(i) != 0):
+            raise TypeError("dynamic_slice: only scalar indices allowed. Got index of type "
+                            f"{type(i)} at position {pos}")
 
 
 def _insert_bool_axis(x, position, length):
@@ -267,14 +345,14 @@ def _symbolic_slice_window(s, n):
 
 
 def _dynamic_index(x, dyn):
-    """Select one position along each axis in `dyn` with dynamic_slice, which counts a negative
-    index from the end and clamps the window into bounds (what JAX's indexing does)."""
+    """Cut a window (axis, start, size) along each axis in `dyn` with dynamic_slice, which counts
+    a negative start from the end and clamps the window into bounds (what JAX's indexing does)."""
     shape = core.get_aval(x).shape
     starts = [np.int32(0)] * len(shape)
     sizes = list(shape)
-    for axis, i in dyn:
+    for axis, i, size in dyn:
         starts[axis] = i
-        sizes[axis] = 1
+        sizes[axis] = size
     return dynamic_slice(x, starts, sizes)
 
 

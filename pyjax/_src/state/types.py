@@ -11,12 +11,11 @@ array; the traced pieces travel as operands of the primitive, the rest is a hash
 """
 from __future__ import annotations
 
-import operator
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from pyjax._src import core, dtypes, tree_util
+from pyjax._src import core, dtypes, indexing, tree_util
 from pyjax._src.interpreters import ad, batching
 
 # `ref[idx]` and `ref[idx] = v` bind state.primitives' `get`/`swap`, which sit a layer above
@@ -160,40 +159,9 @@ def get_ref_aval_from_value(x):
 # -- indexers ---------------------------------------------------------------------------------
 
 
-class Slice(NamedTuple):
-    """`size` elements from `start` (static int or traced scalar) every `stride` elements; the
-    size and stride are static (`pl.ds(start, size)` makes one)."""
-    start: Any
-    size: int
-    stride: int = 1
-
-    @classmethod
-    def from_slice(cls, s: slice, dim: int) -> "Slice":
-        for b in (s.start, s.stop, s.step):
-            if isinstance(b, core.Tracer):
-                raise IndexError(f"ref indexing: slice bounds must be static, got {s}; use "
-                                 "pl.ds(start, size) for a traced start")
-        start, stop, step = s.indices(dim)
-        if step < 1:
-            raise NotImplementedError(f"ref indexing: slices need a positive step, got {s}")
-        return cls(start, len(range(start, stop, step)), step)
-
-
-def ds(start, size=None, stride=1) -> Slice:
-    """A dynamic slice `start:start + size` (`pl.ds(i * 4, 4)`); `ds(n)` is `0:n`.
-
-    Example:
-        >>> o_ref[pl.ds(i * 8, 8)] = x_ref[pl.ds(i * 8, 8)] * 2
-    """
-    if size is None:
-        start, size = 0, start
-    size = core.concrete_dim(size, "the size of pl.ds")
-    if not isinstance(start, core.Tracer):
-        start = operator.index(start) if not isinstance(start, np.ndarray) else int(start)
-    return Slice(start, size, int(stride))
-
-
-dslice = ds
+# `Slice` and `ds` (one type for refs and arrays, JAX's `jax._src.indexing`) live below the
+# interpreters, in pyjax._src.indexing; re-exported here, where pallas and state reach for them.
+Slice, ds, dslice = indexing.Slice, indexing.ds, indexing.dslice
 
 
 class NDIndexer(NamedTuple):
@@ -213,7 +181,7 @@ def to_indexer(idx, shape, what="ref") -> NDIndexer:
     """Normalize `idx` (as written in `ref[idx]`) for a ref of `shape` (an NDIndexer already is)."""
     if isinstance(idx, NDIndexer):
         return idx
-    idx = idx if isinstance(idx, tuple) and not isinstance(idx, Slice) else (idx,)
+    idx = idx if isinstance(idx, tuple) else (idx,)
     if sum(1 for i in idx if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     n_used = sum(1 for i in idx if i is not Ellipsis)
