@@ -6,6 +6,7 @@ XLA collectives over mesh groups) and results stay on the devices."""
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -558,3 +559,37 @@ def test_vma_empty_outside_shard_map():
     import pyjax.numpy as jnp
     assert pyjax.typeof(jnp.ones(3)).vma == frozenset()
     assert str(pyjax.make_jaxpr(lambda x: x * 2)(1.0)).count("{V") == 0
+
+
+# -- static arguments, AbstractMesh, eager bodies that need concrete values, no arguments --------
+
+MORE = json.loads((Path(__file__).parent / "data" / "shard_map_more.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def more_sub(tmp_path_factory):
+    return _run_recorded_cases("shard_map_more", tmp_path_factory)
+
+
+def _named_fun_free(msg):
+    """JAX names its own internal function in an error of an eager body run op by op; pyjax
+    names the user's."""
+    return re.sub(r"function '[^']*'", "function F", msg)
+
+
+@pytest.mark.parametrize("case", sorted(MORE["results"]))
+def test_more_shard_map_behaviour_matches_jax(more_sub, case):
+    """in_specs None (static arguments), an AbstractMesh's eager call on laid-out arrays (and
+    JAX's errors without them), smap without in_axes over an Auto axis, the empty mesh in
+    context and the pieces of a laid-out array in operations, eager bodies reading replicated
+    values as Python bools and ints (op by op, as JAX), calls with no arguments."""
+    want, got = MORE["results"][case], more_sub[case]
+    if isinstance(want, str):
+        assert got == want
+    elif want[0] != "ok":
+        assert [got[0], _named_fun_free(got[1])] == [want[0], _named_fun_free(want[1])]
+    else:
+        assert got[0] == "ok", got
+        for g, w in zip(_leaves(got[1]), _leaves(want[1]), strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+        assert got[2] == want[2]

@@ -135,8 +135,7 @@ STUBS = {
         "explicit_axes": unsupported("jax.sharding.explicit_axes", _NO_MESHES),
     },
     # Private names of pyjax's own modules that JAX's test files import at module level.
-    "_src.mesh": {"empty_concrete_mesh": unsupported("jax._src.mesh.empty_concrete_mesh"),
-                  "use_abstract_mesh": unsupported("jax._src.mesh.use_abstract_mesh")},
+    "_src.mesh": {"use_abstract_mesh": unsupported("jax._src.mesh.use_abstract_mesh")},
     # jax._src.api holds all the transformations; pyjax's are in ad_api, api_vmap and pjit.
     "_src.api": {"jit": _jit, "disable_jit": _config.disable_jit, "vmap": _api_vmap.vmap,
                  **{n: getattr(_ad_api, n) for n in (

@@ -274,7 +274,8 @@ class _ArrayImplMethods:
         shard_aval = self.aval.update(shape=named.shard_shape(self.shape))
         for buf in xla.single_device_buffers(self):
             if buf.aval is None:  # jaxlib leaves the pieces' avals to its Python side (jax)
-                buf = buf._rewrap_with_aval_and_sharding(shard_aval, buf._sharding)
+                buf = buf._rewrap_with_aval_and_sharding(shard_aval,
+                                                         xla.jaxlib_sharding(buf._sharding))
             dev = xla.buffer_devices(buf)[0]
             out.append(Shard(dev, indices[dev], replica[dev], buf))
         return out

@@ -226,7 +226,10 @@ def _float0_outputs(outs, positions, avals):
 def _spmd_compiled(exe, closed, text, request):
     """A Compiled partitioned over a mesh: its arguments are laid out as `in_shardings` says
     and its outputs carry the NamedShardings XLA gave them (as far as a PartitionSpec says)."""
-    mesh = request.in_shardings[0].mesh if request.in_shardings else request.out_shardings[0].mesh
+    given = [s for s in (request.in_shardings or ()) + tuple(request.out_shardings or ())
+             if s is not None]
+    # (none given: a function of no arguments, on the mesh its sharding constraints name)
+    mesh = given[0].mesh if given else spmd.constrained_mesh(closed.jaxpr)
     replicated = NamedSharding(mesh, PartitionSpec())
     const_bufs = [put_named(np.asarray(c._value if type(c) is ArrayImpl else c), replicated)
                   for c in closed.consts]

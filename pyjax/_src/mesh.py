@@ -137,7 +137,7 @@ class Mesh(_MeshBase):
         self.axis_sizes = tuple(devices.shape)
         self.axis_types = _axis_types(axis_types, devices.ndim, AxisType.Auto, "Mesh")
         _note_axis_types(self.axis_types)
-        ids = [d.id for d in devices.flat]
+        ids = [d.id for d in devices.flat] if devices.ndim else []  # (the empty mesh: none)
         if len(set(ids)) != len(ids):
             raise ValueError(f"Mesh: devices must be distinct, got ids {ids}")
         # compared and hashed on every sharded call: computed once
@@ -260,6 +260,9 @@ class AbstractMesh(_MeshBase):
 
 
 _EMPTY_ABSTRACT_MESH = AbstractMesh()
+# A mesh of no axes and no devices: `set_mesh(empty_concrete_mesh)` runs a block with no mesh in
+# context (eager operations on arrays laid out over a mesh run as usual), as in JAX 0.10.2.
+empty_concrete_mesh = Mesh(np.empty((), dtype=object), ())
 
 
 class _Context(threading.local):
@@ -309,7 +312,8 @@ class _SetMesh(contextlib.AbstractContextManager):
         if mesh is not None and not isinstance(mesh, Mesh):
             raise TypeError(f"set_mesh: expected a Mesh, got {type(mesh).__name__}")
         self.previous = list(_context.meshes), list(_context.abstract)
-        _context.meshes[:] = [mesh] if mesh is not None else []
+        # the empty mesh (`empty_concrete_mesh`) leaves no mesh in context, as None does
+        _context.meshes[:] = [mesh] if mesh is not None and not mesh.empty else []
         _context.abstract[:] = []
 
     def __exit__(self, *exc):

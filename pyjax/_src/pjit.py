@@ -93,7 +93,7 @@ def _pjit_impl(*args, jaxpr, name, donated_invars=None):
     if mesh is not None:  # e.g. the known half of a jitted shard_map under grad
         ins, _ = spmd.shardings_for(None, None, (), {}, list(args), None, name, mesh)
         return dispatch.compile(CompileRequest(jaxpr, name, donated_invars or (),
-                                               spmd.mesh_devices(ins, None), ins, None))(args)
+                                               spmd.mesh_devices(ins, None, mesh), ins, None))(args)
     return dispatch.compile(CompileRequest(jaxpr, name, donated_invars or ()))(args)
 
 
@@ -263,7 +263,7 @@ class _Entry:
         compiled = self.sharded.get((in_shardings, out_shardings))
         if compiled is None:
             request = CompileRequest(self.closed, f"jit_{name}", self.donated,
-                                     spmd.mesh_devices(in_shardings, out_shardings),
+                                     spmd.mesh_devices(in_shardings, out_shardings, self.mesh),
                                      in_shardings, out_shardings)
             compiled = self.sharded[(in_shardings, out_shardings)] = dispatch.compile(request)
         return compiled

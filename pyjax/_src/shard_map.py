@@ -53,7 +53,7 @@ import weakref
 
 import numpy as np
 
-from pyjax._src import core, dispatch, dtypes, spmd, tree_util
+from pyjax._src import core, dispatch, dtypes, errors, spmd, tree_util
 from pyjax._src.config import config
 from pyjax._src.array import ArrayImpl, named_sharding_for, put_named
 from pyjax._src.backend import xla
@@ -78,7 +78,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     `in_specs` / `out_specs` are PartitionSpecs (or pytree prefixes of the arguments /
     outputs made of them): which mesh axes split which dimension. A mesh axis an output's spec
     does not name must not vary along it (checked with `check_vma`, else one device's block is
-    taken), e.g. the result of `lax.psum` over that axis.
+    taken), e.g. the result of `lax.psum` over that axis. A `None` in `in_specs` makes the
+    arguments under it static (passed to `f` as they are); `in_specs` left out is read from the
+    arguments' layouts (over Explicit mesh axes only).
 
     Example:
         >>> mesh = pyjax.make_mesh((8,), ("i",))
@@ -98,22 +100,75 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         m = mesh if mesh is not None else get_mesh()
         if not isinstance(m, (Mesh, AbstractMesh)):
             raise ValueError("shard_map: pass mesh=, or call it under pyjax.set_mesh(mesh)")
-        specs = in_specs if in_specs is not None else _infer_in_specs(m, args)
         manual = _manual_axes(m, axis_names)
-        if type(core.current_trace()) is core.EvalTrace and isinstance(m, Mesh):
+        specs = in_specs if in_specs is not None else _infer_in_specs(m, args, manual)
+        fun, specs, args, static = _split_static(f, specs, args)
+        if type(core.current_trace()) is core.EvalTrace:
+            if isinstance(m, AbstractMesh):
+                m = _mesh_from_args(args, get_mesh() or m)
             flat_specs, spec_tree = tree_util.tree_flatten(specs, is_leaf=_is_spec)
-            key = (m, spec_tree, tuple(flat_specs), manual)
-            j = eager.get(key)
+            key = (m, spec_tree, tuple(flat_specs), manual, static)
+            j = eager.get(key) if static is not None else None
             if j is None:
-                j = eager[key] = jit(functools.partial(_shard_map, f, m, specs, out_specs,
-                                                       check_vma, manual))
-            out = j(*_place_host_args(args, specs, m))
+                j = jit(functools.partial(_shard_map, fun, m, specs, out_specs, check_vma, manual))
+                if static is not None:
+                    eager[key] = j
+            try:
+                out = j(*_place_host_args(args, specs, m))
+            except (errors.ConcretizationTypeError, errors.TracerIntegerConversionError):
+                if set(manual) != set(m.axis_names):
+                    raise
+                out = _run_op_by_op(fun, m, specs, out_specs, check_vma, manual, args)
             flat, tree = tree_util.tree_flatten(out)
             specs = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
             return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
                                                    for o, s in zip(flat, specs, strict=True)])
-        return _shard_map(f, m, specs, out_specs, check_vma, manual, *args)
+        return _shard_map(fun, m, specs, out_specs, check_vma, manual, *args)
     return mapped
+
+
+def _split_static(f, in_specs, args):
+    """`(f', specs, args', static)`: the arguments whose in_spec is None are static, closed
+    over by `f'`, which takes the others (flat, with their `specs`); `static` is a key of the
+    static values (None when one is not hashable, () when there are none)."""
+    specs = tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")
+    if all(s is not None for s in specs):
+        return f, in_specs, args, ()
+    leaves, tree = tree_util.tree_flatten(args)
+    fixed = [(i, x) for i, (x, s) in enumerate(zip(leaves, specs, strict=True)) if s is None]
+
+    def with_static(*dyn):
+        full, it = list(leaves), iter(dyn)
+        for i, s in enumerate(specs):
+            full[i] = fixed_values[i] if s is None else next(it)
+        return f(*tree_util.tree_unflatten(tree, full))
+    fixed_values = dict(fixed)
+    functools.update_wrapper(with_static, f)
+    try:
+        key = (tree, tuple(fixed))
+        hash(key)
+    except TypeError:
+        key = None
+    return (with_static, tuple(s for s in specs if s is not None),
+            tuple(x for x, s in zip(leaves, specs, strict=True) if s is not None), key)
+
+
+def _mesh_from_args(args, mesh):
+    """An eager call over an AbstractMesh runs on the mesh in context, else on the mesh its
+    arguments are laid out over (which must have the same axes), as in JAX 0.10.2."""
+    for x in tree_util.tree_leaves(args):
+        s = x._named_sharding if type(x) is ArrayImpl else None
+        if s is None or s.mesh.empty:
+            continue
+        if s.mesh.shape_tuple != mesh.shape_tuple:
+            raise ValueError(f"Mesh shape of the input {s.mesh.shape_tuple} does not match the "
+                             f"mesh shape passed to shard_map  {mesh.shape_tuple} for shape "
+                             f"{core.get_aval(x).str_short(short_dtypes=False)}")
+        mesh = s.mesh
+    if isinstance(mesh, AbstractMesh):
+        raise ValueError("Please pass `jax.Array`s with a `NamedSharding` as input to "
+                         "`shard_map` when passing `AbstractMesh` to the mesh argument.")
+    return mesh
 
 
 def _manual_axes(mesh, axis_names) -> frozenset:
@@ -138,13 +193,14 @@ def _axis_env(mesh, manual_axes) -> dict:
     return {a: n for a, n in mesh.shape.items() if a in manual_axes}
 
 
-def _infer_in_specs(mesh, args):
-    """in_specs left out: over a mesh whose axes are all Explicit, each argument's own layout
-    (a NamedSharding's spec; replicated otherwise), as JAX infers them."""
-    types = getattr(mesh, "axis_types", ())
-    if not types or any(t is not AxisType.Explicit for t in types):
+def _infer_in_specs(mesh, args, manual):
+    """in_specs left out: when the manual axes are all Explicit, each argument's own layout
+    (a NamedSharding's spec, or the one its type carries; replicated otherwise) along the
+    manual axes only, as JAX infers them."""
+    types = [mesh._name_to_type[a] for a in mesh.axis_names if a in manual]
+    if any(t is not AxisType.Explicit for t in types):
         raise TypeError(f"shard_map in_specs argument must be a pytree of PartitionSpec "
-                        f"instances, but it was None when axis_names={set(mesh.axis_names)} are "
+                        f"instances, but it was None when axis_names={set(manual)} are "
                         f"of type {', '.join(str(t) for t in types)} (in_specs can be left out "
                         f"only over Explicit mesh axes)")
 
@@ -155,8 +211,24 @@ def _infer_in_specs(mesh, args):
             s = x._named_sharding if type(x) is ArrayImpl else None
         if s is None or s.mesh.axis_names != mesh.axis_names:
             return PartitionSpec()
-        return s.spec
+        return _manual_spec(s.spec, manual)
     return tree_util.tree_map(spec, tuple(args))
+
+
+def _manual_spec(spec, manual):
+    """`spec` along the manual axes only (the others' entries dropped)."""
+    out = []
+    for p in spec:
+        if isinstance(p, tuple):
+            kept = [a if a in manual else None for a in p]
+            while kept and kept[-1] is None:
+                kept.pop()
+            if None in kept:
+                raise ValueError(f"Invalid spec: {spec}")
+            out.append(tuple(kept) if kept else None)
+        else:
+            out.append(p if p in manual else None)
+    return PartitionSpec(*out, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 class _InferFromArgs:
@@ -206,6 +278,10 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
                              f"context (pyjax.set_mesh(mesh)), got {mesh!r}")
         leaves, tree = tree_util.tree_flatten(args)
         if in_axes is Infer:
+            kind = mesh._name_to_type[axis_name]
+            if kind is not AxisType.Explicit:
+                raise TypeError(f"in_axes was not specified when axis_name="
+                                f"{frozenset({axis_name})} was of type {kind}")
             axes = [_sharded_dim(x, axis_name) for x in leaves]
         else:
             axes = tree_util.flatten_prefix(
@@ -735,3 +811,158 @@ def reshard(xs, out_shardings):
         outs.append(barriers.with_sharding_constraint(x, s) if isinstance(x, core.Tracer)
                     else put_named(x, s))
     return tree_util.tree_unflatten(tree, outs)
+
+
+# -- eager calls whose body needs concrete values: op by op, as JAX runs every eager call ------
+#
+# An eager call runs jitted (one compile); a body that reads a value as a Python bool or int
+# (`if psum(x, "i") > 0:`) cannot be traced, so it runs again op by op, as JAX 0.10.2 runs
+# every eager shard_map: each value is a global array stacking the devices' blocks along a
+# leading axis split over the mesh axes it varies along (one block when it varies along none),
+# each operation a jitted shard_map over those blocks. A value varying along no axis (check_vma)
+# has a concrete value: its block. NB: the body's Python code runs twice on such a call's first
+# attempt (the failed trace, then op by op).
+
+class _EagerTracer(core.Tracer):
+    __slots__ = ("val", "vma")
+
+    def __init__(self, trace, val, vma):
+        self._trace, self.val, self.vma = trace, val, vma
+
+    @property
+    def aval(self):
+        a = core.get_aval(self.val)
+        return a.update(shape=a.shape[1:], vma=self.vma if self._trace.check else None)
+
+    def to_concrete_value(self):
+        if self._trace.check and not self.vma:
+            return np.asarray(self.val)[0]
+        return None
+
+
+class _EagerTrace(core.Trace):
+    __slots__ = ("mesh", "manual", "check")
+
+    def __init__(self, parent, mesh, manual, check):
+        super().__init__(parent)
+        self.mesh, self.manual, self.check = mesh, manual, check
+
+    def lift(self, x):
+        """(value, its vma, whether it is stacked): a constant is one replicated value."""
+        if isinstance(x, _EagerTracer) and x._trace is self:
+            return x.val, x.vma, True
+        return x, frozenset(), False
+
+    def process_primitive(self, prim, args, params):
+        vals, vmas, stacked = zip(*map(self.lift, args)) if args else ((), (), ())
+        local = tuple(x.aval if s else core.get_aval(v) for x, v, s in
+                      zip(args, vals, stacked, strict=True))
+        run, out_vmas = _eager_op(prim, params, local, stacked, self.mesh, self.manual,
+                                  self.check)
+        with core.set_current_trace(self.parent), core.tracing_with_vma(None), \
+                use_abstract_mesh(self.mesh.abstract_mesh):
+            outs = run(*vals)
+        outs = [_EagerTracer(self, o, v) for o, v in zip(outs, out_vmas, strict=True)]
+        return outs if prim.multiple_results else outs[0]
+
+    def process_custom_call(self, prim, fun, rules, args, params):
+        return fun(*args)  # (as JAX: an eager body is never differentiated)
+
+
+def _stacked_spec(vma, manual, check, mesh):
+    """The layout of a stacked value: its leading axis split over the axes it varies along (all
+    the manual axes without check_vma)."""
+    axes = tuple(a for a in mesh.axis_names if a in (vma if check else manual))
+    return PartitionSpec(axes if axes else None)
+
+
+def _eager_op(prim, params, local, stacked, mesh, manual, check):
+    """A jitted shard_map applying `prim` to each device's blocks (stacked values lose and
+    regain their leading axis of one), and the vma of its outputs."""
+    key = (prim, tuple(params.items()), local, stacked, mesh, manual, check)
+    try:
+        hit = _eager_ops.get(key)
+    except TypeError:  # (an unhashable parameter: not cached)
+        key, hit = None, None
+    if hit is not None:
+        return hit
+
+    def apply(*xs):
+        out = prim.bind(*xs, **params)
+        return list(out) if prim.multiple_results else [out]
+    body_avals = [a if s else _replicated_local(a, check) for a, s in zip(local, stacked)]
+    jaxpr, _ = _trace(apply, body_avals, mesh, manual, check)
+    out_vmas = [getattr(a, "vma", frozenset()) if check else manual for a in jaxpr.out_avals]
+
+    def blocks(*xs):
+        xs = [shape_ops.squeeze(x, (0,)) if s else x for x, s in zip(xs, stacked, strict=True)]
+        return tuple(shape_ops.expand_dims(o, (0,)) for o in apply(*xs))
+    run = jit(shard_map(
+        blocks, mesh=mesh, check_vma=check, axis_names=manual,
+        in_specs=tuple(_stacked_spec(a.vma if check else manual, manual, check, mesh) if s
+                       else PartitionSpec() for a, s in zip(local, stacked, strict=True)),
+        out_specs=tuple(_stacked_spec(v, manual, check, mesh) for v in out_vmas)))
+    hit = run, out_vmas
+    if key is not None:
+        if len(_eager_ops) > 1024:
+            _eager_ops.clear()
+        _eager_ops[key] = hit
+    return hit
+
+
+_eager_ops: dict = {}
+
+
+def _replicated_local(aval, check):
+    return aval.update(vma=frozenset()) if check else aval
+
+
+def _run_op_by_op(f, mesh, specs, out_specs, check_vma, manual, args):
+    """The eager call `shard_map(f, ...)(*args)` run op by op (see above); its outputs laid
+    out as `out_specs` says."""
+    leaves, in_tree = tree_util.tree_flatten(args)
+    flat_specs = [s if s is not None else PartitionSpec() for s in
+                  tree_util.flatten_prefix(_as_tuple(specs), args, "shard_map in_specs")]
+    in_vmas = [_spec_axes(s) & manual if check_vma else manual for s in flat_specs]
+    stacked = [_converter(s, _stacked_spec(v, manual, check_vma, mesh), mesh, manual, check_vma,
+                          _stack)(x) for x, s, v in zip(leaves, flat_specs, in_vmas, strict=True)]
+    with core.new_trace(_EagerTrace, mesh, manual, check_vma) as trace, \
+            batching.extend_axis_env(_axis_env(mesh, manual)), \
+            core.tracing_with_vma(manual if check_vma else None, mesh.axis_names), \
+            use_abstract_mesh(mesh.abstract_mesh.update_axis_types(
+                {a: AxisType.Manual for a in mesh.axis_names if a in manual})):
+        ins = [_EagerTracer(trace, x, v) for x, v in zip(stacked, in_vmas, strict=True)]
+        out = f(*tree_util.tree_unflatten(in_tree, ins))
+        flat, out_tree = tree_util.tree_flatten(out)
+        lifted = [trace.lift(o) for o in flat]
+    flat_out = [s if s is not None else PartitionSpec() for s in
+                tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")]
+    if check_vma:
+        local = []
+        for v, vma, s in lifted:
+            a = core.get_aval(v)
+            local.append(a.update(shape=a.shape[1:] if s else a.shape, vma=vma))
+        _check_vma(local, flat_out, out_specs, out_tree, mesh, f)
+    outs = [_converter(_stacked_spec(vma, manual, check_vma, mesh) if s else PartitionSpec(), o,
+                       mesh, manual, check_vma, _unstack if s else _same)(v)
+            for (v, vma, s), o in zip(lifted, flat_out, strict=True)]
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _stack(b):
+    return shape_ops.expand_dims(b, (0,))
+
+
+def _unstack(b):
+    return shape_ops.squeeze(b, (0,))
+
+
+def _same(b):
+    return b
+
+
+@functools.lru_cache(maxsize=256)
+def _converter(in_spec, out_spec, mesh, manual, check, block_fn):
+    """A value laid out as `in_spec` taken to `out_spec` by `block_fn` on each device's block."""
+    return jit(shard_map(block_fn, mesh=mesh, in_specs=in_spec, out_specs=out_spec,
+                         check_vma=check, axis_names=manual))

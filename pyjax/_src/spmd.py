@@ -173,10 +173,12 @@ def request_mesh(in_shardings, out_shardings):
     return found[0].mesh if found else None
 
 
-def mesh_devices(in_shardings, out_shardings) -> tuple:
-    """The device assignment of an SPMD compile: the mesh's devices in flat order."""
-    s = in_shardings[0] if in_shardings else out_shardings[0]
-    return tuple(s.mesh.devices.flat)
+def mesh_devices(in_shardings, out_shardings, mesh=None) -> tuple:
+    """The device assignment of an SPMD compile: the mesh's devices in flat order (the mesh
+    of the first sharding given, else `mesh`: a function of no arguments whose outputs XLA
+    lays out)."""
+    found = [s for s in (in_shardings or ()) + tuple(out_shardings or ()) if s is not None]
+    return tuple((found[0].mesh if found else mesh).devices.flat)
 
 
 def eager_in_shardings(args, name) -> tuple:

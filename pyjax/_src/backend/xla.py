@@ -583,8 +583,22 @@ def _short_aval(aval):
 
 
 def single_device_buffers(buf):
-    """The per-device pieces of a (possibly multi-device) buffer, in its sharding's order."""
-    return _without_jax_import(lambda: buf._arrays)
+    """The per-device pieces of a (possibly multi-device) buffer, in its sharding's order.
+
+    Under the switch jaxlib makes the pieces with `jax.sharding.SingleDeviceSharding`, which is
+    pyjax's there: each such piece is given jaxlib's own (the C++ dispatch of an operation on
+    the piece reads it, and fails with std::bad_cast on any other). A piece without an aval
+    keeps its sharding: whoever gives it its aval gives it `jaxlib_sharding(...)` too."""
+    return [b if b.aval is None or isinstance(b._sharding, _jax.SingleDeviceSharding) else
+            b._rewrap_with_aval_and_sharding(b.aval, jaxlib_sharding(b._sharding))
+            for b in _without_jax_import(lambda: buf._arrays)]
+
+
+def jaxlib_sharding(s):
+    """jaxlib's SingleDeviceSharding for the single-device sharding `s` (jaxlib's or pyjax's)."""
+    if isinstance(s, _jax.SingleDeviceSharding):
+        return s
+    return _jax.SingleDeviceSharding(s._device_assignment[0], memory_kind=s.memory_kind)
 
 
 def buffer_devices(buf):
