@@ -9,6 +9,8 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import core
+from pyjax._src.lax.dot_general import dot_general_p
+from pyjax._src.lax.shape_ops import transpose_p
 
 from op_table import (
     LAX_OPS, LAX_TESTED_ELSEWHERE, MISSING_RULES, RULE_KINDS, all_primitives, arg_shapes,
@@ -574,3 +576,32 @@ def test_64bit_inputs_canonicalize_to_32bit():
         assert out.dtype == dt
         np.testing.assert_array_equal(np.asarray(out), (x + x).astype(dt))
         assert pyjax.jit(lax.add)(x, x).dtype == dt
+
+
+def test_pure_abstract_evals_are_cached_and_their_errors_are_not():
+    """Primitives flagged `pure_abstract_eval` (the elementwise families, dot_general, the
+    shape ops, reductions) answer repeated questions from a cache: the same aval object, equal
+    to what the rule computes. Errors are never cached, a list param skips the cache, and every
+    flagged primitive has a single result."""
+    def shape_rule(p):  # (under sharding in types the cached rule sits inside its wrapper)
+        return getattr(p.abstract_eval, "shape_rule", p.abstract_eval)
+
+    a, b = core.ShapedArray((2, 3), np.float32), core.ShapedArray((3, 4), np.float32)
+    params = dict(dimension_numbers=(((1,), (0,)), ((), ())), precision=None,
+                  preferred_element_type=None)
+    rule = shape_rule(dot_general_p)
+    out = rule(a, b, **params)
+    assert rule(a, b, **params) is out
+    assert out == rule.uncached(a, b, **params) == core.ShapedArray((2, 4), np.float32)
+    bad = core.ShapedArray((5, 4), np.float32)
+    for _ in range(2):
+        with pytest.raises(TypeError, match="contracting dimensions differ"):
+            rule(a, bad, **params)
+    assert shape_rule(transpose_p)(a, permutation=[1, 0]) == core.ShapedArray((3, 2), np.float32)
+    flagged = [p for p in core.all_primitives() if p.pure_abstract_eval]
+    assert len(flagged) > 50 and not any(p.multiple_results for p in flagged)
+    # through tracing: the second bad call raises as the first did
+    f = lambda x, w: x @ w  # noqa: E731
+    for _ in range(2):
+        with pytest.raises(TypeError):
+            pyjax.make_jaxpr(f)(np.ones((2, 3), np.float32), np.ones((5, 4), np.float32))

@@ -189,6 +189,10 @@ class Primitive:
       `effect_operands(name, params, n_inputs)` gives the operand of each input of the jaxpr
       in param `name` where they are not (None: the default), e.g. a while loop's cond).
     `np_impl` is the NumPy reference implementation, the tests' oracle.
+    `pure_abstract_eval`: the primitive's abstract evaluation reads nothing but its avals and
+    params (no flags, no context), so its answers are cached per (avals, params): tracing a big
+    model asks the same question of dot_general or add thousands of times. Set it before
+    `def_abstract_eval`; single-result primitives only.
     `transpose_zero_cts`: the backward pass calls `transpose` even when every output cotangent
     is zero (as JAX transposes every live linear equation). Off for primitives whose transpose
     is linear (zeros in, zeros out, so skipping them saves work); on for `custom_lin`, whose
@@ -211,6 +215,7 @@ class Primitive:
         self.effect_operands = None
         self.np_impl = None
         self.transpose_zero_cts = False
+        self.pure_abstract_eval = False
         self.sharding_rule = None
         self.memory_space_rule = None  # JAX's standard primitives': `default_memory_space`
         _primitives.add(self)
@@ -238,7 +243,8 @@ class Primitive:
         return f
 
     def def_abstract_eval(self, f):
-        self.abstract_eval = f if not _SHARDING_IN_TYPES[0] else _with_shardings(self, f)
+        rule = _cached_abstract_eval(f) if self.pure_abstract_eval else f
+        self.abstract_eval = rule if not _SHARDING_IN_TYPES[0] else _with_shardings(self, rule)
         return f
 
     def def_effectful_abstract_eval(self, f):
@@ -295,6 +301,32 @@ class Primitive:
 
 
 _primitives: "weakref.WeakSet[Primitive]" = weakref.WeakSet()
+
+
+_ABSTRACT_EVAL_CACHE_SIZE = 8192
+
+
+def _cached_abstract_eval(rule):
+    """`rule` (a pure shape/dtype rule of a single-result primitive) answered from a cache keyed
+    by its avals and params. Avals are immutable and hash once; a key that cannot be hashed or
+    compared (a list param, undecidable symbolic dims) skips the cache; errors are never cached, so they are raised (with the user's line)
+    every time."""
+    cache = {}
+
+    def abstract_eval(*avals, **params):
+        key = (avals, tuple(params.items()))
+        try:
+            out = cache.get(key)
+        except Exception:  # an unhashable param; symbolic dims that cannot decide equality
+            return rule(*avals, **params)
+        if out is None:
+            out = rule(*avals, **params)
+            if len(cache) >= _ABSTRACT_EVAL_CACHE_SIZE:
+                cache.clear()
+            cache[key] = out
+        return out
+    abstract_eval.uncached = rule
+    return abstract_eval
 
 
 def _with_shardings(prim, rule):

@@ -63,7 +63,7 @@ def real_dtype(dt):
 
 # -- convert_element_type --------------------------------------------------------------------
 
-convert_element_type_p = standard_primitive("convert_element_type")
+convert_element_type_p = standard_primitive("convert_element_type", pure_abstract_eval=True)
 
 
 def convert_element_type(operand, new_dtype):

@@ -186,7 +186,7 @@ def canonicalize_precision(precision):
 
 # -- dot_general ---------------------------------------------------------------------------------
 
-dot_general_p = standard_primitive("dot_general")
+dot_general_p = standard_primitive("dot_general", pure_abstract_eval=True)
 dot_general_p.def_sharding_rule(sharding_rules.dot_general_rule)
 
 

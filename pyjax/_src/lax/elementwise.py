@@ -157,7 +157,7 @@ div = _binary(div_p)
 
 # -- integer_pow: `x ** y` for a static int y ---------------------------------------------------
 
-integer_pow_p = standard_primitive("integer_pow")
+integer_pow_p = standard_primitive("integer_pow", pure_abstract_eval=True)
 
 
 def integer_pow(x, y):
@@ -330,7 +330,7 @@ shift_right_arithmetic = _binary(shift_right_arithmetic_p)
 
 # -- select_n ------------------------------------------------------------------------------------
 
-select_n_p = standard_primitive("select_n")
+select_n_p = standard_primitive("select_n", pure_abstract_eval=True)
 select_n_p.def_sharding_rule(sharding_rules.broadcasting("select_n"))
 
 

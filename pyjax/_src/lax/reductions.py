@@ -91,7 +91,8 @@ def _reduce_primitive(name, np_fn, hlo_op, accepted, *, jvp=None, transpose=None
     p = standard_primitive(
         f"reduce_{name}", partial(_reduce_abstract_eval, f"reduce_{name}", accepted),
         lambda x, *, axes, out_sharding=None: np_fn(np.asarray(x), axis=axes),
-        partial(_reduce_lowering, hlo_op, name), jvp=jvp, transpose=transpose)
+        partial(_reduce_lowering, hlo_op, name), jvp=jvp, transpose=transpose,
+        pure_abstract_eval=True)
     p.def_batch(partial(_reduce_axes_batch, p))
     p.def_sharding_rule(sharding_rules.reduce_axes_rule)
     return p

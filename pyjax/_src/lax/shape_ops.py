@@ -83,7 +83,7 @@ def _skip_zero(rule):
 
 # -- broadcast_in_dim --------------------------------------------------------------------------
 
-broadcast_in_dim_p = standard_primitive("broadcast_in_dim")
+broadcast_in_dim_p = standard_primitive("broadcast_in_dim", pure_abstract_eval=True)
 broadcast_in_dim_p.def_sharding_rule(sharding_rules.broadcast_in_dim_rule)
 
 
@@ -185,7 +185,7 @@ broadcast_in_dim_p.def_lowering(lambda ctx, x, *, shape, broadcast_dimensions, s
 
 # -- reshape -------------------------------------------------------------------------------------
 
-reshape_p = standard_primitive("reshape")
+reshape_p = standard_primitive("reshape", pure_abstract_eval=True)
 reshape_p.def_sharding_rule(sharding_rules.reshape_rule)
 
 
@@ -258,7 +258,7 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
 
 # -- squeeze / expand_dims -----------------------------------------------------------------------
 
-squeeze_p = standard_primitive("squeeze")
+squeeze_p = standard_primitive("squeeze", pure_abstract_eval=True)
 squeeze_p.def_sharding_rule(sharding_rules.squeeze_rule)
 
 
@@ -304,7 +304,7 @@ squeeze_p.def_lowering(lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape",
 
 # -- transpose -----------------------------------------------------------------------------------
 
-transpose_p = standard_primitive("transpose")
+transpose_p = standard_primitive("transpose", pure_abstract_eval=True)
 transpose_p.def_sharding_rule(sharding_rules.transpose_rule)
 
 
@@ -369,7 +369,7 @@ rev_p.def_lowering(lambda ctx, x, *, dimensions: ctx.op(
 
 # -- slice ---------------------------------------------------------------------------------------
 
-slice_p = standard_primitive("slice")
+slice_p = standard_primitive("slice", pure_abstract_eval=True)
 slice_p.def_sharding_rule(sharding_rules.keep_rank_rule)
 
 
@@ -480,7 +480,7 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 
 # -- concatenate ---------------------------------------------------------------------------------
 
-concatenate_p = standard_primitive("concatenate")
+concatenate_p = standard_primitive("concatenate", pure_abstract_eval=True)
 concatenate_p.def_sharding_rule(sharding_rules.concatenate_rule)
 
 

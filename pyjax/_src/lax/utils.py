@@ -97,10 +97,13 @@ def check_same_dtypes(name: str, avals):
 
 
 def standard_primitive(name, abstract_eval=None, np_impl=None, lowering=None,
-                       multiple_results=False, *, jvp=None, transpose=None) -> Primitive:
+                       multiple_results=False, *, jvp=None, transpose=None,
+                       pure_abstract_eval=False) -> Primitive:
     """A primitive evaluated eagerly by compiling its lowering (`dispatch.apply_primitive`).
-    Rules not given here are attached next to it (`@p.def_abstract_eval`, ...)."""
+    Rules not given here are attached next to it (`@p.def_abstract_eval`, ...).
+    `pure_abstract_eval`: see `core.Primitive` (its abstract evaluation's answers are cached)."""
     p = Primitive(name, multiple_results)
+    p.pure_abstract_eval = pure_abstract_eval and not multiple_results
     if not multiple_results:  # (barriers and the like pass each operand's type through)
         p.memory_space_rule = core.default_memory_space
     p.def_impl(partial(apply_primitive, p))
@@ -184,7 +187,8 @@ def unop(name, np_impl, hlo_op, accepted=INEXACT, result_dtype=None, lowering=No
     `jvp`/`transpose` as in `def_derivative`."""
     p = standard_primitive(
         name, partial(_unop_abstract_eval, name, accepted, result_dtype), np_impl,
-        lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose)
+        lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose,
+        pure_abstract_eval=True)
     defvectorized(p)
     p.def_sharding_rule(sharding_rules.same_as_operand)
     return p
@@ -205,7 +209,8 @@ def binop(name, np_impl, hlo_op, accepted=NUM, result_dtype=None, lowering=None,
     `jvp` (a pair, one per operand) and `transpose` as in `def_derivative`."""
     p = standard_primitive(
         name, partial(_naryop_abstract_eval, name, accepted, result_dtype), np_impl,
-        lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose)
+        lowering or partial(_simple_lowering, hlo_op), jvp=jvp, transpose=transpose,
+        pure_abstract_eval=True)
     defbroadcasting(p)
     p.def_sharding_rule(sharding_rules.broadcasting(name))
     return p
@@ -238,7 +243,8 @@ def _compare_abstract_eval(name, accepted, x, y):
 def compareop(name, np_impl, direction, accepted=ORDERED, total_order=False) -> Primitive:
     """A comparison: bool results, so a zero derivative. `total_order`: see `emit_compare`."""
     p = standard_primitive(name, partial(_compare_abstract_eval, name, accepted), np_impl,
-                           partial(_compare_lowering, direction, total_order), jvp=zero_derivative)
+                           partial(_compare_lowering, direction, total_order), jvp=zero_derivative,
+                           pure_abstract_eval=True)
     defbroadcasting(p)
     p.def_sharding_rule(sharding_rules.broadcasting(name))
     return p
