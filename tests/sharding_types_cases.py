@@ -261,4 +261,8 @@ CASES = [
     "seen(lambda a: jax.lax.broadcasted_iota(jnp.int32, (8, 4), 1, out_sharding=P('x')), x)",
     "seen(lambda a: jax.lax.broadcast(a[:, 0], [4], out_sharding=P(None, 'x')), x)",
     "seen(lambda a: jax.jacfwd(lambda v: jax.lax.broadcast(v, [4], out_sharding=P('x', 'y')))(a), jax.device_put(np.arange(8.), NamedSharding(mesh, P('y'))))",
+    # a key array's sharding: its data's, without the trailing key dimension
+    "repr(jax.device_put(jax.random.split(jax.random.key(0), 8), NamedSharding(auto_mesh, P('x'))).sharding)",
+    "repr(jax.device_put(jax.random.split(jax.random.key(0), 8).reshape(4, 2), NamedSharding(mesh, P(None, 'y'))).sharding)",
+    "repr(jax.device_put(jax.random.key(0), jax.sharding.SingleDeviceSharding(jax.devices()[1])).sharding)",
 ]

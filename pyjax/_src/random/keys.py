@@ -36,7 +36,7 @@ from pyjax._src.reshard import auto_axes
 from pyjax._src.random import prng
 from pyjax._src.random import philox, rbg, threefry4x32
 from pyjax._src.random.prng import PRNGImpl
-from pyjax._src.sharding import NamedSharding
+from pyjax._src.sharding import NamedSharding, PartitionSpec
 
 # The built-in key implementations, registered in JAX 0.10.2's order (jax.random.key(..., impl=)
 # names them; JAX's tests enumerate them in this order).
@@ -220,6 +220,17 @@ class PRNGKeyArray:
 
     # placement: the key data's (JAX's key arrays answer for their base array)
     device = property(lambda self: self._base_array.device)
+
+    @property
+    def sharding(self):
+        """The key data's sharding without its trailing key dimensions (which are never split),
+        as JAX's key arrays report it."""
+        s = self._base_array.sharding
+        if not isinstance(s, NamedSharding):
+            return s
+        ndim = self._base_array.ndim
+        spec = tuple(s.spec) + (None,) * (ndim - len(s.spec))
+        return s.with_spec(PartitionSpec(*spec[:self.ndim]))
     is_fully_addressable = property(lambda self: self._base_array.is_fully_addressable)
 
     def devices(self):
