@@ -457,6 +457,8 @@ class JitInfo:
         """The dynamic arguments' Python scalars and NumPy values as arrays (weak-typed for
         Python scalars), as a jit's function sees them in JAX (blackjax reads `.dtype` of an
         inline jit's `1.0`); static arguments as they are."""
+        if not kwargs and all(isinstance(a, core.Tracer) for a in args):
+            return args, kwargs  # (the common case inside a trace: nothing to convert)
         statics, names = self.static_argnums, self.static_argnames
         args = tuple(a if i in statics else tree_util.tree_map(_host_value_as_array, a)
                      for i, a in enumerate(args))
