@@ -106,3 +106,24 @@ def test_calls_dispatch_to_the_plain_functions():
     x = jnp.arange(3.0)
     assert (x + x).tolist() == jnp.add(x, x).tolist() == [0.0, 2.0, 4.0]
     assert pyjax.jit(jnp.multiply)(x, x).tolist() == [0.0, 1.0, 4.0]
+
+
+def test_methods_run_jitted_and_compile_once_per_signature():
+    # as JAX's (jit with self, axis, dtype... static): the jaxpr holds `jit[name=reduce]`, and a
+    # second eager call compiles nothing (the loop of a frompyfunc ufunc used to be recompiled
+    # on every call). Values recorded from JAX 0.10.2.
+    from pyjax._src.backend import xla
+    u = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=0)
+    x = jnp.arange(6.0).reshape(2, 3)
+    assert "name=reduce" in str(pyjax.make_jaxpr(lambda x: u.reduce(x, axis=1))(x))
+    calls = [lambda: u.reduce(x, axis=1), lambda: u.accumulate(x, axis=1),
+             lambda: u.reduceat(x[0], jnp.array([0, 2]), axis=0),
+             lambda: u.at(x[0], jnp.array([0, 0]), 2.0, inplace=False)]
+    first = [np.asarray(f()) for f in calls]
+    before = xla.cache_stats()["compiles"]
+    again = [np.asarray(f()) for f in calls]
+    assert xla.cache_stats()["compiles"] == before
+    want = [[5.0, 26.0], [[0.0, 1.0, 3.0], [3.0, 13.0, 66.0]], [1.0, 2.0], [3.0, 1.0, 2.0]]
+    for a, b, w in zip(first, again, want):
+        np.testing.assert_array_equal(a, w)
+        np.testing.assert_array_equal(b, w)

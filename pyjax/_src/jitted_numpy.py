@@ -24,7 +24,7 @@ import numpy as np
 from pyjax._src import dtypes, pjit
 from pyjax._src.array import ArrayImpl
 from pyjax._src.custom_derivatives import custom_jvp
-from pyjax._src.numpy import array_methods, ufuncs
+from pyjax._src.numpy import array_methods, ufunc_api, ufuncs
 from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy.util import promote_args_inexact
 
@@ -39,6 +39,8 @@ _ELEMENTWISE = [
     "log2", "log10", "logaddexp", "hypot",
     "gcd", "lcm",  # (a while loop each: compiled once per signature, not per call, as JAX)
 ]
+
+ufunc_api.method_jit["jit"] = pjit.jit  # ufunc.reduce, .at, ...: jitted as JAX's
 
 _REDUCTIONS = ["sum", "prod", "max", "min", "all", "any", "mean"]
 _STATIC = ("axis", "dtype", "keepdims", "promote_integers")

@@ -13,6 +13,7 @@ operators (`x + y`) use the plain functions directly.
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -32,6 +33,26 @@ from pyjax._src.numpy import reductions, ufuncs
 from pyjax._src.numpy.shape import moveaxis
 from pyjax._src.numpy.util import (asarray_value, broadcast_shapes, broadcast_to,
                                    canonicalize_axis_arg, check_arraylike, promote_args_inexact)
+
+# The methods run jitted, as JAX's (`jit(static_argnames=['self', 'axis', ...])`): an eager call's
+# loop then compiles once per signature, not on every call. jit sits in the api layer above; it
+# fills this slot when it is imported (pyjax._src.jitted_numpy), before any ufunc is called.
+method_jit: dict = {}
+
+
+def _jitted(**jit_kwargs):
+    """Run the decorated method under `method_jit["jit"](method, **jit_kwargs)` (built once)."""
+    def wrap(fun):
+        jitted = []
+
+        @functools.wraps(fun)
+        def method(*args, **kwargs):
+            if not jitted:
+                jitted.append(method_jit["jit"](fun, **jit_kwargs))
+            return jitted[0](*args, **kwargs)
+        return method
+    return wrap
+
 
 _AT_INPLACE = ("Because JAX arrays are immutable, jnp.ufunc.at() cannot operate in place like "
                "np.ufunc.at(). Pass inplace=False and use the result: "
@@ -83,6 +104,7 @@ class ufunc:
             return self._call(*args)  # the plain function: one Python call of overhead
         raise NotImplementedError(f"{'out' if out is not None else 'where'} argument of {self}")
 
+    @_jitted(static_argnames=["self"])
     def _call_vectorized(self, *args):
         check_arraylike(self.__name__, *args)
         return _vectorize(self._func, self.nout, args)
@@ -95,6 +117,7 @@ class ufunc:
 
     # -- reduce --------------------------------------------------------------------------------
 
+    @_jitted(static_argnames=["self", "axis", "dtype", "out", "keepdims"])
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=None):
         """Reduce `a` along `axis` by applying the function pairwise (`jnp.add.reduce` is
         `jnp.sum` along axis 0)."""
@@ -151,6 +174,7 @@ class ufunc:
 
     # -- accumulate ----------------------------------------------------------------------------
 
+    @_jitted(static_argnames=["self", "axis", "dtype"])
     def accumulate(self, a, axis=0, dtype=None, out=None):
         """The running reduction along `axis` (`jnp.add.accumulate` is `jnp.cumsum`)."""
         self._require_binary("accumulate")
@@ -180,6 +204,7 @@ class ufunc:
 
     # -- at --------------------------------------------------------------------------------------
 
+    @_jitted(static_argnums=[0], static_argnames=["inplace"])
     def at(self, a, indices, b=None, /, *, inplace=True):
         """`a` with the function applied at `indices` (with `b` as second operand), repeated
         indices applying it repeatedly. JAX arrays are immutable, so `inplace=False` is required.
@@ -205,6 +230,7 @@ class ufunc:
 
     # -- reduceat ----------------------------------------------------------------------------
 
+    @_jitted(static_argnames=["self", "axis", "dtype"])
     def reduceat(self, a, indices, axis=0, dtype=None, out=None):
         """Reductions of `a` over the segments `indices[i]:indices[i + 1]` along `axis` (where
         `indices[i] >= indices[i + 1]`, just `a[indices[i]]`), as `numpy.ufunc.reduceat`."""
@@ -242,6 +268,7 @@ class ufunc:
 
     # -- outer -------------------------------------------------------------------------------
 
+    @_jitted(static_argnums=[0])
     def outer(self, A, B, /):
         """The function on every pair of elements: shape `A.shape + B.shape`.
 
