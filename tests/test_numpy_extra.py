@@ -231,3 +231,17 @@ def test_reshape_of_a_numpy_array_is_numpys_as_in_jax():
     assert type(jnp.reshape(jnp.ones((2, 2)), (4,))) is not np.ndarray
     with pytest.raises(TypeError):
         jnp.reshape([1, 2], (2,))
+
+
+def test_reshape_method_takes_any_iterable_as_the_shape():
+    # as JAX 0.10.2: x.reshape(s) with one iterable argument (a range, a NumPy array, an object
+    # with __getitem__ such as jtu's scalar-shape markers) takes it as the shape
+    class NoDims:
+        def __len__(self):
+            return 0
+
+        def __getitem__(self, i):
+            raise IndexError(i)
+    x = jnp.arange(6)
+    assert x.reshape(range(2, 4)).shape == (2, 3) and x.reshape(np.array([3, 2])).shape == (3, 2)
+    assert x[:1].reshape(NoDims()).shape == () and x.reshape(jnp.int32(6)).shape == (6,)

@@ -92,9 +92,17 @@ def _astype(self, dtype, copy=False, device=None):
 
 
 def _reshape(self, *shape, order="C"):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+    if len(shape) == 1 and _iterable(shape[0]):  # x.reshape((2, 3)), or any iterable (as JAX)
         shape = shape[0]
     return jshape.reshape(self, shape, order=order)
+
+
+def _iterable(x) -> bool:
+    try:
+        iter(x)
+    except TypeError:
+        return False
+    return True
 
 
 def _transpose(self, *axes):
