@@ -145,6 +145,8 @@ def test_lax_errors_are_raised_at_trace_time():
     (lambda: jnp.tensordot(jnp.ones((2, 3)), jnp.ones((4, 2)), 1), TypeError, ["dot_general", "contracting"]),
     (lambda: jnp.einsum("ij,jk->ik", jnp.ones((2, 3)), jnp.ones((4, 2))), ValueError, ["'j'"]),
     (lambda: jnp.einsum("ij->k", jnp.ones((2, 3))), ValueError, ["'k'"]),
+    (lambda: jnp.einsum("ij,ik,il->jkl", M34, M34, M34, optimize=[(0, 1, 2)]), NotImplementedError,
+     ["simultaneous contraction of 3 or more operands"]),
     (lambda: jnp.split(jnp.arange(5), 2), ValueError, ["equal division"]),
     (lambda: jnp.transpose(jnp.ones((2, 3)), (0, 0)), TypeError, ["transpose", "(0, 0)"]),
     (lambda: jnp.transpose(jnp.ones((2, 3)), (0,)), TypeError, ["transpose", "(0,)"]),

@@ -245,3 +245,13 @@ def test_reshape_method_takes_any_iterable_as_the_shape():
     x = jnp.arange(6)
     assert x.reshape(range(2, 4)).shape == (2, 3) and x.reshape(np.array([3, 2])).shape == (3, 2)
     assert x[:1].reshape(NoDims()).shape == () and x.reshape(jnp.int32(6)).shape == (6,)
+
+
+def test_einsum_broadcasts_axes_of_size_one():
+    # as JAX 0.10.2 (and NumPy): a batch or contracted letter of size 1 on one operand broadcasts
+    # against the other's size (dot_general refused the mismatch)
+    rng = np.random.default_rng(0)
+    x, y, z = (rng.normal(size=s).astype(np.float32) for s in [(1, 4, 5), (3, 5, 6), (3, 1, 6)])
+    for a, b in [(x, y), (x, z)]:
+        np.testing.assert_allclose(jnp.einsum("cij,cjk->cik", a, b), np.einsum("cij,cjk->cik", a, b),
+                                   rtol=1e-5, atol=1e-5)

@@ -213,6 +213,11 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         picked = [ops[i] for i in idx]
         for i in sorted(idx, reverse=True):
             ops.pop(i)
+        if len(picked) > 2:
+            raise NotImplementedError(
+                "jax.numpy.einsum does not support simultaneous contraction of 3 or more operands. "
+                "Typically this means you've passed an unsupported path to the einsum optimize "
+                "parameter.")
         if len(picked) == 1:
             (s, x), = picked
             x = _einsum_unary(x, s, result)
@@ -273,6 +278,9 @@ def _diagonal(x, i, j):
 
 
 def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type, out_sharding=None):
+    # an axis of size 1 against a longer one of the same letter broadcasts: drop it first
+    x1, s1 = _filter_singleton_dims(x1, s1, _aval(x2).shape, s2)
+    x2, s2 = _filter_singleton_dims(x2, s2, _aval(x1).shape, s1)
     # reduce letters used only by one operand and absent from the result first
     keep1 = "".join(c for c in s1 if c in s2 or c in result)
     keep2 = "".join(c for c in s2 if c in s1 or c in result)
@@ -296,6 +304,19 @@ def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type, ou
             out_sharding, "einsum"), [out_s.index(c) for c in result])
     out = dot_general(x1, x2, dn, precision, _pet(preferred_element_type, x1), out_sharding)
     return _einsum_unary(out, out_s, result) if out_s != result else out
+
+
+def _filter_singleton_dims(x, s, other_shape, other_s):
+    """`x` without its axes of size 1 whose letter the other operand has at another size (as
+    JAX: such an axis broadcasts against the other, which then carries the letter alone)."""
+    def one(d):
+        return type(d) not in core.symbolic_dim_types and d == 1
+    shape = _aval(x).shape
+    drop = [i for i, c in enumerate(s)
+            if one(shape[i]) and c in other_s and not one(other_shape[other_s.index(c)])]
+    if not drop:
+        return x, s
+    return lax.squeeze(x, drop), "".join(c for i, c in enumerate(s) if i not in drop)
 
 
 def _dedup(s):
