@@ -397,11 +397,10 @@ def prune_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
         used = [v in live for v in eqn.outvars]
-        if eqn.effects:
-            pass
-        elif not any(used):
-            continue
-        elif eqn.primitive.dce is not None and not all(used):
+        if not any(used):
+            if not eqn.effects:
+                continue
+        elif eqn.primitive.dce is not None and not all(used) and not eqn.effects:
             _, eqn = eqn.primitive.dce(used, eqn)
             if eqn is None:
                 continue

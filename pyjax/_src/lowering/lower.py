@@ -17,6 +17,7 @@ from pyjax._src import core, source_info
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.lowering import mlir, sdy
 from pyjax._src.lowering.mlir import aval_type
+from pyjax._src.mesh import SHARDING_IN_TYPES
 
 
 class ModuleContext:
@@ -182,8 +183,12 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
     for v, n in zip(jaxpr.invars, args, strict=True):
         env[v] = n
     prefix = fb.name_prefix
+    platform = module.platform
+    typed_shardings = SHARDING_IN_TYPES[0]
     for eqn in _live_eqns(jaxpr):
-        rule = eqn.primitive.rule("lowering", module.platform)
+        lowerings = eqn.primitive.lowerings
+        rule = (lowerings.get(platform) or lowerings.get(None)
+                or eqn.primitive.rule("lowering", platform))  # (the last: its error)
         ctx = LoweringRuleContext(fb, module, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
         if prefix is None:
             out = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
@@ -196,12 +201,12 @@ def lower_jaxpr_body(fb, module, jaxpr: core.Jaxpr, consts, args) -> list[str]:
             finally:
                 fb.loc, fb.name_prefix, fb.frame = "", prefix, outer_frame
         if eqn.primitive.multiple_results:
-            if _constrains_results(eqn):
+            if typed_shardings and _constrains_results(eqn):
                 out = [sdy.type_constraint(ctx, n, v.aval) for v, n in zip(eqn.outvars, out, strict=True)]
             for v, n in zip(eqn.outvars, out, strict=True):
                 env[v] = n
         else:
-            if _constrains_results(eqn):
+            if typed_shardings and _constrains_results(eqn):
                 out = sdy.type_constraint(ctx, out, eqn.outvars[0].aval)
             env[eqn.outvars[0]] = out
     return [read(v) for v in jaxpr.outvars]
