@@ -255,3 +255,20 @@ def test_einsum_broadcasts_axes_of_size_one():
     for a, b in [(x, y), (x, z)]:
         np.testing.assert_allclose(jnp.einsum("cij,cjk->cik", a, b), np.einsum("cij,cjk->cik", a, b),
                                    rtol=1e-5, atol=1e-5)
+
+
+def test_vectorize_output_errors_and_rank_promotion_as_jax():
+    # JAX 0.10.2's classes and words (its tests match them)
+    f = jnp.vectorize(jnp.dot, signature="(n,m),(m,k)->(n,k),()")
+    with pytest.raises(TypeError, match="output must be a tuple"):
+        f(jnp.zeros((2, 2)), jnp.zeros((2, 2)))
+    with pytest.raises(TypeError, match="wrong number of output arguments: expected 3, got 2"):
+        jnp.vectorize(lambda *args: args, signature="(),()->(),(),()")(1, 2)
+    add = jnp.vectorize(jnp.add, signature="(),()->()")
+    with pyjax.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError, match=r"operands with shapes .* require rank promotion"):
+            add(jnp.zeros((2, 2)), jnp.zeros(2))
+        assert add(jnp.zeros((2, 2)), jnp.zeros(())).shape == (2, 2)  # a 0-d operand is no promotion
+    with pyjax.numpy_rank_promotion("warn"):
+        with pytest.warns(UserWarning, match="require rank promotion"):
+            add(jnp.zeros((2, 2)), jnp.zeros(2))

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.config import config
 from pyjax._src.api_vmap import vmap
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax.control_flow.conditionals import switch
@@ -57,13 +59,30 @@ def _core_sizes(args, core_dims, context):
         raise ValueError(f"the loop dimensions {loop_shapes} do not broadcast {context}") from None
 
 
+def _check_rank_promotion(args, in_dims, signature):
+    """jax_numpy_rank_promotion for the loop dimensions (a 0-d argument broadcasts freely)."""
+    mode = config._values["jax_numpy_rank_promotion"]
+    ranks = {np.ndim(a) - len(dims) for a, dims in zip(args, in_dims, strict=True) if np.ndim(a)}
+    if mode == "allow" or len(ranks) < 2:
+        return
+    msg = (f"operands with shapes {[np.shape(a) for a in args]} require rank promotion for "
+           f"jnp.vectorize function with signature {signature}. Set the jax_numpy_rank_promotion "
+           f"config option to 'allow' to disable this message.")
+    if mode == "raise":
+        raise ValueError(msg)
+    warnings.warn(msg, stacklevel=3)
+
+
 def _checked_outputs(func, sizes, out_dims, context):
     """`func`, checking that its outputs have the signature's core dimensions."""
     def checked(*args):
         out = func(*args)
         outs = out if isinstance(out, tuple) else (out,)
+        if len(out_dims) > 1 and not isinstance(out, tuple):
+            raise TypeError(f"output must be a tuple when multiple outputs are expected, got: "
+                            f"{out!r}\n{context}")
         if len(outs) != len(out_dims):
-            raise TypeError(f"wrong number of outputs from the function: expected {len(out_dims)}, "
+            raise TypeError(f"wrong number of output arguments: expected {len(out_dims)}, "
                             f"got {len(outs)} {context}")
         for o, dims in zip(outs, out_dims):
             if np.ndim(o) != len(dims):
@@ -125,6 +144,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         loop_shape, sizes = _core_sizes(free, in_dims, context)
         if out_dims is not None:
             func = _checked_outputs(func, sizes, out_dims, context)
+        _check_rank_promotion(free, in_dims, signature)
         return _map_loop_dims(func, free, in_dims, loop_shape)
     return wrapped
 
