@@ -82,6 +82,12 @@ def constraints(f, *args, m=None):
         text = jax.jit(f).lower(*args).as_text()
     return sorted(re.search(r"<@[^>]*>", line).group(0) for line in text.splitlines()
                   if "sdy.sharding_constraint" in line)
+
+from jax._src.sharding_impls import GSPMDSharding
+
+def gspmd(s, ndim):
+    """The GSPMDSharding (devices + XLA HloSharding) laying a rank-`ndim` array out as `s`."""
+    return GSPMDSharding(s._device_assignment, s._to_xla_hlo_sharding(ndim))
 '''
 
 CASES = [
@@ -265,4 +271,20 @@ CASES = [
     "repr(jax.device_put(jax.random.split(jax.random.key(0), 8), NamedSharding(auto_mesh, P('x'))).sharding)",
     "repr(jax.device_put(jax.random.split(jax.random.key(0), 8).reshape(4, 2), NamedSharding(mesh, P(None, 'y'))).sharding)",
     "repr(jax.device_put(jax.random.key(0), jax.sharding.SingleDeviceSharding(jax.devices()[1])).sharding)",
+    # the XLA HloSharding of a NamedSharding, and GSPMDSharding (devices + HloSharding)
+    "NamedSharding(mesh, P('y', 'x'))._to_xla_hlo_sharding(2).tile_assignment_dimensions()",
+    "NamedSharding(mesh, P('y', 'x'))._to_xla_hlo_sharding(2).tile_assignment_devices()",
+    "NamedSharding(mesh, P('x'))._to_xla_hlo_sharding(2).replicate_on_last_tile_dim()",
+    "NamedSharding(mesh, P())._to_xla_hlo_sharding(2).is_replicated()",
+    "repr(gspmd(NamedSharding(mesh, P('y', 'x')), 2).devices_indices_map((8, 4))[jax.devices()[1]])",
+    "gspmd(NamedSharding(mesh, P('x')), 2).shard_shape((8, 4))",
+    "[gspmd(NamedSharding(mesh, P('x')), 2).is_fully_replicated, gspmd(NamedSharding(mesh, P()), 2).is_fully_replicated, gspmd(NamedSharding(mesh, P('x')), 2).num_devices]",
+    "gspmd(NamedSharding(mesh, P()), 2) == GSPMDSharding.get_replicated(jax.devices())",
+    "hash(gspmd(NamedSharding(mesh, P()), 2)) == hash(GSPMDSharding.get_replicated(jax.devices()))",
+    "gspmd(NamedSharding(mesh, P('x')), 2) == gspmd(NamedSharding(mesh, P('y')), 2)",
+    "gspmd(NamedSharding(mesh, P('x')), 2).memory_kind",
+    "[jax.device_put(X, gspmd(NamedSharding(mesh, P('y', 'x')), 2)).sharding == gspmd(NamedSharding(mesh, P('y', 'x')), 2), np.asarray(jax.device_put(X, gspmd(NamedSharding(mesh, P('y', 'x')), 2)))]",
+    "[np.asarray(s.data) for s in jax.device_put(X, gspmd(NamedSharding(mesh, P('y', 'x')), 2)).addressable_shards[:3]]",
+    "NamedSharding(mesh, P('x', 'y')).check_compatible_aval((8,))",
+    "gspmd(NamedSharding(mesh, P('x', 'y')), 2).check_compatible_aval((8,))",
 ]

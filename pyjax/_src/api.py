@@ -18,7 +18,8 @@ from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host
                               is_named_sharding, named_sharding_for, put_named)
 from pyjax._src.backend import xla
 from pyjax._src.backend.guard import JAXLIB_VERSION
-from pyjax._src.sharding import PartitionSpec, Sharding, SingleDeviceSharding, xla_memory_kind
+from pyjax._src.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                                 xla_memory_kind)
 from pyjax._src.config import State
 from pyjax._src.random.keys import KeyAval as _KeyAval
 from pyjax._src.random.keys import PRNGKeyArray as _PRNGKeyArray
@@ -115,8 +116,9 @@ def _put_leaf(v, device, may_alias):
                                      copy_semantics=(ArrayCopySemantics.REUSE_INPUT,))[0]
         return v
     if is_named_sharding(device):
-        if type(v) is ArrayImpl and v._named_sharding is not None and v._named_sharding != \
-                device and v.sharding._device_assignment == device._device_assignment:
+        if type(v) is ArrayImpl and isinstance(device, NamedSharding) and isinstance(
+                v._named_sharding, NamedSharding) and v._named_sharding != device and \
+                v.sharding._device_assignment == device._device_assignment:
             return dispatch.reshard(v, device)  # on device, by XLA
         return put_named(v, device)
     kind = None  # the memory the value goes to (None: the device's default memory)

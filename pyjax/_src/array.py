@@ -23,6 +23,7 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.mesh import SHARDING_IN_TYPES, AxisType, get_mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
                                  named_for_xla, xla_memory_kind)
+from pyjax._src.sharding_gspmd import GSPMDSharding
 
 ArrayImpl = xla.ArrayImpl
 
@@ -91,7 +92,9 @@ def put_value(x, device=None) -> ArrayImpl:
 
 
 def is_named_sharding(s) -> bool:
-    return isinstance(s, NamedSharding)
+    """Whether `s` lays an array out over several devices block by block (a NamedSharding, or
+    a GSPMDSharding: an XLA HloSharding over a device list)."""
+    return isinstance(s, (NamedSharding, GSPMDSharding))
 
 
 def named_sharding_for(s, where):
@@ -150,8 +153,8 @@ def addressable_devices(sharding) -> list:
 def _check_typed_divisible(sharding, shape):
     """Over Explicit mesh axes the placed value's type carries its sharding, and JAX checks
     that type first: a plain ValueError in its words (IndivisibleError is the layout's)."""
-    mesh = sharding.mesh
-    if not mesh._any_axis_explicit:
+    mesh = getattr(sharding, "mesh", None)  # (a GSPMDSharding has none)
+    if mesh is None or not mesh._any_axis_explicit:
         return
     sizes = dict(zip(mesh.axis_names, mesh.axis_sizes, strict=True))
     explicit = {a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
@@ -429,7 +432,7 @@ def array_aval(x):
     if not SHARDING_IN_TYPES[0] or aval.sharding is not None:
         return aval
     named = x._named_sharding
-    if named is None or not named.mesh._any_axis_explicit:
+    if type(named) is not NamedSharding or not named.mesh._any_axis_explicit:
         return aval
     return aval.update(sharding=named)
 

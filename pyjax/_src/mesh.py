@@ -153,6 +153,10 @@ class Mesh(_MeshBase):
         return [d for d in self.devices.flat if d.process_index == xla.process_index()]
 
     @property
+    def _flat_devices_tuple(self):
+        return tuple(self.devices.flat)
+
+    @property
     def local_mesh(self):
         """The sub-mesh of this process's devices (they must form a block of the mesh)."""
         me = xla.process_index()

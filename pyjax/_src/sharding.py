@@ -4,6 +4,7 @@
 (`devices_indices_map`) and gives jaxlib the equivalent HloSharding (`_to_xla`)."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -142,10 +143,45 @@ class SingleDeviceSharding(Sharding):
         return xla.single_device_sharding(
             self._device, xla_memory_kind(self.memory_kind, self._device))
 
+    def _to_xla_hlo_sharding(self, ndim):
+        return xla.HloSharding.replicate()
+
+    def _to_sdy_sharding(self, ndim):
+        return SdyArray(mesh_shape=(), dim_shardings=tuple(SdyDim(()) for _ in range(ndim)))
+
+    def check_compatible_aval(self, aval_shape):
+        return None
+
 
 def make_single_device_sharding(device, *, memory_kind=None):
     # (jaxlib's C++ calls this with memory_kind when it converts a bfloat16/float8 array to NumPy)
     return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
+@dataclasses.dataclass(frozen=True)
+class SdyDim:
+    """One dimension of a Shardy sharding: the mesh axes splitting it (major first), and
+    whether the partitioner may split it further (open)."""
+    axes: tuple
+    is_open: bool = False
+
+    def __repr__(self):
+        body = ", ".join(repr(a) for a in self.axes) + (", ?" if self.is_open and self.axes
+                                                       else "?" if self.is_open else "")
+        return "{" + body + "}"
+
+
+@dataclasses.dataclass(frozen=True)
+class SdyArray:
+    """A sharding in Shardy's terms (JAX's `_to_sdy_sharding`): the mesh as (name, size)
+    pairs, one SdyDim per dimension, and the mesh's device order when it is not the flat
+    one."""
+    mesh_shape: tuple
+    dim_shardings: tuple
+    logical_device_ids: tuple | None = None
+
+    def __repr__(self):
+        return f"SdyArray([{', '.join(map(repr, self.dim_shardings))}])"
 
 
 # -- PartitionSpec -------------------------------------------------------------------------------
@@ -337,6 +373,24 @@ class NamedSharding(Sharding):
         return _hlo_sharding(self.mesh.axis_names, self.mesh.axis_sizes,
                              tuple(self.spec._normalized(ndim)))
 
+    def _to_xla_hlo_sharding(self, ndim):
+        """The HloSharding of a rank-`ndim` array laid out as this (devices numbered in the
+        mesh's flat order), as JAX's."""
+        return self._to_hlo(ndim)
+
+    def _to_sdy_sharding(self, ndim):
+        """This layout in Shardy's terms: per dimension the mesh axes splitting it."""
+        return SdyArray(mesh_shape=tuple(zip(self.mesh.axis_names, self.mesh.axis_sizes)),
+                        dim_shardings=tuple(SdyDim(p) for p in self.spec._normalized(ndim)))
+
+    def check_compatible_aval(self, aval_shape):
+        """JAX's ValueError when the spec names more dimensions than the value has."""
+        if len(aval_shape) < len(self.spec):
+            extra = " For scalars the PartitionSpec should be P()" if not aval_shape else ""
+            raise ValueError(f"Sharding {self} is only valid for values of rank at least "
+                             f"{len(self.spec)}, but was applied to a value of rank "
+                             f"{len(aval_shape)}.{extra}")
+
     def _to_xla(self, ndim):
         """jaxlib's sharding for a rank-`ndim` array laid out as this one: one object per
         layout, which maps back to the NamedSharding (`named_for_xla`), so arrays that C++
@@ -376,6 +430,12 @@ def _note_layout(s, named, layout):
 def is_ambiguous(xla_sharding) -> bool:
     """Whether another NamedSharding has the same layout as this jaxlib sharding's."""
     return id(xla_sharding) in _AMBIGUOUS
+
+
+def remember_xla(xla_sharding, sharding):
+    """From now on arrays made with the jaxlib sharding `xla_sharding` (kept alive by the
+    caller) report `sharding` (a pyjax sharding without a mesh, e.g. a GSPMDSharding)."""
+    _NAMED_FOR_XLA[id(xla_sharding)] = sharding
 
 
 def named_for_xla(xla_sharding):

@@ -5,6 +5,7 @@ from pyjax._src.mesh import set_mesh as set_mesh
 from pyjax._src.sharding import NamedSharding as NamedSharding, PartitionSpec as PartitionSpec
 from pyjax._src.sharding import Sharding as Sharding, SingleDeviceSharding as SingleDeviceSharding
 from pyjax._src.sharding import make_single_device_sharding as make_single_device_sharding
+from pyjax._src.sharding_gspmd import GSPMDSharding as GSPMDSharding
 
 UNSPECIFIED = None
 

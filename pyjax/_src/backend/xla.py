@@ -62,6 +62,7 @@ Sharding = _jax.Sharding
 SingleDeviceSharding = _jax.SingleDeviceSharding
 GSPMDSharding = _jax.GSPMDSharding
 HloSharding = xc.HloSharding
+OpSharding = xc.OpSharding
 DeviceList = _jax.DeviceList
 jaxlib_version = jaxlib.__version__
 

@@ -2,6 +2,7 @@
 only: the version numbers are jaxlib's; the GPU modules are None (no CUDA build here, as JAX on
 a CPU-only install); other names raise when used."""
 from pyjax._jax_compat._unsupported import module_getattr
+from pyjax._jax_compat.internal.lib import xla_client as xla_client
 from pyjax._jax_compat.lib import __version__ as version_str  # noqa: F401
 
 version = tuple(int(p) for p in version_str.split(".")[:3])
