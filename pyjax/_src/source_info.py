@@ -151,21 +151,29 @@ def reset_name_stack():
     return set_name_stack(_EMPTY)
 
 
-@contextmanager
-def user_context(traceback=None, name_stack=None):
+class user_context:
     """Equations traced in the block take `traceback` (when given) as where they came from,
     and `name_stack` (when given) as their name stack: an interpreter re-tracing an equation
-    keeps its origin."""
-    state = name_stack_state
-    prev = state.stack, state.traceback
-    if name_stack is not None:
-        state.stack = NameStack(name_stack)
-    if traceback is not None:
-        state.traceback = traceback
-    try:
-        yield
-    finally:
-        state.stack, state.traceback = prev
+    keeps its origin. (A class, not a generator: the backward pass enters one per equation.)"""
+
+    __slots__ = ("_traceback", "_stack", "_prev")
+
+    def __init__(self, traceback=None, name_stack=None):
+        self._traceback = traceback
+        self._stack = None if name_stack is None else NameStack(name_stack)
+
+    def __enter__(self):
+        state = name_stack_state
+        self._prev = state.stack, state.traceback
+        if self._stack is not None:
+            state.stack = self._stack
+        if self._traceback is not None:
+            state.traceback = self._traceback
+
+    def __exit__(self, *exc):
+        state = name_stack_state
+        state.stack, state.traceback = self._prev
+        return False
 
 
 class SourceInfo:
