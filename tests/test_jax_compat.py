@@ -302,8 +302,7 @@ def test_library_effects_and_hijax_names():
 _MLIR_BINDINGS = "needs MLIR's Python bindings (pyjax emits StableHLO text)"
 NOT_PROVIDED = {
     "jax.extend.core": {
-        "InconclusiveDimensionOperation": "no symbolic shapes",
-        "array_types": "types are abstracted through core.pytype_aval_mappings"},
+        "InconclusiveDimensionOperation": "no symbolic shapes"},
     "jax.extend.backend": dict.fromkeys(
         ["backend_xla_version", "clear_backends", "get_compile_options", "ifrt_proxy",
          "register_backend_cache", "register_backend_factory"],
@@ -649,3 +648,34 @@ def test_eval_jaxpr_p_evaluates_its_jaxpr_under_every_transformation():
         jnp.array([1.0, 2.0, 3.0])), [2.0, 5.0, 10.0])
     np.testing.assert_allclose(pyjax.jit(lambda v: run(lambda a: [jnp.sin(a)], v)[0])(x), np.sin(2.0),
                                rtol=1e-6)
+
+
+def test_jax_internal_shims_of_jax_test_files():
+    """Internals JAX's own test files import at module level (core_test, errors_test,
+    jaxpr_effects_test, python_callback_test, extend_test): they resolve and mean JAX's."""
+    from pyjax._jax_compat.experimental import pjit as exp_pjit
+    from pyjax._jax_compat.internal import abstract_arrays, effects, source_info_util
+    from pyjax._jax_compat.interpreters.partial_eval import PartialVal
+    assert ecore.array_types is abstract_arrays.array_types and np.ndarray in ecore.array_types
+    assert np.float32 in ecore.array_types and np.dtype("bfloat16").type in ecore.array_types
+    assert source_info_util.current().name_stack is not None
+
+    class Named(effects.Effect):
+        def __init__(self, name):
+            self.name = name
+
+    class Ordered(Named):
+        pass
+
+    class Anonymous(effects.Effect):
+        pass
+
+    class OnInput(effects.JaxprInputEffect):
+        pass
+
+    effects.ordered_effects.add_type(Ordered)
+    assert (repr(Named("bar")), repr(Anonymous()), OnInput(1).input) == ("bar", "Anonymous", 1)
+    assert Ordered("foo").ordered and not Named("bar").ordered
+    assert PartialVal.unknown(core.ShapedArray((), np.float32)).aval.shape == ()
+    f = exp_pjit.pjit(lambda x: x + 1)
+    assert f(np.float32(1.0)) == 2.0

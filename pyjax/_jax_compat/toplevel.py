@@ -14,6 +14,7 @@ import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
 from pyjax._jax_compat.extend.core import primitives as _primitives
+from pyjax._jax_compat.interpreters.partial_eval import PartialVal as _PartialVal
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
 from pyjax._src import api as _api, errors as _errors, sharding as _sharding
 from pyjax._src.lax import linalg_structured as _linalg_structured
@@ -168,6 +169,12 @@ STUBS = {
                               "unpin": unsupported("jax._src.state.primitives.unpin")},
     "_src.state.discharge": {
         "run_state_reference": unsupported("jax._src.state.discharge.run_state_reference")},
+    "_src.interpreters.partial_eval": {"PartialVal": _PartialVal},
+    # the sparsify internals a few of JAX's sparsify tests drive directly
+    "experimental.sparse.transform": {n: unsupported(f"jax.experimental.sparse.transform.{n}")
+                                      for n in ("arrays_to_spvalues", "spvalues_to_arrays",
+                                                "sparsify_raw")}
+    | {n: type(n, (UnsupportedType,), {}) for n in ("SparsifyValue", "SparsifyEnv")},
     "_src.dtypes": {"register_canonicalize_value_handler": _register_canonicalize_value_handler,"_jax_types": _dtype_list(_JAX_TYPES), "_weak_types": [int, float, complex],
                     "_float8_dtypes": _dtype_list(_FLOAT8_TYPES)},
 }

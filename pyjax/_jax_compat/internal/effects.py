@@ -1,7 +1,36 @@
 """`jax._src.effects`: the effect base class and JAX's effect-type sets (pyjax records which
 effect types a test registers; its own rules decide what lowers)."""
 from pyjax._jax_compat._unsupported import module_getattr
-from pyjax._src.core import Effect as Effect
+from pyjax._src import core as _core
+from pyjax._src.core import JaxprInputEffect as _JaxprInputEffect
+
+
+class Effect(_core.Effect):
+    """JAX's effect base class: its subclasses take no name (or set one themselves), and an
+    effect is ordered when its type is registered in `ordered_effects`, as in JAX."""
+
+    def __init__(self):
+        pass
+
+    def __getattr__(self, attr):  # `name` unset: the subclass's name
+        if attr == "name":
+            return type(self).__name__
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
+    @property
+    def ordered(self) -> bool:
+        return ordered_effects.contains(self)
+
+    def __repr__(self):
+        return self.name
+
+
+class JaxprInputEffect(_JaxprInputEffect):
+    """An effect on one input of a jaxpr or equation, its index (JAX's subclasses take only
+    that; pyjax's base also takes a name, the subclass's name here)."""
+
+    def __init__(self, input):
+        super().__init__(type(self).__name__, input)
 
 
 class EffectTypeSet:

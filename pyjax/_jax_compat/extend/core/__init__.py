@@ -26,6 +26,7 @@ from pyjax._src.interpreters.ad import tangent_aval
 from pyjax._src.interpreters.batching import BatchTrace
 from pyjax._src.interpreters.partial_eval import DynamicJaxprTrace
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported
+from pyjax._jax_compat.internal.abstract_arrays import array_types as array_types
 from pyjax._jax_compat.extend.core import primitives as primitives
 
 Effects = frozenset
