@@ -162,3 +162,16 @@ def test_lowered_compiler_ir_objects():
         assert str(ir).startswith("module @") and "stablehlo.multiply" in str(ir)
     with pytest.raises(ValueError, match="unknown dialect: foo"):
         lowered.compiler_ir("foo")
+
+
+def test_topologies_attached():
+    # jax.experimental.topologies: the attached topology is the process's devices; a mesh over
+    # them as mesh_utils lays it out (AOT compilation for named, compile-only topologies is
+    # not in pyjax: NotImplementedError)
+    from pyjax.experimental import topologies
+    topo = topologies.get_attached_topology()
+    assert topo.devices == jax.devices()
+    mesh = topologies.make_mesh(topo, (len(topo.devices),), ("x",))
+    assert mesh.axis_names == ("x",) and list(mesh.devices.flat) == jax.devices()
+    with pytest.raises(NotImplementedError):
+        topologies.get_topology_desc("v5e:2x2", "tpu")

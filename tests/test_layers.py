@@ -25,7 +25,7 @@ LAYERS = [
     ("base", ["pyjax._src", "pyjax._src.config", "pyjax._src.dtypes", "pyjax._src.tree_types", "pyjax._src.tree_util", "pyjax._src.tree_api",
               "pyjax._src.source_info", "pyjax._src.errors", "pyjax._src.backend",
               "pyjax._src.mesh", "pyjax._src.mesh_utils", "pyjax._src.sharding",
-              "pyjax._src.sharding_gspmd", "pyjax._src.sharding_in_types",
+              "pyjax._src.sharding_gspmd", "pyjax._src.sharding_in_types", "pyjax._src.topologies",
               "pyjax._src.distributed",
               "pyjax._src.profiler", "pyjax._src.traceback_util"]),
     ("core", ["pyjax._src.avals", "pyjax._src.core", "pyjax._src.tracer_leaks",
