@@ -151,7 +151,19 @@ _LAZY_ATTRIBUTES = {
 }
 
 
+# Names JAX 0.10.2 has removed from `jax` (kept in jax._src.api): reading one is JAX's
+# AttributeError, in its words.
+_REMOVED = {
+    "device_put_replicated": "jax.device_put_replicated is deprecated; use jax.device_put instead.",
+    "device_put_sharded": "jax.device_put_sharded is deprecated; use jax.device_put instead.",
+}
+_MIGRATE = (" See https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a "
+            "drop-in replacement.")
+
+
 def __getattr__(name):
+    if name in _REMOVED:
+        raise AttributeError(_REMOVED[name] + _MIGRATE)
     if name in _LAZY_SUBMODULES:
         return _importlib.import_module(f"{__name__}.{name}")  # binds pyjax.<name> as well
     if name in _LAZY_ATTRIBUTES:

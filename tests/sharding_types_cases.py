@@ -84,6 +84,7 @@ def constraints(f, *args, m=None):
                   if "sdy.sharding_constraint" in line)
 
 from jax._src.sharding_impls import GSPMDSharding
+from jax._src import api as src_api
 
 def gspmd(s, ndim):
     """The GSPMDSharding (devices + XLA HloSharding) laying a rank-`ndim` array out as `s`."""
@@ -287,4 +288,12 @@ CASES = [
     "[np.asarray(s.data) for s in jax.device_put(X, gspmd(NamedSharding(mesh, P('y', 'x')), 2)).addressable_shards[:3]]",
     "NamedSharding(mesh, P('x', 'y')).check_compatible_aval((8,))",
     "gspmd(NamedSharding(mesh, P('x', 'y')), 2).check_compatible_aval((8,))",
+    # jax._src.api.device_put_sharded / device_put_replicated (removed from `jax`)
+    "[repr(src_api.device_put_sharded([np.arange(3.) + i for i in range(8)], jax.devices()).sharding), np.asarray(src_api.device_put_sharded([np.arange(3.) + i for i in range(8)], jax.devices()))]",
+    "[np.asarray(v) for v in src_api.device_put_sharded([(np.float32(i), np.arange(2) * i) for i in range(4)], jax.devices()[:4])]",
+    "np.asarray(src_api.device_put_replicated(np.arange(3), jax.devices()[2:5]))",
+    "[s.device.id for s in src_api.device_put_replicated(np.arange(3), jax.devices()[2:5]).addressable_shards]",
+    "np.asarray(jax.random.key_data(src_api.device_put_sharded(jnp.unstack(jax.random.split(jax.random.key(0), 8)), jax.devices())))",
+    "jax.device_put_sharded",
+    "src_api.device_put_sharded([np.ones(2), np.ones(3)], jax.devices()[:2])",
 ]

@@ -15,9 +15,10 @@ from pyjax._src.lax.convert import _convert_element_type
 from pyjax._src.lax.helpers import full
 from pyjax._src.lax.placement import ArrayCopySemantics, device_put_p
 from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host_value,
-                              is_named_sharding, named_sharding_for, put_named)
+                              is_named_sharding, named_sharding_for, put_named, put_sharded)
 from pyjax._src.backend import xla
 from pyjax._src.backend.guard import JAXLIB_VERSION
+from pyjax._src.mesh import Mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                                  xla_memory_kind)
 from pyjax._src.config import State
@@ -163,6 +164,54 @@ def _resolve_device(device):
     if hasattr(device, "_device"):  # a Sharding
         return device._device
     return device
+
+
+def device_put_sharded(shards, devices):
+    """The `shards` (a sequence of equally typed pytrees, one per device) stacked along a new
+    leading axis, slice i on `devices[i]` (JAX's, deprecated at `jax.device_put_sharded`:
+    `jax.device_put(stacked, NamedSharding(mesh, P(axis)))` says the same).
+
+    >>> device_put_sharded([np.ones(3), np.zeros(3)], jax.devices()[:2]).shape
+    (2, 3)
+    """
+    if not isinstance(shards, (list, tuple)):
+        raise TypeError(f"device_put_sharded `shards` input must be a sequence; got {type(shards)}")
+    if len(shards) != len(devices):
+        raise ValueError(f"len(shards) = {len(shards)} must equal len(devices) = {len(devices)}.")
+    sharding = _stacked_sharding(devices, "_device_put_sharded")
+
+    def stack(*xs):
+        if type(xs[0]) is _PRNGKeyArray:  # keys: their data, stacked alike
+            return _PRNGKeyArray(xs[0]._impl, stack(*[x._base_array for x in xs]))
+        avals = [core.get_aval(x) for x in xs]
+        for a1, a2 in zip(avals[:-1], avals[1:]):
+            if a1 != a2:
+                raise ValueError(f"the shards passed to device_put_sharded must have consistent "
+                                 f"shape and dtype, but got {a1} and {a2}.")
+        value = np.stack([np.asarray(x) for x in xs])
+        return put_sharded(value, avals[0].update(shape=value.shape), sharding)
+    return tree_util.tree_map(stack, *shards, is_leaf=lambda v: type(v) is _PRNGKeyArray)
+
+
+def device_put_replicated(x, devices):
+    """`x` (a pytree) broadcast along a new leading axis of size `len(devices)`, slice i on
+    `devices[i]` (JAX's, deprecated at `jax.device_put_replicated`)."""
+    if not isinstance(devices, (list, tuple)) or not devices:
+        raise ValueError("`devices` argument to `device_put_replicated must be a non-empty "
+                         "sequence.")
+    sharding = _stacked_sharding(devices, "_device_put_replicated")
+
+    def replicate(v):
+        if type(v) is _PRNGKeyArray:
+            return _PRNGKeyArray(v._impl, replicate(v._base_array))
+        aval = core.get_aval(v)
+        value = np.broadcast_to(np.asarray(v, aval.dtype), (len(devices), *aval.shape))
+        return put_sharded(value, aval.update(shape=value.shape), sharding)
+    return tree_util.tree_map(replicate, x, is_leaf=lambda v: type(v) is _PRNGKeyArray)
+
+
+def _stacked_sharding(devices, axis):
+    return NamedSharding(Mesh(np.array(devices), (axis,)), PartitionSpec(axis))
 
 
 def device_get(x):

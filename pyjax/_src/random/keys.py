@@ -345,8 +345,8 @@ def _involves_keys(args, kwargs):
 NUMPY_FUNCTIONS = (
     "array", "asarray", "reshape", "ravel", "tile", "repeat", "concatenate", "stack", "hstack",
     "vstack", "append", "broadcast_to", "broadcast_arrays", "expand_dims", "squeeze",
-    "transpose", "swapaxes", "moveaxis", "flip", "roll", "where", "take", "split", "full",
-    "zeros", "ones", "empty", "full_like", "zeros_like", "ones_like", "empty_like",
+    "transpose", "swapaxes", "moveaxis", "flip", "roll", "where", "take", "split", "unstack",
+    "full", "zeros", "ones", "empty", "full_like", "zeros_like", "ones_like", "empty_like",
 )
 LAX_FUNCTIONS = (
     "select", "select_n", "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
