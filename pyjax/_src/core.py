@@ -401,7 +401,7 @@ def _abstract_eval_with_shardings(prim, rule, avals, params):
                 res = f"{short_dtype_name(o.dtype)}[{sharded_dims_str(o.shape, spec)}]"
                 raise ShardingTypeError(f"{prim} operation with inputs: {ins} produces an "
                                         f"illegally sharded result: {res}") from e
-        new.append(ShapedArray(o.shape, o.dtype, o.weak_type, sharding=sharding,
+        new.append(ShapedArray(o.shape, o.dtype, o.weak_type, sharding=sharding, vma=o.vma,
                                memory_space=o.memory_space))
     return new if prim.multiple_results else new[0]
 

@@ -205,9 +205,13 @@ class Mesh(_MeshBase):
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
                 f"{self._types_str()})")
 
-    def _short_repr(self):  # how a NamedSharding shows its mesh
+    def _short_repr(self):  # how a NamedSharding shows its mesh, and str(mesh) (as JAX's)
+        if self.empty:
+            return "Mesh()"
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         return f"Mesh({axes}, {self._types_str()})"
+
+    __str__ = _short_repr
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

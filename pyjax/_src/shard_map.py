@@ -49,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import threading
 import weakref
 
 import numpy as np
@@ -63,7 +64,8 @@ from pyjax._src.lax import barriers, shape_ops
 from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax.parallel import psum_p
 from pyjax._src.lowering import mlir, sdy
-from pyjax._src.mesh import AbstractMesh, AxisType, Mesh, get_mesh, use_abstract_mesh
+from pyjax._src.mesh import (AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh,
+                             use_abstract_mesh)
 from pyjax._src.pjit import _drop_unread_residuals, jit
 from pyjax._src.sharding import NamedSharding, PartitionSpec, _hlo_sharding
 from pyjax._src.traceback_util import api_boundary
@@ -71,7 +73,15 @@ from pyjax._src.traceback_util import api_boundary
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
 
 
-def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
+class _InferFromArgs:
+    def __repr__(self):
+        return "Infer"
+
+
+Infer = _InferFromArgs()  # in_specs / in_axes left out: read from the arguments' layouts
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
               check_vma=True):
     """Map `f`, written for one device's block, over the devices of `mesh`.
 
@@ -79,8 +89,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     outputs made of them): which mesh axes split which dimension. A mesh axis an output's spec
     does not name must not vary along it (checked with `check_vma`, else one device's block is
     taken), e.g. the result of `lax.psum` over that axis. A `None` in `in_specs` makes the
-    arguments under it static (passed to `f` as they are); `in_specs` left out is read from the
-    arguments' layouts (over Explicit mesh axes only).
+    arguments under it static (passed to `f` as they are; `in_specs=None`: all of them);
+    `in_specs` left out is read from the arguments' layouts (over Explicit mesh axes only).
 
     Example:
         >>> mesh = pyjax.make_mesh((8,), ("i",))
@@ -97,11 +107,22 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     @functools.wraps(f)
     @api_boundary
     def mapped(*args):
-        m = mesh if mesh is not None else get_mesh()
+        m = mesh if mesh is not None else _enclosing_mesh() or get_mesh()
+        if m is None:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+        if (mesh is not None and _enclosing_mesh() is not None
+                and mesh.abstract_mesh != get_abstract_mesh()):
+            raise ValueError(f"The context mesh {get_abstract_mesh()} should match the mesh "
+                             f"passed to shard_map {mesh}")
         if not isinstance(m, (Mesh, AbstractMesh)):
-            raise ValueError("shard_map: pass mesh=, or call it under pyjax.set_mesh(mesh)")
+            raise TypeError(f"shard_map requires a `jax.sharding.Mesh` or a "
+                            f"`jax.sharding.AbstractMesh` instance for its second argument, but "
+                            f"got {m} of type {type(m)}.")
+        if m.empty:
+            raise ValueError(f"shard_map requires a non-empty mesh. Got {m}")
         manual = _manual_axes(m, axis_names)
-        specs = in_specs if in_specs is not None else _infer_in_specs(m, args, manual)
+        specs = in_specs if in_specs is not Infer else _infer_in_specs(m, args, manual)
         fun, specs, args, static = _split_static(f, specs, args)
         if type(core.current_trace()) is core.EvalTrace:
             if isinstance(m, AbstractMesh):
@@ -120,7 +141,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                     raise
                 out = _run_op_by_op(fun, m, specs, out_specs, check_vma, manual, args)
             flat, tree = tree_util.tree_flatten(out)
-            specs = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
+            specs = tree_util.flatten_prefix(_matching(out_specs, out), out, "shard_map out_specs")
             return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
                                                    for o, s in zip(flat, specs, strict=True)])
         return _shard_map(fun, m, specs, out_specs, check_vma, manual, *args)
@@ -131,7 +152,7 @@ def _split_static(f, in_specs, args):
     """`(f', specs, args', static)`: the arguments whose in_spec is None are static, closed
     over by `f'`, which takes the others (flat, with their `specs`); `static` is a key of the
     static values (None when one is not hashable, () when there are none)."""
-    specs = tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")
+    specs = tree_util.flatten_prefix(_matching(in_specs, args), args, "shard_map in_specs")
     if all(s is not None for s in specs):
         return f, in_specs, args, ()
     leaves, tree = tree_util.tree_flatten(args)
@@ -147,7 +168,7 @@ def _split_static(f, in_specs, args):
     try:
         key = (tree, tuple(fixed))
         hash(key)
-    except TypeError:
+    except Exception:  # (a static argument that cannot be hashed: JAX never hashes them)
         key = None
     return (with_static, tuple(s for s in specs if s is not None),
             tuple(x for x, s in zip(leaves, specs, strict=True) if s is not None), key)
@@ -172,20 +193,21 @@ def _mesh_from_args(args, mesh):
 
 
 def _manual_axes(mesh, axis_names) -> frozenset:
-    """The mesh axes a shard_map is manual over: `axis_names`, or all (the others stay with
-    XLA's partitioner, which needs Shardy for a partly manual region)."""
-    if not axis_names:
-        return frozenset(mesh.axis_names)
+    """The mesh axes a shard_map is newly manual over: `axis_names`, or all (the others stay
+    with XLA's partitioner, which needs Shardy for a partly manual region), less those an
+    enclosing shard_map is manual over already."""
     unknown = set(axis_names) - set(mesh.axis_names)
     if unknown:
         raise ValueError(f"shard_map: axis_names {sorted(unknown)} are not axes of the mesh "
                          f"{mesh.axis_names}")
-    if set(axis_names) != set(mesh.axis_names) and not config.jax_use_shardy_partitioner:
+    outer = _outer_manual(mesh)
+    manual = frozenset(axis_names or mesh.axis_names) - outer
+    if manual | outer != set(mesh.axis_names) and not config.jax_use_shardy_partitioner:
         raise NotImplementedError(
             f"shard_map: axis_names={set(axis_names)} (manual over some mesh axes only) needs "
             f"the Shardy partitioner (jax_use_shardy_partitioner, on by default); GSPMD's "
             f"subgroup-manual regions are not supported (see the NB in pyjax/_src/shard_map.py)")
-    return frozenset(axis_names)
+    return manual
 
 
 def _axis_env(mesh, manual_axes) -> dict:
@@ -231,14 +253,6 @@ def _manual_spec(spec, manual):
     return PartitionSpec(*out, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
-class _InferFromArgs:
-    def __repr__(self):
-        return "Infer"
-
-
-Infer = _InferFromArgs()
-
-
 def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
     """shard_map over the one mesh axis `axis_name` of the mesh in context (`set_mesh`), with
     vmap-style `in_axes` / `out_axes`: which dimension of each argument / output that axis
@@ -248,9 +262,9 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
         >>> with pyjax.set_mesh(pyjax.make_mesh((8,), ("i",))):
         ...     y = smap(lambda b: b - lax.pmean(b, "i"), in_axes=0, out_axes=0, axis_name="i")(x)
 
-    NB: JAX keeps the other mesh axes automatic (XLA may split the body's work along them);
-    here the body runs on every device, replicated along them, with the same results.
-    `in_axes=Infer` reads the dimension from the arguments' NamedShardings.
+    The other mesh axes stay automatic (XLA may split the body's work along them), as in JAX;
+    an smap nested in one over another axis maps that axis too. `in_axes=Infer` reads the
+    dimension from the arguments' NamedShardings.
     """
     if f is None:
         return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
@@ -272,7 +286,7 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
     @functools.wraps(f)
     @api_boundary
     def mapped(*args):
-        mesh = get_mesh()
+        mesh = _enclosing_mesh() or get_mesh()
         if not isinstance(mesh, (Mesh, AbstractMesh)) or axis_name not in mesh.axis_names:
             raise ValueError(f"smap: axis_name {axis_name!r} must be an axis of the mesh in "
                              f"context (pyjax.set_mesh(mesh)), got {mesh!r}")
@@ -290,7 +304,8 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
                                                    for a, x in zip(axes, leaves, strict=True)])
         out_specs = tree_util.tree_map(_out_spec, _as_tuple(out_axes),
                                        is_leaf=lambda a: a is None)
-        out = shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)(*args)
+        out = shard_map(f, in_specs=in_specs, out_specs=out_specs,  # (the mesh in context)
+                        axis_names=frozenset({axis_name}))(*args)
         return tree_util.tree_map(_full_rank, out)
     return mapped
 
@@ -310,7 +325,8 @@ def _full_rank(o):
 
 
 def _sharded_dim(x, axis_name):
-    s = getattr(x, "_named_sharding", None)
+    s = (getattr(x.aval, "sharding", None) if isinstance(x, core.Tracer)  # (its type's)
+         else getattr(x, "_named_sharding", None))
     if s is None:
         return None
     for d, p in enumerate(s.spec._normalized(len(s.spec))):
@@ -325,7 +341,7 @@ def _place_host_args(args, in_specs, mesh):
     leaves, tree = tree_util.tree_flatten(args)
     if not any(type(x) is np.ndarray for x in leaves):
         return args
-    specs = tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")
+    specs = tree_util.flatten_prefix(_matching(in_specs, args), args, "shard_map in_specs")
     out = []
     for x, s in zip(leaves, specs, strict=True):
         s = s if s is not None else PartitionSpec()
@@ -345,16 +361,47 @@ def _as_tuple(specs):
     return tuple(specs) if isinstance(specs, list) else specs
 
 
+def _matching(specs, tree):
+    """`specs` as a prefix of `tree`: as given (a list for a list), else a list of specs for a
+    tuple of values (pyjax takes either)."""
+    if isinstance(specs, list) and not isinstance(tree, list):
+        return tuple(specs)
+    return specs
+
+
+class _Enclosing(threading.local):
+    def __init__(self):
+        self.meshes = []  # the meshes of the shard_map bodies being traced, innermost last
+
+
+_enclosing = _Enclosing()
+
+
+def _enclosing_mesh():
+    """Inside a shard_map body: its mesh (a shard_map nested there without `mesh=` maps over
+    it, as JAX reads the mesh in context), else None."""
+    if _enclosing.meshes and get_abstract_mesh().manual_axes:
+        return _enclosing.meshes[-1]
+    return None
+
+
+def _outer_manual(mesh) -> frozenset:
+    """The axes of `mesh` that an enclosing shard_map is manual over (a shard_map nested in
+    one that left axes automatic maps those)."""
+    ctx = get_abstract_mesh()
+    return frozenset(ctx.manual_axes) if ctx.axis_names == mesh.axis_names else frozenset()
+
+
 def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
-    if batching.mesh_axes_bound():
-        # JAX 0.10.2 refuses a pmap in a pmap, and a shard_map in a shard_map unless the outer
-        # one leaves mesh axes automatic (axis_names=...), which pyjax does not support yet
+    if batching.mesh_axes_bound() and (not _outer_manual(mesh) or not manual_axes):
+        # JAX 0.10.2 refuses a pmap in a pmap, and a shard_map in a shard_map unless it maps
+        # axes the outer one left automatic (axis_names=...)
         raise ValueError("shard_map (or pmap) inside the body of another shard_map or pmap: "
                          "the outer map is manual over every mesh axis, so the inner one has "
                          "none left; use one shard_map over a mesh with all the axes")
     leaves, in_tree = tree_util.tree_flatten(args)
     specs = [s if s is not None else PartitionSpec() for s in
-             tree_util.flatten_prefix(_as_tuple(in_specs), args, "shard_map in_specs")]
+             tree_util.flatten_prefix(_matching(in_specs, args), args, "shard_map in_specs")]
     in_avals = [core.get_aval(x) for x in leaves]
     for i, (s, a) in enumerate(zip(specs, in_avals, strict=True)):
         _check_spec(s, a, mesh, f"in_specs[{i}]", f, global_shape=True)
@@ -366,7 +413,8 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
     def body(*bs):
         out = f(*tree_util.tree_unflatten(in_tree, bs))
         flat, tree = tree_util.tree_flatten(out)
-        out_specs_flat = tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")
+        out_specs_flat = tree_util.flatten_prefix(_matching(out_specs, out), out,
+                                                  "shard_map out_specs")
         if check_vma:  # an output split along an axis it is invariant along: a pvary (as JAX)
             flat = [core.pvary(o, _spec_axes(s) & manual_axes) if _is_spec(s) else o
                     for o, s in zip(flat, out_specs_flat, strict=True)]
@@ -382,7 +430,7 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
         _check_spec(s, a, mesh, f"out_specs[{i}]", f)
         _check_manual(s, manual_axes, "out_specs")
     if check_vma:
-        _check_vma(closed.out_avals, flat_out, out_specs, out_tree, mesh, f)
+        _check_vma(closed.out_avals, flat_out, out_specs, out_tree, mesh, f, manual_axes)
     jaxpr, consts = pe.as_const_free(closed)
     all_specs = (PartitionSpec(),) * len(consts) + tuple(specs)
     outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh, in_specs=all_specs,
@@ -439,7 +487,7 @@ def _local_aval(aval, spec, mesh, vma_axes=None):
     shape = tuple(n // w for n, w in zip(aval.shape, ways, strict=True))
     if vma_axes is None:
         return aval.update(shape=shape)
-    return aval.update(shape=shape, vma=_spec_axes(spec) & vma_axes)
+    return aval.update(shape=shape, vma=aval.vma | (_spec_axes(spec) & vma_axes))
 
 
 def _spec_axes(spec) -> frozenset:
@@ -447,10 +495,13 @@ def _spec_axes(spec) -> frozenset:
                      if a is not None and a is not PartitionSpec.UNCONSTRAINED)
 
 
-def _global_aval(aval, spec, mesh):
+def _global_aval(aval, spec, mesh, manual_axes=None):
+    """The value the blocks laid out as `spec` make; it varies along the axes of an enclosing
+    shard_map its blocks vary along (`manual_axes`: this one's)."""
     ways = _ways(spec, aval.ndim, mesh)
+    vma = core.NO_VMA if manual_axes is None else aval.vma - manual_axes
     return aval.update(shape=tuple(n * w for n, w in zip(aval.shape, ways, strict=True)),
-                       vma=core.NO_VMA)
+                       vma=vma if vma else core.NO_VMA)
 
 
 def _unmentioned(spec, ndim, mesh, manual_axes):
@@ -470,26 +521,32 @@ def _trace(fun, avals, mesh, manual_axes, check_vma):
 def _body_context(mesh, manual_axes, check_vma):
     """Where a body is traced: its manual mesh axes bound, vma types on if `check_vma`, and
     (as JAX) `get_abstract_mesh()` the mesh with those axes of type Manual."""
+    every = manual_axes | _outer_manual(mesh)  # (with an enclosing shard_map's)
     manual_mesh = mesh.abstract_mesh.update_axis_types(
-        {a: AxisType.Manual for a in mesh.axis_names if a in manual_axes})
-    with batching.extend_axis_env(_axis_env(mesh, manual_axes)), \
-            core.tracing_with_vma(manual_axes if check_vma else None, mesh.axis_names), \
-            use_abstract_mesh(manual_mesh):
-        yield
+        {a: AxisType.Manual for a in mesh.axis_names if a in every})
+    _enclosing.meshes.append(mesh)
+    try:
+        with batching.extend_axis_env(_axis_env(mesh, manual_axes)), \
+                core.tracing_with_vma(every if check_vma else None, mesh.axis_names), \
+                use_abstract_mesh(manual_mesh):
+            yield
+    finally:
+        _enclosing.meshes.pop()
 
 
 # -- check_vma: outputs typed as varying along axes their out_specs leave out ----------------------
 
-def _check_vma(out_avals, out_specs, specs_tree, out_tree, mesh, f):
+def _check_vma(out_avals, out_specs, specs_tree, out_tree, mesh, f, manual_axes):
     """JAX's error when an output varies along a mesh axis its out_spec does not split (so
     one device's block could not stand for all of them)."""
+    full = tree_util.tree_unflatten(out_tree, out_avals)
     paths = tree_util.flatten_prefix(
-        tree_util.tree_map_with_path(lambda p, s: tree_util.keystr(p), _as_tuple(specs_tree),
-                                     is_leaf=_is_spec),
-        tree_util.tree_unflatten(out_tree, out_avals), "shard_map out_specs")
+        tree_util.tree_map_with_path(lambda p, s: tree_util.keystr(p),
+                                     _matching(specs_tree, full), is_leaf=_is_spec),
+        full, "shard_map out_specs")
     bad = []
     for aval, spec, path in zip(out_avals, out_specs, paths, strict=True):
-        varying = getattr(aval, "vma", core.NO_VMA)
+        varying = getattr(aval, "vma", core.NO_VMA) & manual_axes
         named = _spec_axes(spec)
         if not varying - named:
             continue
@@ -523,7 +580,8 @@ def _check_vma(out_avals, out_specs, specs_tree, out_tree, mesh, f):
 
 @shard_map_p.def_abstract_eval
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
-    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+    return [_global_aval(a, s, mesh, manual_axes)
+            for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
 
 
 # body jaxpr -> {(avals, in_shardings, other params): Compiled}; weak in the jaxpr (a Compiled
@@ -608,7 +666,7 @@ def _shard_map_partial_eval(eqn, in_unknown):
     res_spec = _all_axes_spec(mesh, manual)
     in_specs, out_specs = p["in_specs"], p["out_specs"]
     common = dict(mesh=mesh, check_vma=p["check_vma"], manual_axes=p["manual_axes"])
-    res_vars = [core.Var(_global_aval(a, res_spec, mesh)) for a in res_local]
+    res_vars = [core.Var(_global_aval(a, res_spec, mesh, manual)) for a in res_local]
     k_eqn = core.JaxprEqn(
         [v for v, u in zip(eqn.invars, in_unknown) if not u],
         [v for v, u in zip(eqn.outvars, out_unknown) if not u] + res_vars, shard_map_p,
@@ -705,7 +763,9 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                          f"{mesh!r}")
     module = ctx.module
     saved = getattr(module, "axis_env", ()), module.manual, module.manual_axes
-    module.axis_env, module.manual, module.manual_axes = mesh, mesh.size > 1, manual_axes
+    # (nested in a shard_map manual over other axes: manual over those too)
+    module.axis_env, module.manual = mesh, mesh.size > 1
+    module.manual_axes = manual_axes | (saved[2] if saved[0] == mesh else frozenset())
     try:
         if mesh.size == 1:  # one device: nothing to partition
             return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
@@ -731,7 +791,7 @@ def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual_axes
     """Shardy's form: one `sdy.manual_computation` whose region is the body on per-device
     blocks; its in/out shardings are the specs over the mesh (every dimension left open to
     the mesh axes the region is not manual over)."""
-    partly = set(manual_axes) != set(mesh.axis_names)
+    partly = set(ctx.module.manual_axes) != set(mesh.axis_names)  # (with enclosing regions')
 
     def shardings(specs, avals):
         return "#sdy.sharding_per_value<[" + ", ".join(
@@ -922,7 +982,7 @@ def _run_op_by_op(f, mesh, specs, out_specs, check_vma, manual, args):
     out as `out_specs` says."""
     leaves, in_tree = tree_util.tree_flatten(args)
     flat_specs = [s if s is not None else PartitionSpec() for s in
-                  tree_util.flatten_prefix(_as_tuple(specs), args, "shard_map in_specs")]
+                  tree_util.flatten_prefix(_matching(specs, args), args, "shard_map in_specs")]
     in_vmas = [_spec_axes(s) & manual if check_vma else manual for s in flat_specs]
     stacked = [_converter(s, _stacked_spec(v, manual, check_vma, mesh), mesh, manual, check_vma,
                           _stack)(x) for x, s, v in zip(leaves, flat_specs, in_vmas, strict=True)]
@@ -936,13 +996,13 @@ def _run_op_by_op(f, mesh, specs, out_specs, check_vma, manual, args):
         flat, out_tree = tree_util.tree_flatten(out)
         lifted = [trace.lift(o) for o in flat]
     flat_out = [s if s is not None else PartitionSpec() for s in
-                tree_util.flatten_prefix(_as_tuple(out_specs), out, "shard_map out_specs")]
+                tree_util.flatten_prefix(_matching(out_specs, out), out, "shard_map out_specs")]
     if check_vma:
         local = []
         for v, vma, s in lifted:
             a = core.get_aval(v)
             local.append(a.update(shape=a.shape[1:] if s else a.shape, vma=vma))
-        _check_vma(local, flat_out, out_specs, out_tree, mesh, f)
+        _check_vma(local, flat_out, out_specs, out_tree, mesh, f, manual)
     outs = [_converter(_stacked_spec(vma, manual, check_vma, mesh) if s else PartitionSpec(), o,
                        mesh, manual, check_vma, _unstack if s else _same)(v)
             for (v, vma, s), o in zip(lifted, flat_out, strict=True)]

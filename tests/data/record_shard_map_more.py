@@ -49,6 +49,15 @@ out["static_arg_jit"] = res(lambda: static(A, (4, 2)))
 out["static_arg_eager"] = res(lambda: jax.shard_map(
     add_ones, mesh=mesh, in_specs=(P("x"), None), out_specs=P("x"))(A, (4, 4)))
 
+out["in_specs_none"] = res(lambda: jax.numpy.asarray(jax.shard_map(
+    lambda a: a * 2, mesh=mesh, in_specs=None, out_specs=P())(3.0)))
+out["out_specs_list"] = res(lambda: jax.shard_map(
+    lambda a, b: [a.sum(keepdims=True), b], mesh=mesh, in_specs=(P("x"), P("y")),
+    out_specs=[P("x"), P("y")])(A, A))
+out["no_mesh"] = res(lambda: jax.shard_map(lambda a: a, in_specs=P(), out_specs=P())(A))
+out["empty_mesh"] = res(lambda: jax.shard_map(lambda a: a, mesh=empty_concrete_mesh,
+                                              in_specs=P("x"), out_specs=P("x"))(A))
+
 # an AbstractMesh: an eager call runs on the mesh its arguments are laid out over
 amesh = mesh.abstract_mesh
 laid = jax.device_put(A, NamedSharding(mesh, P("x")))
@@ -112,6 +121,52 @@ out["no_args"] = res(lambda: jax.shard_map(idx, mesh=mesh, in_specs=(),
                                            out_specs=P("x", "y"))())
 out["no_args_jit_body"] = res(lambda: jax.shard_map(jax.jit(idx), mesh=mesh, in_specs=(),
                                                     out_specs=P("x", "y"))())
+
+# shard_maps nested over the axes the outer one leaves automatic (jit; types seen inside)
+m3 = Mesh(np.array(jax.devices()).reshape(2, 2, 2), ("x", "y", "z"))
+B = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+seen = []
+def inner(b):
+    seen.append(str(jax.typeof(b)))
+    return jnp.sin(b) * jax.lax.axis_index("y")
+def outer(b):
+    seen.append(str(jax.typeof(b)))
+    r = jax.shard_map(inner, in_specs=P(None, "y"), out_specs=P(None, "y"),
+                      axis_names={"y"})(b)
+    seen.append(str(jax.typeof(r)))
+    return r * 2
+nested = jax.jit(jax.shard_map(outer, mesh=m3, in_specs=P("x", None), out_specs=P("x", None),
+                               axis_names={"x"}))
+out["nested"] = res(lambda: nested(B))
+out["nested_types"] = " ".join(seen)
+def outer_sin(b):
+    r = jax.shard_map(lambda c: jnp.sin(c) * c, in_specs=P(None, "y"), out_specs=P(None, "y"),
+                      axis_names={"y"})(b)
+    return r * 2
+nested_sin = jax.shard_map(outer_sin, mesh=m3, in_specs=P("x", None), out_specs=P("x", None),
+                           axis_names={"x"}, check_vma=False)  # (JAX fails to lower with it)
+out["nested_grad"] = res(lambda: jax.jit(jax.grad(lambda b: nested_sin(b).sum()))(B))
+def rest(b):  # the inner one maps every axis the outer left (no axis_names)
+    return jax.shard_map(lambda c: c * jax.lax.axis_index(("y", "z")),
+                         in_specs=P(None, ("y", "z")), out_specs=P(None, ("y", "z")))(b)
+out["nested_rest"] = res(lambda: jax.jit(jax.shard_map(
+    rest, mesh=m3, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))(B))
+def mismatch(b):  # the mesh passed to a nested shard_map is not the one in context
+    return jax.shard_map(lambda c: c, mesh=m3, in_specs=P(None, "y"), out_specs=P(None, "y"),
+                         axis_names={"y"})(b)
+out["nested_mesh_mismatch"] = res(lambda: jax.jit(jax.shard_map(
+    mismatch, mesh=m3, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))(B))
+m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+def smap_nested():
+    @jax.smap(axis_name="x", in_axes=0, out_axes=0)
+    def f(b):
+        @jax.smap(axis_name="y", in_axes=0, out_axes=None)
+        def g(c):
+            return jax.lax.psum(c, "y")
+        return g(jnp.sin(b))
+    with jax.set_mesh(m2a):
+        return jax.jit(f)(np.arange(8.0, dtype=np.float32))
+out["smap_nested_psum"] = res(smap_nested)
 
 print(json.dumps(out))
 '''
