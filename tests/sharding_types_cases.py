@@ -296,4 +296,10 @@ CASES = [
     "np.asarray(jax.random.key_data(src_api.device_put_sharded(jnp.unstack(jax.random.split(jax.random.key(0), 8)), jax.devices())))",
     "jax.device_put_sharded",
     "src_api.device_put_sharded([np.ones(2), np.ones(3)], jax.devices()[:2])",
+    # jit given SingleDeviceShardings runs on that device (also lowered ahead of time)
+    "[sorted(d.id for d in jax.jit(lambda v: v * 2, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[3]))(np.arange(4.)).devices()), np.asarray(jax.jit(lambda v: v * 2, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[3]))(np.arange(4.)))]",
+    "repr(jax.jit(lambda v: v * 2, out_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[2]))(np.arange(4.)).sharding)",
+    "sorted(d.id for d in jax.jit(lambda v: v * 2, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[3])).lower(np.arange(4.)).compile()(np.arange(4.)).devices())",
+    "jax.jit(lambda v: v, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[0]))(v=np.arange(4.))",
+    "jax.jit(lambda v: v, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[0]), out_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[1]))(np.arange(4.))",
 ]

@@ -495,9 +495,16 @@ class JitInfo:
             outs = pjit_p.bind(*closed.consts, *leaves, jaxpr=_as_const_free(closed),
                                name=self.name, donated_invars=None)
             return entry.out_tree.unflatten(outs), None
-        if self.in_shardings is not None or self.out_shardings is not None or (
+        single = None  # the one device that given SingleDeviceShardings name
+        if self.in_shardings is not None or self.out_shardings is not None:
+            if self.in_shardings is not None and dyn_kwargs:
+                raise ValueError("pjit does not support kwargs when in_shardings is specified.")
+            single = spmd.single_device(self.in_shardings, self.out_shardings, dyn_args, leaves,
+                                        entry.out_tree, self.name)
+        if single is None and self.device is None and (
+                self.in_shardings is not None or self.out_shardings is not None or (
                 xla.multiple_devices() and (entry.mesh is not None or any(
-                    type(x) is ArrayImpl and x._named_sharding is not None for x in leaves))):
+                    type(x) is ArrayImpl and x._named_sharding is not None for x in leaves)))):
             ins, outs = spmd.shardings_for(
                 self.in_shardings, self.out_shardings, dyn_args, dyn_kwargs, leaves,
                 entry.out_tree, self.name, entry.mesh)
@@ -506,7 +513,8 @@ class JitInfo:
             compiled = entry.compiled_sharded(self.name, ins, outs)
             out = entry.out_tree.unflatten(compiled(leaves))
             return out, dispatch.fastpath_data_spmd(compiled, (dyn_args, dyn_kwargs), leaves, out)
-        device = self.device  # jit(device=...): JAX's deprecated placement, kept
+        device = single if single is not None else self.device  # (jit(device=...): JAX's
+        # deprecated placement, kept)
         if device is None and xla.multiple_devices():
             labels = [f"argument {n}" for n in _arg_origins(
                 self._params(), dyn_args, dyn_kwargs, in_tree, self.static_argnums) or ()] or None
@@ -684,8 +692,16 @@ class JitInfo:
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         traced = Traced(self.name, closed, in_tree, out_tree, donated)
         mesh = spmd.constrained_mesh(closed.jaxpr) if xla.multiple_devices() else None
-        if self.in_shardings is not None or self.out_shardings is not None or any(
-                spmd.leaf_sharding(x) is not None for x in leaves) or mesh:
+        if self.in_shardings is not None and kwargs:
+            raise ValueError("pjit does not support kwargs when in_shardings is specified.")
+        if self.in_shardings is not None or self.out_shardings is not None:
+            traced.device = spmd.single_device(self.in_shardings, self.out_shardings, args,
+                                               leaves, out_tree, self.name)
+        if traced.device is None:
+            traced.device = self.device  # (jit(device=...))
+        if traced.device is None and (self.in_shardings is not None or self.out_shardings is not
+                                      None or any(spmd.leaf_sharding(x) is not None
+                                                  for x in leaves) or mesh):
             traced.shardings = spmd.shardings_for(self.in_shardings, self.out_shardings, args,
                                                   kwargs, leaves, out_tree, self.name, mesh)
         return traced

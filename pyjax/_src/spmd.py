@@ -14,7 +14,8 @@ import contextvars
 from pyjax._src import core, tree_util
 from pyjax._src.array import ArrayImpl, ShapeDtypeStruct, named_sharding_for
 from pyjax._src.mesh import Mesh
-from pyjax._src.sharding import NamedSharding, PartitionSpec, Sharding
+from pyjax._src.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                                 xla_memory_kind)
 
 
 def _is_spec(x):
@@ -86,6 +87,29 @@ def shardings_for(in_shardings, out_shardings, dyn_args, dyn_kwargs, leaves, out
     mesh = _common_mesh(ins, outs, leaves, name, mesh)
     ins = tuple(s if s is not None else _own(x, mesh) for s, x in zip(ins, leaves, strict=True))
     return ins, (tuple(outs) if outs is not None else None)
+
+
+def single_device(in_shardings, out_shardings, dyn_args, leaves, out_tree, name):
+    """The device of a jit whose given shardings are all SingleDeviceShardings in the device's
+    default memory (and whose arguments are not laid out over several devices): it runs there,
+    as a jit on committed arguments does. None otherwise (a mesh, or nothing, says where)."""
+    given = []
+    if in_shardings is not None:
+        given += _per_leaf(in_shardings, dyn_args, "in_shardings", name)
+    if out_shardings is not None:
+        full = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+        given += _per_leaf(out_shardings, full, "out_shardings", name)
+    given = [s for s in given if s is not None]
+    if not given or not all(type(s) is SingleDeviceSharding and xla_memory_kind(
+            s.memory_kind, s._device) is None for s in given):
+        return None
+    if any(type(x) is ArrayImpl and len(x.sharding.device_set) > 1 for x in leaves):
+        return None
+    devices = {s._device for s in given}
+    if len(devices) > 1:
+        raise ValueError(f"Received incompatible devices for jitted computation {name}: "
+                         f"{', '.join(sorted(repr(s) for s in set(given)))}")
+    return devices.pop()
 
 
 def out_shardings_from_types(ins, out_avals):

@@ -114,6 +114,7 @@ class Traced(_Stage):
         self.out_tree = out_tree
         self.donated = donated
         self.shardings = None  # (in, out) NamedShardings of a jit over a mesh
+        self.device = None  # the device SingleDeviceShardings given to jit name
         self._ref_call = None  # a state.discharge.AotCall when given or closing over Refs
 
     _traced = property(lambda self: self)
@@ -133,7 +134,8 @@ class Traced(_Stage):
             request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
                                      spmd.mesh_devices(*self.shardings), *self.shardings)
         else:
-            request = CompileRequest(jaxpr, f"jit_{self.name}", donated)
+            request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
+                                     () if self.device is None else (self.device,))
         return Lowered(self, request, dispatch.lower(request))
 
 
