@@ -272,3 +272,16 @@ def test_vectorize_output_errors_and_rank_promotion_as_jax():
     with pyjax.numpy_rank_promotion("warn"):
         with pytest.warns(UserWarning, match="require rank promotion"):
             add(jnp.zeros((2, 2)), jnp.zeros(2))
+
+
+def test_einsum_keeps_mixed_operand_dtypes_as_jax():
+    # JAX 0.10.2 gives dot_general the operands as they are, with the result dtype as its
+    # preferred_element_type (no convert first); a sum converts a narrower operand first.
+    # Dtypes and jaxprs recorded from JAX 0.10.2.
+    jaxpr = pyjax.make_jaxpr(lambda x, y: jnp.einsum("a,a->a", x, y))(jnp.ones(3, jnp.int8), jnp.ones(3, jnp.float32))
+    assert [str(e.primitive) for e in jaxpr.eqns] == ["dot_general"]
+    assert jaxpr.eqns[0].params["preferred_element_type"] == np.float32
+    jaxpr = pyjax.make_jaxpr(lambda m, v: jnp.einsum("ij,j->j", m, v))(jnp.ones((2, 3), jnp.int8), jnp.ones(3, jnp.int32))
+    assert [str(e.primitive) for e in jaxpr.eqns] == ["convert_element_type", "reduce_sum", "dot_general"]
+    got = jnp.einsum("ij,j->i", jnp.full((2, 3), 100, jnp.int8), jnp.arange(3, dtype=jnp.bfloat16))
+    assert got.dtype == jnp.bfloat16 and got.tolist() == [300.0, 300.0]

@@ -197,7 +197,13 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_subscripts((subscripts,) + operands)
     check_arraylike("einsum", *operands)
-    operands, weak = _promote_for_dot(*operands)
+    # as JAX: the operands keep their dtypes (dot_general takes mixed ones and computes in the
+    # result dtype, its preferred_element_type); a sum converts its operand first
+    operands = [asarray_value(x) for x in operands]
+    if preferred_element_type is None:
+        pet, weak = dtypes.lattice_result_type(*operands)
+    else:
+        pet, weak = dtypes.canonicalize_dtype(np.dtype(preferred_element_type)), False
     # (a symbolic dimension, under export, is planned for as if it were 8, as JAX does)
     shapes = [tuple(8 if type(d) in core.symbolic_dim_types else d for d in _aval(x).shape)
               for x in operands]
@@ -220,20 +226,20 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
                 "parameter.")
         if len(picked) == 1:
             (s, x), = picked
-            x = _einsum_unary(x, s, result)
+            x = _einsum_unary(x, s, result, pet)
         else:
             (s1, x1), (s2, x2) = picked
             last = not ops and result == output_str  # its result is einsum's
-            x = _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type,
+            x = _einsum_binary(x1, s1, x2, s2, result, precision, pet,
                                out_sharding if last else None)
             if last:
                 out_sharding = None
         ops.append((result, x))
     (s, x), = ops
-    x = _einsum_unary(x, s, output_str)
+    x = _einsum_unary(x, s, output_str, pet)
     if out_sharding is not None:  # (no contraction made the result: laid out afterwards)
         x = reshard_p.bind(x, sharding=sharding_rules.out_sharding_param(out_sharding, "einsum"))
-    return _as_result(x, preferred_element_type, weak)
+    return _convert_element_type(x, pet, weak)
 
 
 def _interleaved_subscripts(args):
@@ -253,8 +259,9 @@ def _interleaved_subscripts(args):
     return ins + "->" + "".join(letter(i) for i in output), tuple(operands)
 
 
-def _einsum_unary(x, s, result):
-    """Diagonals (repeated letters), sums over letters absent from `result`, then a transpose."""
+def _einsum_unary(x, s, result, pet):
+    """Diagonals (repeated letters), sums over letters absent from `result` (in `pet` when the
+    operand's dtype is narrower), then a transpose."""
     # repeated indices: take the diagonal
     while len(set(s)) != len(s):
         for c in s:
@@ -266,6 +273,8 @@ def _einsum_unary(x, s, result):
                 break
     sum_axes = tuple(i for i, c in enumerate(s) if c not in result)
     if sum_axes:
+        if dtypes.result_type(x, pet) != _aval(x).dtype:
+            x = _convert_element_type(x, pet, False)
         x = jred.sum(x, axis=sum_axes, dtype=_aval(x).dtype)  # a contraction keeps its dtype, as in JAX
         s = "".join(c for c in s if c in result)
     if s != result:
@@ -277,15 +286,15 @@ def _diagonal(x, i, j):
     return diagonal(x, 0, i, j)
 
 
-def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type, out_sharding=None):
+def _einsum_binary(x1, s1, x2, s2, result, precision, pet, out_sharding=None):
     # an axis of size 1 against a longer one of the same letter broadcasts: drop it first
     x1, s1 = _filter_singleton_dims(x1, s1, _aval(x2).shape, s2)
     x2, s2 = _filter_singleton_dims(x2, s2, _aval(x1).shape, s1)
     # reduce letters used only by one operand and absent from the result first
     keep1 = "".join(c for c in s1 if c in s2 or c in result)
     keep2 = "".join(c for c in s2 if c in s1 or c in result)
-    x1 = _einsum_unary(x1, s1, _dedup(keep1)) if keep1 != s1 or len(set(s1)) != len(s1) else x1
-    x2 = _einsum_unary(x2, s2, _dedup(keep2)) if keep2 != s2 or len(set(s2)) != len(s2) else x2
+    x1 = _einsum_unary(x1, s1, _dedup(keep1), pet) if keep1 != s1 or len(set(s1)) != len(s1) else x1
+    x2 = _einsum_unary(x2, s2, _dedup(keep2), pet) if keep2 != s2 or len(set(s2)) != len(s2) else x2
     s1, s2 = _dedup(keep1), _dedup(keep2)
     # the names' order and the operands' order as JAX's, so jaxprs read the same: batch names in
     # result order, contracted names sorted, and (x2, x1) when that needs no transpose after
@@ -302,8 +311,8 @@ def _einsum_binary(x1, s1, x2, s2, result, precision, preferred_element_type, ou
     if out_sharding is not None:
         out_sharding = sharding_rules.permuted_spec(sharding_rules.out_sharding_param(
             out_sharding, "einsum"), [out_s.index(c) for c in result])
-    out = dot_general(x1, x2, dn, precision, _pet(preferred_element_type, x1), out_sharding)
-    return _einsum_unary(out, out_s, result) if out_s != result else out
+    out = dot_general(x1, x2, dn, precision, pet, out_sharding)
+    return _einsum_unary(out, out_s, result, pet) if out_s != result else out
 
 
 def _filter_singleton_dims(x, s, other_shape, other_s):
