@@ -1010,7 +1010,7 @@ MISSING_RULES: dict[str, dict[str, str]] = {
                                           "all_to_all", "ppermute", "axis_index", "pvary",
                                           "psum_invariant", "all_gather_invariant")},
         **{name: _HIGHER_ORDER for name in ("cond", "while", "scan", "jit", "remat2", "remat_opt",
-                                            "custom_linear_solve",
+                                            "custom_linear_solve", "custom_root",
                                             "custom_jvp_call", "custom_vjp_call", "custom_lin",
                                             "custom_vmap_call")},
         "random_gamma": "a rejection sampler driven by threefry bits: its oracle is JAX's recorded "

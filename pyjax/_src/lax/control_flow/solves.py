@@ -10,9 +10,9 @@ may return auxiliary outputs after x. Rules, in order: abstract eval, impl, jvp 
 the cotangent), batching (every jaxpr batched, with b and x always batched) and lowering (the
 solve jaxpr, inlined).
 
-`custom_root` needs no primitive of its own: the solution's tangent is `-tangent_solve(J_x,
-J_params . dparams)` (implicit differentiation), solved with `custom_linear_solve` so reverse
-mode transposes it.
+`custom_root` is `root_p`, whose JVP rule is the implicit derivative: the root's tangent is
+`-tangent_solve(J_x, J_params . dparams)`, built from traceable operations so that reverse mode
+transposes it and higher derivatives differentiate it.
 """
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
 from pyjax._src.lax import elementwise as lax_elem
 from pyjax._src.lax.control_flow import common
-from pyjax._src.lax.shape_ops import stop_gradient
 from pyjax._src.traceback_util import api_boundary
 
 
@@ -230,6 +229,17 @@ def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
 
 
 # -- custom_root -------------------------------------------------------------------------------
+#
+# `root_p.bind(*f_consts, *solve_consts, *ls_consts, *guess, const_lengths, jaxprs)` runs the
+# solver (`jaxprs[1]`, after its constants, on the guess). `jaxprs` also holds `f` and
+# linearize_and_solve (`(x, b) -> tangent_solve(d_x f at x, b)`, traced when custom_root is
+# called, as JAX's). The JVP is the implicit one, built from traceable operations (this
+# primitive again for the root, `f` at the root, linearize_and_solve), so higher derivatives
+# differentiate that rule, as JAX's custom_jvp does.
+# NB: JAX stages custom_root as a custom_jvp_call; pyjax has a primitive of its own (the lax layer
+# sits below custom_derivatives), printed `custom_root`.
+
+root_p = Primitive("custom_root", multiple_results=True)
 
 
 @api_boundary
@@ -265,31 +275,100 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         aux_trees.append(aux_tree)
         return x_flat + (aux_flat if has_aux else [])
     solve_jaxpr, solve_consts = common.trace_flat(flat_solve, guess_avals)
+    f_fun = core.jaxpr_as_fun(f_jaxpr)
+
+    def linearize_and_solve(*x_and_b):  # tangent_solve(d_x f at x, b), traced now as JAX does
+        x, b = list(x_and_b[:len(guess_flat)]), list(x_and_b[len(guess_flat):])
+
+        def linear_f(v):
+            _, out = ad.jvp_flat(lambda *xs: f_fun(*f_consts, *xs), x, tree_util.tree_leaves(v))
+            return unflat([common.instantiate_zeros(t, core.get_aval(p))
+                           for t, p in zip(out, x, strict=True)])
+        dx_flat, dx_tree = tree_util.tree_flatten(tangent_solve(linear_f, unflat(b)))
+        if dx_tree != guess_tree:
+            raise TypeError(f"custom_root: tangent_solve() output pytree structure must match "
+                            f"initial_guess, got {dx_tree} and {guess_tree}")
+        return dx_flat
+    ls_jaxpr, ls_consts = common.trace_flat(linearize_and_solve, guess_avals * 2)
     n = len(guess_flat)
-    out = _root_with_implicit_jvp(f_jaxpr, solve_jaxpr, tangent_solve, guess_tree, n,
-                                  list(f_consts), list(solve_consts), list(guess_flat))
+    out = root_p.bind(*f_consts, *solve_consts, *ls_consts, *guess_flat,
+                      const_lengths=(len(f_consts), len(solve_consts), len(ls_consts)),
+                      jaxprs=(f_jaxpr, solve_jaxpr, ls_jaxpr))
     x = unflat(out[:n])
     return (x, tree_util.tree_unflatten(aux_trees[0], out[n:])) if has_aux else x
 
 
-def _root_with_implicit_jvp(f_jaxpr, solve_jaxpr, tangent_solve, tree, n, f_consts, solve_consts, guess):
-    """The solver's root, carrying the implicit derivative through `f`'s constants.
+def _root_split(args, const_lengths):
+    """(f's constants, the solver's, linearize_and_solve's, the guess) from the operands."""
+    nf, ns, nl = const_lengths
+    return (list(args[:nf]), list(args[nf:nf + ns]), list(args[nf + ns:nf + ns + nl]),
+            list(args[nf + ns + nl:]))
 
-    With x* the root (computed without derivatives) and L = J_x f at x*, the result is
-    `x* - tangent_solve(L, f(params, x*) - stop_gradient(f(params, x*)))`: its value is x*
-    (the right-hand side is zero) and its derivative is `-L^{-1} J_params dparams`, the implicit
-    one, in forward and (as `tangent_solve` is linear in its right-hand side) reverse mode.
-    NB: higher derivatives are those of this expression, not of JAX's custom JVP."""
-    sol = core.jaxpr_as_fun(solve_jaxpr)(*map(stop_gradient, solve_consts), *map(stop_gradient, guess))
-    x, aux = [stop_gradient(v) for v in sol[:n]], [stop_gradient(a) for a in sol[n:]]
-    frozen = [stop_gradient(c) for c in f_consts]
-    f = core.jaxpr_as_fun(f_jaxpr)
 
-    def linear_f(v):  # L v
-        _, out = ad.jvp_flat(lambda *xs: f(*frozen, *xs), x, tree_util.tree_leaves(v))
-        return tree_util.tree_unflatten(tree, [common.instantiate_zeros(t, core.get_aval(p))
-                                               for t, p in zip(out, x, strict=True)])
-    f_at_root = f(*f_consts, *x)
-    rhs = tree_util.tree_unflatten(tree, [lax_elem.sub(v, stop_gradient(v)) for v in f_at_root])
-    dx = tree_util.tree_leaves(tangent_solve(linear_f, rhs))
-    return [lax_elem.sub(v, d) for v, d in zip(x, dx, strict=True)] + aux
+@root_p.def_abstract_eval
+def _root_abstract_eval(*avals, const_lengths, jaxprs):
+    return list(jaxprs[1].out_avals)
+
+
+def _root_impl(*args, const_lengths, jaxprs):
+    _, solve_consts, _, guess = _root_split(args, const_lengths)
+    return core.jaxpr_as_fun(jaxprs[1])(*solve_consts, *guess)
+
+
+root_p.def_impl(_root_impl)
+
+
+def _root_jvp(primals, tangents, *, const_lengths, jaxprs):
+    """f(p, x*(p)) = 0  =>  dx* = -(d_x f)^{-1} (d_p f . dp), at the root, solved by
+    linearize_and_solve; the tangents of the solver's constants and of the guess do not matter
+    (as in JAX)."""
+    out = root_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    f_consts, _, ls_consts, guess = _root_split(primals, const_lengths)
+    f_dots = tangents[:const_lengths[0]]
+    x = out[:len(guess)]
+    zeros = [ad.Zero(ad.tangent_aval(core.get_aval(v))) for v in out]
+    if all(type(t) is ad.Zero for t in f_dots):
+        return out, zeros
+    f = core.jaxpr_as_fun(jaxprs[0])
+    _, rhs = ad.jvp_flat(lambda *cs: f(*cs, *x), f_consts, f_dots)
+    rhs = [common.instantiate_zeros(t, core.get_aval(v)) for t, v in zip(rhs, x, strict=True)]
+    dx = core.jaxpr_as_fun(jaxprs[2])(*ls_consts, *x, *rhs)
+    return out, [lax_elem.neg(d) for d in dx] + zeros[len(x):]
+
+
+root_p.def_jvp(_root_jvp)
+
+
+def _root_batch(axis_data, args, dims, *, const_lengths, jaxprs):
+    """The jaxprs batched, with the guess, the root, f's values and linearize_and_solve's inputs
+    and outputs batched (the guess broadcast if it was not); their new constants join their
+    groups of operands."""
+    if all(d is batching.not_mapped for d in dims):
+        outs = root_p.bind(*args, const_lengths=const_lengths, jaxprs=jaxprs)
+        return outs, [batching.not_mapped] * len(outs)
+    size = axis_data.size
+    *consts, guess = _root_split(args, const_lengths)
+    *const_dims, guess_dims = _root_split(dims, const_lengths)
+    guess = [batching.bdim_at_front(v, d, size) for v, d in zip(guess, guess_dims, strict=True)]
+    groups, new_jaxprs = [], []
+    for jaxpr, cs, ds in zip(jaxprs, consts, const_dims, strict=True):
+        front = [c if d is batching.not_mapped else batching.bdim_at_front(c, d, size)
+                 for c, d in zip(cs, ds, strict=True)]
+        in_dims = [batching.not_mapped if d is batching.not_mapped else 0 for d in ds]
+        n_vec = len(jaxpr.in_avals) - len(cs)  # the guess (x, and b for linearize_and_solve)
+        bj, bconsts, _ = common.batch_jaxpr(jaxpr, axis_data, in_dims + [0] * n_vec,
+                                            [True] * len(jaxpr.out_avals))
+        groups.append(list(bconsts) + front)
+        new_jaxprs.append(bj)
+    outs = root_p.bind(*groups[0], *groups[1], *groups[2], *guess,
+                       const_lengths=tuple(map(len, groups)), jaxprs=tuple(new_jaxprs))
+    return outs, [0] * len(outs)
+
+
+root_p.def_batch(batching.AxisBatchRule(_root_batch))
+
+
+@root_p.def_lowering
+def _root_lowering(ctx, *args, const_lengths, jaxprs):
+    _, solve_consts, _, guess = _root_split(args, const_lengths)
+    return ctx.lower_jaxpr(jaxprs[1].jaxpr, [], solve_consts + guess)
