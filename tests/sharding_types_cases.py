@@ -302,4 +302,10 @@ CASES = [
     "sorted(d.id for d in jax.jit(lambda v: v * 2, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[3])).lower(np.arange(4.)).compile()(np.arange(4.)).devices())",
     "jax.jit(lambda v: v, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[0]))(v=np.arange(4.))",
     "jax.jit(lambda v: v, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[0]), out_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[1]))(np.arange(4.))",
+    # jit's checks: device and backend together; an argument committed to another layout than
+    # in_shardings gives (an equal layout spelled otherwise, or an uncommitted value, is fine)
+    "jax.jit(lambda v: v, device=jax.devices()[0], backend='cpu')",
+    "jax.jit(lambda v: v, in_shardings=NamedSharding(auto_mesh, P('x')))(jax.device_put(X, NamedSharding(auto_mesh, P('x', 'y'))))",
+    "np.asarray(jax.jit(lambda v: v * 2, in_shardings=NamedSharding(auto_mesh, P('x', None)))(jax.device_put(X, NamedSharding(auto_mesh, P('x')))))",
+    "repr(jax.jit(lambda v: v * 2, in_shardings=NamedSharding(auto_mesh, P('x')))(X).sharding)",
 ]

@@ -944,11 +944,20 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         >>> f = jit(lambda x, y: x @ y.T + 1.0)
         >>> f(jnp.ones((2, 3)), jnp.ones((2, 3)))
     """
+    if device is not None and backend is not None:  # (JAX's checks of its deprecated args)
+        raise ValueError(f"can't specify both a device and a backend for jit, got "
+                         f"device={device!r} and backend={backend!r}")
+    if device is not None or backend is not None:
+        for what, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+            if given is not None:
+                raise ValueError(f"If backend or device is specified on jit, then {what} "
+                                 f"should not be specified.")
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, inline=inline, device=device,
-                                 in_shardings=in_shardings, out_shardings=out_shardings)
+                                 backend=backend, in_shardings=in_shardings,
+                                 out_shardings=out_shardings)
     info = JitInfo(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                    keep_unused, inline, in_shardings=in_shardings, out_shardings=out_shardings)
     info.device = device

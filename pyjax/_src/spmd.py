@@ -85,8 +85,23 @@ def shardings_for(in_shardings, out_shardings, dyn_args, dyn_kwargs, leaves, out
         outs = [named_sharding_for(s, f"jit {name}")
                 for s in _per_leaf(out_shardings, full, "out_shardings", name)]
     mesh = _common_mesh(ins, outs, leaves, name, mesh)
+    for s, x in zip(ins, leaves, strict=True):
+        if s is not None and type(x) is ArrayImpl and x._committed:
+            _check_committed(s, x)
     ins = tuple(s if s is not None else _own(x, mesh) for s, x in zip(ins, leaves, strict=True))
     return ins, (tuple(outs) if outs is not None else None)
+
+
+def _check_committed(given, x):
+    """An argument committed to a layout other than the one jit's in_shardings give is JAX's
+    ValueError (an uncommitted one is laid out anew)."""
+    ndim = len(x.shape)
+    mine, theirs = given._to_xla_hlo_sharding(ndim), x.sharding._to_xla_hlo_sharding(ndim)
+    replicated = [h.is_replicated() or h.num_devices() == 1 for h in (mine, theirs)]
+    if mine != theirs and not all(replicated):
+        raise ValueError(f"Sharding passed to jit does not match the sharding on the respective "
+                         f"arg. Got jit sharding: {given},\narg sharding: {x.sharding} for arg "
+                         f"type: {x.aval.str_short()}")
 
 
 def single_device(in_shardings, out_shardings, dyn_args, leaves, out_tree, name):
