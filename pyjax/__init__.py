@@ -138,7 +138,7 @@ _LAZY_SUBMODULES = ("ad_checkpoint", "custom_batching", "debug", "distributed", 
 # Top-level names defined in a module imported on first use: name -> that module.
 _LAZY_ATTRIBUTES = {
     "shard_map": "pyjax._src.shard_map",
-    "smap": "pyjax._src.shard_map",
+    "smap": "pyjax._src.smap",
     "reshard": "pyjax._src.reshard",
     "pmap": "pyjax._src.pmap",
     "pure_callback": "pyjax._src.callback",

@@ -142,8 +142,10 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
                 out = _run_op_by_op(fun, m, specs, out_specs, check_vma, manual, args)
             flat, tree = tree_util.tree_flatten(out)
             specs = tree_util.flatten_prefix(_matching(out_specs, out), out, "shard_map out_specs")
-            return tree_util.tree_unflatten(tree, [lay_out(o, m, s)
-                                                   for o, s in zip(flat, specs, strict=True)])
+            partly = manual != set(m.axis_names)  # (then the outputs' types say the layout)
+            return tree_util.tree_unflatten(tree, [
+                o if partly and getattr(core.get_aval(o), "sharding", None) is not None
+                else lay_out(o, m, s) for o, s in zip(flat, specs, strict=True)])
         return _shard_map(fun, m, specs, out_specs, check_vma, manual, *args)
     return mapped
 
@@ -253,88 +255,6 @@ def _manual_spec(spec, manual):
     return PartitionSpec(*out, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
-def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
-    """shard_map over the one mesh axis `axis_name` of the mesh in context (`set_mesh`), with
-    vmap-style `in_axes` / `out_axes`: which dimension of each argument / output that axis
-    splits (None: not split). `f` gets each device's shard, the mapped dimension kept.
-
-    Example:
-        >>> with pyjax.set_mesh(pyjax.make_mesh((8,), ("i",))):
-        ...     y = smap(lambda b: b - lax.pmean(b, "i"), in_axes=0, out_axes=0, axis_name="i")(x)
-
-    The other mesh axes stay automatic (XLA may split the body's work along them), as in JAX;
-    an smap nested in one over another axis maps that axis too. `in_axes=Infer` reads the
-    dimension from the arguments' NamedShardings.
-    """
-    if f is None:
-        return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
-    if not callable(f):
-        raise TypeError(f"smap requires a callable, got {f!r}")
-
-    def spec(axis, ndim):
-        if axis is None:
-            return PartitionSpec()
-        if not -max(ndim, 1) <= axis < max(ndim, 1):
-            raise ValueError(f"smap: axis {axis} is out of range for a value of rank {ndim}")
-        return PartitionSpec(*[None] * (axis % ndim), axis_name)
-
-    def _out_spec(a):
-        if a is not None and a < 0:
-            raise NotImplementedError(f"smap: negative out_axes ({a}) are not supported yet")
-        return spec(a, a + 1 if a is not None else 0)
-
-    @functools.wraps(f)
-    @api_boundary
-    def mapped(*args):
-        mesh = _enclosing_mesh() or get_mesh()
-        if not isinstance(mesh, (Mesh, AbstractMesh)) or axis_name not in mesh.axis_names:
-            raise ValueError(f"smap: axis_name {axis_name!r} must be an axis of the mesh in "
-                             f"context (pyjax.set_mesh(mesh)), got {mesh!r}")
-        leaves, tree = tree_util.tree_flatten(args)
-        if in_axes is Infer:
-            kind = mesh._name_to_type[axis_name]
-            if kind is not AxisType.Explicit:
-                raise TypeError(f"in_axes was not specified when axis_name="
-                                f"{frozenset({axis_name})} was of type {kind}")
-            axes = [_sharded_dim(x, axis_name) for x in leaves]
-        else:
-            axes = tree_util.flatten_prefix(
-                tuple(in_axes) if isinstance(in_axes, list) else in_axes, args, "smap in_axes")
-        in_specs = tree_util.tree_unflatten(tree, [spec(a, np.ndim(x))
-                                                   for a, x in zip(axes, leaves, strict=True)])
-        out_specs = tree_util.tree_map(_out_spec, _as_tuple(out_axes),
-                                       is_leaf=lambda a: a is None)
-        out = shard_map(f, in_specs=in_specs, out_specs=out_specs,  # (the mesh in context)
-                        axis_names=frozenset({axis_name}))(*args)
-        return tree_util.tree_map(_full_rank, out)
-    return mapped
-
-
-def legacy_shard_map(f, mesh, in_specs, out_specs, check_rep=True):
-    """`jax.experimental.shard_map.shard_map` (deprecated in JAX): `shard_map` with the mesh
-    and specs positional and `check_rep` for `check_vma`."""
-    return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=check_rep)
-
-
-def _full_rank(o):
-    """smap's eager results over an Explicit mesh report their spec at full rank (as JAX)."""
-    s = o._named_sharding if type(o) is ArrayImpl else None
-    if s is None or not s.mesh.axis_types or any(t is not AxisType.Explicit for t in s.mesh.axis_types):
-        return o
-    return lay_out(o, s.mesh, PartitionSpec(*s.spec, *[None] * (o.ndim - len(s.spec))))
-
-
-def _sharded_dim(x, axis_name):
-    s = (getattr(x.aval, "sharding", None) if isinstance(x, core.Tracer)  # (its type's)
-         else getattr(x, "_named_sharding", None))
-    if s is None:
-        return None
-    for d, p in enumerate(s.spec._normalized(len(s.spec))):
-        if axis_name in p:
-            return d
-    return None
-
-
 def _place_host_args(args, in_specs, mesh):
     """NumPy arguments sent straight to the devices as their in_specs split them (each device
     gets its block, not the whole array)."""
@@ -406,7 +326,7 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
     for i, (s, a) in enumerate(zip(specs, in_avals, strict=True)):
         _check_spec(s, a, mesh, f"in_specs[{i}]", f, global_shape=True)
         _check_manual(s, manual_axes, "in_specs")
-    local = [_local_aval(a, s, mesh, manual_axes if check_vma else None)
+    local = [_local_aval(a, s, mesh, manual_axes if check_vma else None, manual_axes)
              for a, s in zip(in_avals, specs, strict=True)]
     box = []
 
@@ -480,14 +400,33 @@ def _ways(spec, ndim, mesh):
     return [math.prod(mesh.shape[a] for a in p) for p in spec._normalized(ndim)]
 
 
-def _local_aval(aval, spec, mesh, vma_axes=None):
+def _local_aval(aval, spec, mesh, vma_axes=None, manual_axes=frozenset()):
     """One device's block of a global value laid out as `spec`; with `vma_axes` (the manual
-    axes of a check_vma body), typed as varying along the axes of those that split it."""
+    axes of a check_vma body), typed as varying along the axes of those that split it. Its
+    type keeps how the Explicit axes left automatic split it (over the mesh whose
+    `manual_axes` are Manual), as JAX types a partly manual body."""
     ways = _ways(spec, aval.ndim, mesh)
     shape = tuple(n // w for n, w in zip(aval.shape, ways, strict=True))
+    sharding = _local_sharding(getattr(aval, "sharding", None), manual_axes | _outer_manual(mesh))
     if vma_axes is None:
-        return aval.update(shape=shape)
-    return aval.update(shape=shape, vma=aval.vma | (_spec_axes(spec) & vma_axes))
+        return aval.update(shape=shape, sharding=sharding)
+    return aval.update(shape=shape, sharding=sharding,
+                       vma=aval.vma | (_spec_axes(spec) & vma_axes))
+
+
+def _local_sharding(sharding, manual):
+    """A typed value's sharding inside a body manual over `manual`: the other axes' part, over
+    the mesh with those axes Manual (None when no Explicit axis is left)."""
+    if sharding is None or not manual:
+        return None
+    amesh = sharding.mesh.update_axis_types(
+        {a: AxisType.Manual for a in sharding.mesh.axis_names if a in manual})
+    if not amesh._any_axis_explicit:
+        return None
+    parts = [tuple(a for a in p if a not in manual) for p in sharding.spec._normalized(
+        len(sharding.spec))]
+    return NamedSharding(amesh, PartitionSpec(*[p[0] if len(p) == 1 else (p or None)
+                                                for p in parts]))
 
 
 def _spec_axes(spec) -> frozenset:
@@ -497,11 +436,21 @@ def _spec_axes(spec) -> frozenset:
 
 def _global_aval(aval, spec, mesh, manual_axes=None):
     """The value the blocks laid out as `spec` make; it varies along the axes of an enclosing
-    shard_map its blocks vary along (`manual_axes`: this one's)."""
+    shard_map its blocks vary along (`manual_axes`: this one's), and is split along the
+    Explicit axes its blocks' type names as well as along `spec`'s."""
     ways = _ways(spec, aval.ndim, mesh)
     vma = core.NO_VMA if manual_axes is None else aval.vma - manual_axes
-    return aval.update(shape=tuple(n * w for n, w in zip(aval.shape, ways, strict=True)),
-                       vma=vma if vma else core.NO_VMA)
+    shape = tuple(n * w for n, w in zip(aval.shape, ways, strict=True))
+    inner = getattr(aval, "sharding", None)
+    if inner is None or manual_axes is None:
+        return aval.update(shape=shape, vma=vma if vma else core.NO_VMA)
+    parts = [tuple(m) + tuple(e) for m, e in zip(spec._normalized(aval.ndim),
+                                                 inner.spec._normalized(aval.ndim), strict=True)]
+    outer = mesh.abstract_mesh.update_axis_types(
+        {a: AxisType.Manual for a in _outer_manual(mesh)})
+    sharding = NamedSharding(outer, PartitionSpec(*[p[0] if len(p) == 1 else (p or None)
+                                                    for p in parts]))
+    return aval.update(shape=shape, sharding=sharding, vma=vma if vma else core.NO_VMA)
 
 
 def _unmentioned(spec, ndim, mesh, manual_axes):

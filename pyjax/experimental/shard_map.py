@@ -3,7 +3,7 @@ in_specs, out_specs, check_rep=True)`); reading the name warns, as in JAX 0.10.2
 `pyjax.shard_map`."""
 import warnings as _warnings
 
-from pyjax._src.shard_map import legacy_shard_map as _legacy_shard_map
+from pyjax._src.smap import legacy_shard_map as _legacy_shard_map
 
 
 def __getattr__(name):

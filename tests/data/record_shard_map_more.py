@@ -156,6 +156,23 @@ def mismatch(b):  # the mesh passed to a nested shard_map is not the one in cont
                          axis_names={"y"})(b)
 out["nested_mesh_mismatch"] = res(lambda: jax.jit(jax.shard_map(
     mismatch, mesh=m3, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))(B))
+# manual over part of a mesh of Explicit axes: the body's types keep the other axes' split
+ex = jax.make_mesh((2, 2), ("i", "j"), axis_types=(AxisType.Explicit,) * 2)
+ex_seen = []
+def ex_body(b):
+    ex_seen.append(str(jax.typeof(b)))
+    ex_seen.append(repr(jax.typeof(b).sharding.spec))
+    r = b * b + 1
+    ex_seen.append(repr(jax.typeof(r).sharding.spec))
+    return r
+def explicit_partial(jit):
+    with jax.set_mesh(ex):
+        v = jax.device_put(B, P("i", "j"))
+        f = jax.shard_map(ex_body, out_specs=P("i", None), axis_names={"i"})
+        return (jax.jit(f) if jit else f)(v)
+out["explicit_partial_jit"] = res(lambda: explicit_partial(True))
+out["explicit_partial_eager"] = res(lambda: explicit_partial(False))
+out["explicit_partial_types"] = " ".join(ex_seen)
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
