@@ -675,33 +675,48 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     return [next(it) if m else None for m in mask]
 
 
-def _shard_map_batch(axis_size, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+def _shard_map_batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
                      manual_axes):
-    """vmap of a shard_map: the batch axis leads every batched argument and output, unsplit
-    (their specs get a leading None); the body is the batched body. Outputs that do not depend
-    on the batched arguments stay unbatched."""
+    """vmap of a shard_map: the batch axis leads every batched argument and output (their
+    specs get a leading entry: vmap's `spmd_axis_name`, which splits the batch over those mesh
+    axes, else None); the body is the batched body, on its devices' part of the batch.
+    Outputs that do not depend on the batched arguments stay unbatched."""
+    params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                  check_vma=check_vma, manual_axes=manual_axes)
+    if all(d is batching.not_mapped for d in dims):
+        return shard_map_p.bind(*args, **params), [batching.not_mapped] * len(jaxpr.out_avals)
+    spmd = axis_data.spmd_name
+    names = () if spmd is None else tuple(spmd) if isinstance(spmd, (tuple, list)) else (spmd,)
+    if any(set(names) & _spec_axes(s) for s in (*in_specs, *out_specs)):
+        # NB: a spec already splits along those axes (the residuals of a differentiated
+        # shard_map name every axis; JAX leaves vmap's out of them): the batch stays whole
+        names = ()
+    lead = None if not names else spmd if isinstance(spmd, str) else names
+    size = axis_data.size // math.prod(mesh.shape[n] for n in names)
+    vary = frozenset(names) if check_vma else frozenset()
     args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
             for x, d in zip(args, dims, strict=True)]
     in_dims = [None if d is batching.not_mapped else 0 for d in dims]
     local = [v.aval for v in jaxpr.jaxpr.invars]
-    local = [a if d is None else a.update(shape=(axis_size, *a.shape))
+    local = [a if d is None else a.update(shape=(size, *a.shape), vma=a.vma | vary)
              for a, d in zip(local, in_dims, strict=True)]
     box = []
 
     def body(*xs):
         outs, out_dims = batching.batch_flat(
             functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts), xs, in_dims,
-            batching.AxisData(None, axis_size))
+            batching.AxisData(None, size))
         box.append([None if d is batching.not_mapped else 0 for d in out_dims])
-        return [o if d is batching.not_mapped else batching.moveaxis(o, d, 0)
+        return [o if d is batching.not_mapped else
+                core.pvary(batching.moveaxis(o, d, 0), tuple(vary))
                 for o, d in zip(outs, out_dims, strict=True)]
     free, consts = _trace(body, local, mesh, manual_axes, check_vma)
     out_dims = box[0]
     outs = shard_map_p.bind(
         *consts, *args, jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
         in_specs=(PartitionSpec(),) * len(consts) + tuple(
-            s if d is None else PartitionSpec(None, *s) for s, d in zip(in_specs, in_dims)),
-        out_specs=tuple(s if d is None else PartitionSpec(None, *s)
+            s if d is None else PartitionSpec(lead, *s) for s, d in zip(in_specs, in_dims)),
+        out_specs=tuple(s if d is None else PartitionSpec(lead, *s)
                         for s, d in zip(out_specs, out_dims)))
     return outs, [batching.not_mapped if d is None else 0 for d in out_dims]
 
@@ -780,7 +795,7 @@ def _shard_map_dce(used_outputs, eqn):
 shard_map_p.def_jvp(_shard_map_jvp)
 shard_map_p.def_partial_eval(_shard_map_partial_eval)
 shard_map_p.def_transpose(_shard_map_transpose)
-shard_map_p.def_batch(_shard_map_batch)
+shard_map_p.def_batch(batching.AxisBatchRule(_shard_map_batch))
 shard_map_p.def_lowering(_shard_map_lowering)
 shard_map_p.def_dce(_shard_map_dce)
 

@@ -173,6 +173,15 @@ def explicit_partial(jit):
 out["explicit_partial_jit"] = res(lambda: explicit_partial(True))
 out["explicit_partial_eager"] = res(lambda: explicit_partial(False))
 out["explicit_partial_types"] = " ".join(ex_seen)
+# vmap with spmd_axis_name: the batch is split over those mesh axes (specs get them first)
+def spmd_specs(name):
+    f = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P(), out_specs=P())
+    e, = jax.make_jaxpr(jax.vmap(f, spmd_axis_name=name))(A).jaxpr.eqns
+    r = jax.vmap(f, spmd_axis_name=name)(A)
+    return ["ok", np.asarray(r).tolist(),
+            [repr(e.params["in_specs"][0]), repr(e.params["out_specs"][0]), layout(r)]]
+out["vmap_spmd_pair"] = spmd_specs(("x", "y"))
+out["vmap_spmd_one"] = spmd_specs("x")
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
