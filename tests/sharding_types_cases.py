@@ -308,4 +308,10 @@ CASES = [
     "jax.jit(lambda v: v, in_shardings=NamedSharding(auto_mesh, P('x')))(jax.device_put(X, NamedSharding(auto_mesh, P('x', 'y'))))",
     "np.asarray(jax.jit(lambda v: v * 2, in_shardings=NamedSharding(auto_mesh, P('x', None)))(jax.device_put(X, NamedSharding(auto_mesh, P('x')))))",
     "repr(jax.jit(lambda v: v * 2, in_shardings=NamedSharding(auto_mesh, P('x')))(X).sharding)",
+    # with_sharding_constraint under a mesh of Explicit axes only: an assert on the type
+    "seen(lambda a: jax.lax.with_sharding_constraint(a, P(None, 'x')), x)",
+    "jaxpr(lambda a: jax.lax.with_sharding_constraint(a, P('x', None)) * 2, x)",
+    "NamedSharding(mesh, P(P.UNCONSTRAINED))",
+    "repr(NamedSharding(auto_mesh, P(P.UNCONSTRAINED)).spec)",
+    "jax.lax.with_sharding_constraint(np.arange(4.), None)",
 ]

@@ -279,6 +279,10 @@ class NamedSharding(Sharding):
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
                                  f"{tuple(mesh.axis_names)}.")
+        if (PartitionSpec.UNCONSTRAINED in tuple(spec) and mesh.axis_types
+                and AxisType.Auto not in mesh.axis_types):
+            raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh "
+                             f"axis_types are `Auto`. Got mesh axis_types: {mesh.axis_types}")
         if len(set(used)) != len(used):
             dup = next(a for a in used if used.count(a) > 1)
             raise DuplicateSpecError(

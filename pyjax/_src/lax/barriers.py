@@ -15,7 +15,7 @@ from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.shape_ops import _unchanged
 from pyjax._src.lax.utils import standard_primitive
 from pyjax._src.lowering import sdy
-from pyjax._src.mesh import AbstractMesh, Mesh, get_mesh
+from pyjax._src.mesh import AbstractMesh, Mesh, get_abstract_mesh, get_mesh
 from pyjax._src.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
 # -- optimization_barrier --------------------------------------------------------------------
@@ -116,6 +116,9 @@ sharding_constraint_p.def_sharding_rule(sharding_rules.given_sharding)
 
 
 def _check_constraint(s):
+    if s is None:  # (JAX's words)
+        raise ValueError("One of with_sharding_constraint arguments got sharding None which is "
+                         "not allowed. Please only pass `jax.sharding.Sharding` instances.")
     if isinstance(s, PartitionSpec) and get_mesh() is not None:
         s = NamedSharding(get_mesh(), s)
     if isinstance(s, Sharding) and not isinstance(s, (SingleDeviceSharding, NamedSharding)):
@@ -151,10 +154,30 @@ def with_sharding_constraint(x, shardings):
     else:  # one for every leaf
         specs = [shardings] * len(leaves)
     specs = [_check_rank(v, _check_constraint(s)) for v, s in zip(leaves, specs, strict=True)]
-    outs = [sharding_constraint_p.bind(_unchanged(v), sharding=s, layout=None,
+    am = get_abstract_mesh()
+    explicit = not am.empty and am.are_all_axes_explicit
+    outs = [_assert_laid_out(v, s) if explicit and isinstance(s, NamedSharding) else
+            sharding_constraint_p.bind(_unchanged(v), sharding=s, layout=None,
                                        unconstrained_dims=frozenset())
             for v, s in zip(leaves, specs, strict=True)]
     return tree_util.tree_unflatten(tree, outs)
+
+
+def _assert_laid_out(x, s):
+    """Under a mesh whose axes are all Explicit a value's type says its layout, so the
+    constraint only checks it (JAX's AssertionError) and stages nothing: `reshard` moves data."""
+    aval = core.get_aval(x)
+    have = tuple(aval.sharding.spec) if getattr(aval, "sharding", None) is not None else \
+        (None,) * aval.ndim
+    want = tuple(s.spec) + (None,) * (aval.ndim - len(s.spec))
+    for h, w in zip(have, want, strict=True):
+        if w is not PartitionSpec.UNCONSTRAINED and h != w:
+            raise AssertionError(
+                f"`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+                f"`Explicit`. The array sharding: {PartitionSpec(*have)} did not match the "
+                f"sharding provided: {PartitionSpec(*want)}. Please use `jax.sharding.reshard` "
+                f"to shard your input to the sharding you want.")
+    return x
 
 
 sharding_constraint_p.def_abstract_eval(lambda x, **params: x)
