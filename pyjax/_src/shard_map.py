@@ -352,11 +352,35 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
     if check_vma:
         _check_vma(closed.out_avals, flat_out, out_specs, out_tree, mesh, f, manual_axes)
     jaxpr, consts = pe.as_const_free(closed)
+    _check_closed_over(consts, mesh, manual_axes)
     all_specs = (PartitionSpec(),) * len(consts) + tuple(specs)
     outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh, in_specs=all_specs,
                             out_specs=tuple(flat_out), check_vma=check_vma,
                             manual_axes=manual_axes)
     return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _check_closed_over(consts, mesh, manual_axes):
+    """JAX's NotImplementedError for a value the body closes over that is typed as split over
+    Explicit axes, when the body has no Explicit axis left (pass it as an argument instead)."""
+    body_mesh = mesh.abstract_mesh.update_axis_types(
+        {a: AxisType.Manual for a in manual_axes | _outer_manual(mesh)})
+    if body_mesh._any_axis_explicit:
+        return
+    for c in consts:
+        aval = core.get_aval(c)
+        # (a concrete array: its own layout; get_aval types it over the mesh in context)
+        s = (getattr(aval, "sharding", None) if isinstance(c, core.Tracer)
+             else getattr(c, "_named_sharding", None))
+        if s is not None and s.mesh._any_axis_explicit:
+            types: dict = {}
+            for n, t in zip(s.mesh.axis_names, s.mesh.axis_types, strict=True):
+                types.setdefault(t, []).append(n)
+            types = {t: tuple(ns) for t, ns in types.items()}
+            raise NotImplementedError(
+                f"Closing over inputs to shard_map where the input is sharded on `Explicit` axes "
+                f"is not implemented. As a workaround, please pass those inputs as an argument "
+                f"to shard_map. Got input with shape {aval.str_short()}({types})")
 
 
 def _fun_name(f):

@@ -182,6 +182,22 @@ def spmd_specs(name):
             [repr(e.params["in_specs"][0]), repr(e.params["out_specs"][0]), layout(r)]]
 out["vmap_spmd_pair"] = spmd_specs(("x", "y"))
 out["vmap_spmd_one"] = spmd_specs("x")
+# closing over a value laid out over Explicit axes (JAX's NotImplementedError), or not
+ex1 = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+W = np.ones((2, 4), np.float32)
+def close_over(kind):
+    with jax.set_mesh(ex1):
+        x = jax.device_put(np.ones((4, 4), np.float32), P("x"))
+        w = jax.device_put(W, P())
+        body = lambda xi: jnp.sum(w * xi, axis=-1)
+        if kind == "traced":
+            return jax.jit(lambda w, x: jax.shard_map(
+                lambda xi: jnp.sum(w * xi, axis=-1), in_specs=P("x"), out_specs=P("x"))(x))(w, x)
+        return jax.shard_map(body, in_specs=P("x"), out_specs=P("x"))(x)
+out["close_over_laid_out"] = res(lambda: close_over("laid_out"))
+out["close_over_traced"] = res(lambda: close_over("traced"))
+# (NB: closing over jnp.asarray(W) made under the mesh raises too in JAX, whose eager
+# operations under set_mesh lay their results out over it; pyjax's do not)
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
