@@ -25,6 +25,7 @@ import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import dtypes
+from pyjax._src import config as config_module
 from pyjax._src.config import config
 from pyjax import numpy_dtype_promotion
 
@@ -459,29 +460,29 @@ def test_dtype_of_values_and_dtype_likes(x64):
     class ScalarType:                       # like jnp.float32: a class with a `.dtype`
         dtype = np.dtype(np.float16)
 
-    assert dtypes.dtype(True) == np.bool_
-    assert dtypes.dtype(1) == np.int64
-    assert dtypes.dtype(1.0) == np.float64
-    assert dtypes.dtype(1j) == np.complex128
-    assert dtypes.dtype(float) == np.float64
-    assert dtypes.dtype("bfloat16") == np.dtype(ml_dtypes.bfloat16)
-    assert dtypes.dtype(dtypes.bfloat16) == np.dtype(ml_dtypes.bfloat16)
-    assert dtypes.dtype(np.float32) == np.float32
-    assert dtypes.dtype(np.dtype("int8")) == np.int8
-    assert dtypes.dtype(np.zeros(3, np.uint16)) == np.uint16
-    assert dtypes.dtype(np.float32(1)) == np.float32
-    assert dtypes.dtype(ScalarType) == np.float16
-    assert dtypes.dtype(WeakArray(np.int8)) == np.int8
-    assert dtypes.dtype(None) == (np.float64 if x64 else np.float32)
-    assert dtypes.dtype(1.0, canonicalize=True) == (np.float64 if x64 else np.float32)
-    assert dtypes.dtype(np.int64, canonicalize=True) == (np.int64 if x64 else np.int32)
-    assert dtypes.dtype(2**70) == np.int64          # the value is not checked here
+    assert dtypes.dtype_of(True) == np.bool_
+    assert dtypes.dtype_of(1) == np.int64
+    assert dtypes.dtype_of(1.0) == np.float64
+    assert dtypes.dtype_of(1j) == np.complex128
+    assert dtypes.dtype_of(float) == np.float64
+    assert dtypes.dtype_of("bfloat16") == np.dtype(ml_dtypes.bfloat16)
+    assert dtypes.dtype_of(dtypes.bfloat16) == np.dtype(ml_dtypes.bfloat16)
+    assert dtypes.dtype_of(np.float32) == np.float32
+    assert dtypes.dtype_of(np.dtype("int8")) == np.int8
+    assert dtypes.dtype_of(np.zeros(3, np.uint16)) == np.uint16
+    assert dtypes.dtype_of(np.float32(1)) == np.float32
+    assert dtypes.dtype_of(ScalarType) == np.float16
+    assert dtypes.dtype_of(WeakArray(np.int8)) == np.int8
+    assert dtypes.dtype_of(None) == (np.float64 if x64 else np.float32)
+    assert dtypes.dtype_of(1.0, canonicalize=True) == (np.float64 if x64 else np.float32)
+    assert dtypes.dtype_of(np.int64, canonicalize=True) == (np.int64 if x64 else np.int32)
+    assert dtypes.dtype_of(2**70) == np.int64          # the value is not checked here
 
 
 @pytest.mark.parametrize("bad", ["floaty", "float33", "object", "S", "U", np.dtype("S3"),
                                  np.dtype(object)], ids=repr)
 def test_invalid_dtypes_raise_type_error_naming_the_value(bad):
-    for fn in [dtypes.dtype, dtypes.canonicalize_dtype, dtypes.result_type]:
+    for fn in [dtypes.dtype_of, dtypes.canonicalize_dtype, dtypes.result_type]:
         with pytest.raises(TypeError, match=str(bad).replace("|", r"\|").replace("'", "")):
             fn(bad)
     # as JAX: a name NumPy does not know is a TypeError, a NumPy type JAX can't promote a ValueError
@@ -492,9 +493,74 @@ def test_invalid_dtypes_raise_type_error_naming_the_value(bad):
 
 def test_dtype_of_unknown_object():
     with pytest.raises(TypeError, match=r"\[1, 2\]"):
-        dtypes.dtype([1, 2])
+        dtypes.dtype_of([1, 2])
     with pytest.raises(TypeError, match="object"):
-        dtypes.dtype(object())
+        dtypes.dtype_of(object())
+
+
+# jax._src.dtypes.dtype of each value, per jax_explicit_x64_dtypes mode (x64 off), recorded from
+# JAX 0.10.2: (dtype name or exception class, whether it warned)
+_DTYPE_VALUES = ["float64", np.dtype("int64"), np.uint64, "float32", 1, 1.0, 1j, True, int, float,
+                 complex, np.float64(1), np.zeros(2, np.int64), jnp.float64]
+_JAX_DTYPE_OF = {
+    "allow": "float64 int64 uint64 float32 int32 float32 complex64 bool int32 float32 complex64 "
+             "float32 int32 float32",
+    "warn": "float32! int32! uint32! float32 int32 float32 complex64 bool int32 float32 complex64 "
+            "float32 int32 float32",
+    "error": "ValueError ValueError ValueError float32 int32 float32 complex64 bool int32 float32 "
+             "complex64 float32 int32 float32",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(_JAX_DTYPE_OF))
+def test_jax_internal_dtype_canonicalizes_as_jax(mode):
+    """`jax._src.dtypes.dtype` canonicalizes Python scalars and NumPy values and applies the
+    explicit-x64 mode to dtypes asked for by name or NumPy type (JAX's dtypes_test)."""
+    got = []
+    with jax.enable_x64(False), config_module.explicit_x64_dtypes(mode), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for v in _DTYPE_VALUES:
+            n = len(caught)
+            try:
+                got.append(str(dtypes.dtype(v)) + ("!" if len(caught) > n else ""))
+            except ValueError as e:
+                assert "Explicitly requested dtype" in str(e)
+                got.append("ValueError")
+    assert got == _JAX_DTYPE_OF[mode].split()
+    with pytest.raises(ValueError, match="Invalid argument to dtype: None"):
+        dtypes.dtype(None)
+    with pytest.raises(TypeError, match="Cannot determine dtype of"):
+        dtypes.dtype([1, 2])
+    with pytest.raises(TypeError, match="with dtype object is not a valid JAX array type"):
+        dtypes.dtype(np.zeros(2, object))
+
+
+def test_dtype_helpers_as_jax():
+    """JAX 0.10.2's values: the default scalar types, itemsize_bits(None), canonicalize_value,
+    primal_tangent_dtype's name and equality, the wording of promotion errors."""
+    assert (dtypes.bool_, dtypes.int_, dtypes.uint, dtypes.float_, dtypes.complex_) == (
+        np.bool_, np.int64, np.uint64, np.float64, np.complex128)
+    with pytest.raises(ValueError, match="dtype cannot be None"):
+        dtypes.itemsize_bits(None)
+    with jax.enable_x64(False):
+        assert [str(dtypes.canonicalize_value(v).dtype)
+                for v in (np.zeros(2, np.int64), np.float64(1))] == ["int32", "float32"]
+    assert dtypes.canonicalize_value(np.zeros(2, dtypes.float0)).dtype == dtypes.float0
+    dt = dtypes.primal_tangent_dtype(jnp.int8, jnp.bfloat16)
+    assert repr(dt) == "PrimalTangentDType{i8/bf16}" and dt == dtypes.primal_tangent_dtype(np.int8, "bfloat16")
+    assert (dt.primal_dtype, dt.tangent_dtype) == (np.int8, jnp.bfloat16)
+    assert repr(dtypes.primal_tangent_dtype(np.int8, np.float32, name="di8")) == "di8"
+    for a, b, phrase in [("float8_e4m3fn", "float32", "8-bit floats do not support implicit promotion"),
+                         ("float4_e2m1fn", "float32", "4-bit floats do not support implicit promotion"),
+                         ("int4", "int8", "1-bit, 2-bit and 4-bit integers do not support")]:
+        with pytest.raises(dtypes.TypePromotionError,
+                           match=rf"Input dtypes \('{min(a, b)}', '{max(a, b)}'\) have no available "
+                                 rf"implicit dtype promotion path.*{phrase}"):
+            dtypes.promote_types(a, b)
+    with numpy_dtype_promotion("strict"), pytest.raises(
+            dtypes.TypePromotionError, match="when jax_numpy_dtype_promotion=strict"):
+        dtypes.promote_types("int32", "float32")
 
 
 def test_check_and_canonicalize_user_dtype(x64):
@@ -589,10 +655,10 @@ def test_float0():
     assert dtypes.float0 == np.dtype([("float0", np.void, 0)])
     assert dtypes.float0.itemsize == 0
     assert dtypes.is_float0(dtypes.float0) and not dtypes.is_float0(np.dtype(np.float32))
-    assert dtypes.dtype(np.zeros(3, dtypes.float0)) == dtypes.float0
-    assert dtypes.primal_tangent_dtype(np.dtype(np.int32)) == dtypes.float0
-    assert dtypes.primal_tangent_dtype(np.dtype(np.bool_)) == dtypes.float0
-    assert dtypes.primal_tangent_dtype(np.dtype(ml_dtypes.bfloat16)) == np.dtype(ml_dtypes.bfloat16)
+    assert dtypes.dtype_of(np.zeros(3, dtypes.float0)) == dtypes.float0
+    assert dtypes.tangent_dtype_of(np.dtype(np.int32)) == dtypes.float0
+    assert dtypes.tangent_dtype_of(np.dtype(np.bool_)) == dtypes.float0
+    assert dtypes.tangent_dtype_of(np.dtype(ml_dtypes.bfloat16)) == np.dtype(ml_dtypes.bfloat16)
     with pytest.raises(ValueError):  # as JAX 0.10.2 (recorded in jax_dtype_queries.json)
         dtypes.promote_types(dtypes.float0, np.float32)
     assert dtypes.short_dtype_name(dtypes.float0) == "float0"

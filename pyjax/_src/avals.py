@@ -165,4 +165,4 @@ class AbstractToken:
 def primal_dtype_to_tangent_dtype(primal_dtype):
     """The dtype of the tangents of values of `primal_dtype` (float0 for integers and bool)."""
     d = primal_dtype if isinstance(primal_dtype, dtypes.ExtendedDType) else np.dtype(primal_dtype)
-    return dtypes.primal_tangent_dtype(d)
+    return dtypes.tangent_dtype_of(d)

@@ -18,6 +18,8 @@ Without `jax_enable_x64`, 64-bit types are canonicalized to their 32-bit counter
 from __future__ import annotations
 
 import abc
+import dataclasses
+import types
 import warnings
 from typing import Any
 
@@ -168,8 +170,47 @@ def _from_dtype_like(x) -> np.dtype | ExtendedDType:
     return d
 
 
-def dtype(x, *, canonicalize: bool = False) -> np.dtype | ExtendedDType:
-    """The dtype of a value or dtype-like: `dtype(1.0)` is float64, `dtype("bfloat16")` bfloat16.
+def dtype(x) -> np.dtype | ExtendedDType:
+    """`jax._src.dtypes.dtype`, as JAX 0.10.2's: the dtype a value or dtype-like means to JAX.
+
+    Python scalars and their types give the default types (`dtype(1.0)` is float32 unless x64
+    is on); a dtype asked for by name or NumPy type follows jax_explicit_x64_dtypes (by default
+    float64 warns and is float32); values that carry an aval (Arrays, tracers, typed literals)
+    keep their dtype; other values (NumPy arrays and scalars) are canonicalized. None is a
+    ValueError. (pyjax's own code uses `dtype_of`, which does not canonicalize.)
+    """
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, type):
+        if x in python_scalar_dtypes:
+            return canonicalize_dtype(python_scalar_dtypes[x])
+        if issubclass(x, np.generic) and not issubclass(x, extended):
+            return maybe_canonicalize_explicit_dtype(_from_dtype_like(x), "dtype")
+    elif type(x) in _python_scalar_types:
+        return canonicalize_dtype(python_scalar_dtypes[type(x)])
+    elif hasattr(x, "aval") and isinstance(getattr(x, "dtype", None), (np.dtype, ExtendedDType)):
+        # NB: JAX keeps the dtype of Arrays and typed literals, and canonicalizes a tracer's,
+        # which is canonical already except under jax_explicit_x64_dtypes='allow'.
+        return x.dtype
+    if isinstance(x, (str, np.dtype)):
+        return maybe_canonicalize_explicit_dtype(_from_dtype_like(x), "dtype")
+    if isinstance(x, ExtendedDType):
+        return x
+    d = getattr(x, "dtype", None)
+    if not isinstance(d, (np.dtype, ExtendedDType)):
+        try:
+            d = np.result_type(x)
+        except TypeError as err:
+            raise TypeError(f"Cannot determine dtype of {x}") from err
+    if isinstance(d, np.dtype) and d not in _jax_dtypes and d != float0:
+        raise TypeError(f"Value '{x}' with dtype {d} is not a valid JAX array type. Only arrays "
+                        "of numeric types are supported by JAX.")
+    return canonicalize_dtype(d, allow_extended_dtype=True)
+
+
+def dtype_of(x, *, canonicalize: bool = False) -> np.dtype | ExtendedDType:
+    """The dtype of a value or dtype-like, as given: `dtype_of(1.0)` is float64,
+    `dtype_of("bfloat16")` bfloat16 (pyjax's internal helper; JAX's `dtype` canonicalizes).
 
     Python scalars map to bool/int64/float64/complex128; None means the default float type.
     With `canonicalize=True` the result goes through `canonicalize_dtype`.
@@ -244,7 +285,7 @@ def check_and_canonicalize_user_dtype(dtype, fun_name: str | None = None) -> np.
     if isinstance(dtype, ExtendedDType):
         return dtype
     if not isinstance(dtype, (str, type, np.dtype)) and hasattr(dtype, "shape"):
-        raise ValueError("Passing an array as a dtype argument is not supported; "
+        raise ValueError("Passing an array as a dtype argument is no longer supported; "
                          "use dtype=arr.dtype instead of dtype=arr.")
     if isinstance(dtype, type) and dtype in python_scalar_dtypes:
         return canonicalize_dtype(dtype)
@@ -399,18 +440,23 @@ class _Lattice:
 
 
 def _promotion_error(nodes, mode) -> TypePromotionError:
-    names = ", ".join(sorted(str(n.pytype.__name__ if isinstance(n, _WeakType) else n)
-                             for n in nodes))
-    msg = f"Input dtypes ({names}) have no implicit promotion path"
+    """JAX's TypePromotionError, its key phrases kept (tests match on them)."""
+    names = tuple(sorted(str(n.pytype.__name__ if isinstance(n, _WeakType) else n)
+                         for n in nodes))
+    msg = f"Input dtypes {names} have no available implicit dtype promotion path"
+    bits = lambda ds: [d for d in ds if any(n == d for n in nodes)]  # noqa: E731
     if mode == "strict":
-        msg += (" under jax_numpy_dtype_promotion='strict'. Cast the inputs explicitly, or set "
-                "jax_numpy_dtype_promotion='standard'.")
-    elif any(n in _small_int_types or n in _small_uint_types for n in nodes):
-        msg += (": integers narrower than 8 bits do not promote implicitly, to avoid surprises. "
-                "Cast explicitly, e.g. x.astype('int32').")
-    elif any(n in _small_float_types for n in nodes):
-        msg += (": 4-, 6- and 8-bit floats do not promote implicitly, to avoid surprises. "
-                "Cast explicitly, e.g. x.astype('float32').")
+        msg += (" when jax_numpy_dtype_promotion=strict. Cast the inputs explicitly to the type "
+                "you want, or set jax_numpy_dtype_promotion=standard.")
+    elif small := bits(_small_float_types):
+        width = {itemsize_bits(d) for d in small}.pop()
+        msg += (f". To avoid unintended promotion, {width}-bit floats do not support implicit "
+                "promotion: cast explicitly, e.g. x.astype('float32').")
+    elif bits(_small_int_types) or bits(_small_uint_types):
+        msg += (". To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do not "
+                "support implicit promotion: cast explicitly, e.g. x.astype('int32').")
+    else:
+        msg += ". Cast the inputs explicitly to the type you want."
     return TypePromotionError(msg)
 
 
@@ -492,13 +538,13 @@ def _dtype_and_weak_type(x, x64: bool):
     if isinstance(x, type) and x in _weak_node_of_pytype:
         return _canon(python_scalar_dtypes[x], x64), True    # result_type(float) is weak
     if is_python_scalar(x):
-        return _canon(dtype(x), x64), not isinstance(x, bool)
+        return _canon(dtype_of(x), x64), not isinstance(x, bool)
     if (isinstance(x, type) and not issubclass(x, np.generic)
             and isinstance(getattr(x, "dtype", None), np.dtype)):
         # jnp.float64 & co (not NumPy's types): canonicalized without a warning, as in JAX
         # (numpyro's von_mises_centered defaults to dtype=jnp.float64)
         return _canon(x.dtype, x64), False
-    return maybe_canonicalize_explicit_dtype(dtype(x), "dtype", stacklevel=5), False
+    return maybe_canonicalize_explicit_dtype(dtype_of(x), "dtype", stacklevel=5), False
 
 
 def lattice_result_type(*args) -> tuple[np.dtype, bool]:
@@ -699,7 +745,7 @@ def isdtype(dtype, kind) -> bool:
 
 
 def _np_dtype(x) -> np.dtype:
-    d = dtype(x)
+    d = dtype_of(x)
     if not isinstance(d, np.dtype):
         raise TypeError(f"{x!r} has an extended dtype, which has no NumPy info")
     return d
@@ -717,7 +763,7 @@ def iinfo(dtype_like) -> ml_dtypes.iinfo:
 
 def scalar_type_of(x) -> type:
     """The Python scalar type (bool, int, float or complex) of the kind of x's dtype."""
-    d = dtype(x)
+    d = dtype_of(x)
     if d == _bool:
         return bool
     if d in int_types or d in uint_types:
@@ -732,6 +778,9 @@ def scalar_type_of(x) -> type:
 # -- JAX's type vocabulary: a "JAX type" is a dtype, or int/float/complex for a weak one --------
 
 python_scalar_types_to_dtypes = python_scalar_dtypes   # JAX's name for the same table
+
+# The scalar types JAX's default types stand for (64-bit; canonicalized where they are used).
+bool_, int_, uint, float_, complex_ = np.bool_, np.int64, np.uint64, np.float64, np.complex128
 # the default dtype of each kind (NumPy's kind letter) under the current x64 setting
 default_types = {"b": lambda: _bool, "i": default_int_dtype, "u": default_uint_dtype,
                  "f": default_float_dtype, "c": default_complex_dtype}
@@ -746,8 +795,8 @@ def _jax_type(dtype, weak_type: bool):
 
 
 def _dtype_and_weaktype(value) -> tuple:
-    """`(dtype(value), weak)`: weak for the types int/float/complex and weakly typed values."""
-    return dtype(value), any(value is t for t in (int, float, complex)) or is_weakly_typed(value)
+    """`(dtype_of(value), weak)`: weak for the types int/float/complex and weakly typed values."""
+    return dtype_of(value), any(value is t for t in (int, float, complex)) or is_weakly_typed(value)
 
 
 def safe_to_cast(input_dtype_or_value, output_dtype_or_value) -> bool:
@@ -759,10 +808,10 @@ def safe_to_cast(input_dtype_or_value, output_dtype_or_value) -> bool:
         >>> safe_to_cast('int16', 'float32'), safe_to_cast('float32', 'int16')
         (True, False)
     """
-    # NB: JAX's internal `dtype()` canonicalizes (int is int32 without x64); pyjax's does not
+    # NB: JAX's internal `dtype()` canonicalizes (int is int32 without x64); dtype_of does not
     # by default, so this asks for it
-    input_dtype = dtype(input_dtype_or_value, canonicalize=True)
-    output_dtype = dtype(output_dtype_or_value, canonicalize=True)
+    input_dtype = dtype_of(input_dtype_or_value, canonicalize=True)
+    output_dtype = dtype_of(output_dtype_or_value, canonicalize=True)
     if input_dtype == output_dtype:
         return True
     return result_type(input_dtype_or_value, output_dtype) == output_dtype
@@ -774,7 +823,9 @@ _sub_byte_bits = {**{d: int(d.name[-1]) for d in (*_small_int_types, *_small_uin
 
 def itemsize_bits(dtype_like) -> int:
     """Bits per element: 4 for int4 and float4_e2m1fn, 8 for bool, 32 for float32."""
-    d = dtype(dtype_like)
+    if dtype_like is None:
+        raise ValueError("dtype cannot be None.")
+    d = dtype_of(dtype_like)
     if is_float0(d):
         raise ValueError(f"itemsize_bits: float0 has no storage: {dtype_like!r}")
     if isinstance(d, ExtendedDType):
@@ -802,11 +853,62 @@ def to_numeric_dtype(d: np.dtype) -> np.dtype:
     return _i32 if d == _bool else d
 
 
-def primal_tangent_dtype(d) -> np.dtype:
-    """The dtype of tangents of d: itself if inexact, float0 for bool and integers."""
+def tangent_dtype_of(d) -> np.dtype:
+    """The dtype of tangents of d: itself if inexact, float0 for bool and integers (JAX's
+    core.primal_dtype_to_tangent_dtype)."""
     if isinstance(d, ExtendedDType):
         return d._rules.tangent_dtype(d)
     return d if d in inexact_types else float0
+
+
+class primal_tangent_dtype_scalar(extended):
+    """Abstract scalar category of the dtypes `primal_tangent_dtype` makes."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PrimalTangentDType(ExtendedDType):
+    """An extended dtype stored as `primal_dtype` whose tangents are `tangent_dtype` (JAX's
+    differentiable int8 and the like). NB: pyjax has no arrays of user extended dtypes yet (its
+    only extended dtypes are PRNG keys, carried as their data), so this dtype can be made,
+    compared and printed, and `x.astype(it)` raises."""
+    primal_dtype: Any
+    tangent_dtype: Any
+    name: str
+    type = primal_tangent_dtype_scalar
+
+    def __repr__(self):
+        return self.name
+
+    @property
+    def _rules(self):
+        return types.SimpleNamespace(
+            physical_element_aval=lambda _: types.SimpleNamespace(shape=(), dtype=self.primal_dtype),
+            tangent_dtype=lambda _: self.tangent_dtype, allow_conversion=True)
+
+
+def primal_tangent_dtype(primal_dtype, tangent_dtype, name: str | None = None) -> PrimalTangentDType:
+    """`jax.dtypes.primal_tangent_dtype`: an extended dtype with `primal_dtype`'s values and
+    `tangent_dtype`'s tangents, named `PrimalTangentDType{i8/bf16}` unless `name` is given."""
+    primal_dtype, tangent_dtype = dtype(primal_dtype), dtype(tangent_dtype)
+    name = name or (f"PrimalTangentDType{{{short_dtype_name(primal_dtype)}"
+                    f"/{short_dtype_name(tangent_dtype)}}}")
+    return PrimalTangentDType(primal_dtype, tangent_dtype, name)
+
+
+def canonicalize_value(x):
+    """A value as JAX abstracts it: NumPy arrays and scalars of a 64-bit type narrowed unless
+    x64 is on (float0 kept), Python scalars as NumPy scalars of the default types; values that
+    carry an aval (Arrays, tracers, typed literals) unchanged. TypeError for other objects."""
+    if hasattr(x, "aval") and isinstance(getattr(x, "dtype", None), (np.dtype, ExtendedDType)):
+        return x
+    if type(x) in _python_scalar_types:
+        return np.asarray(x, canonicalize_dtype(python_scalar_dtypes[type(x)]))[()]
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype == float0:
+            return x
+        d = canonicalize_dtype(x.dtype)
+        return x if d == x.dtype else np.asarray(x, d) if isinstance(x, np.ndarray) else x.astype(d)
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
 
 
 def supports_inf(d: np.dtype) -> bool:

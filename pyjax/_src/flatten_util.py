@@ -51,7 +51,7 @@ def _unravel_pytree(treedef, unravel_list, flat):
 def _ravel_list(leaves):
     if not leaves:
         return asarray_value(np.zeros((0,), np.float32)), _unravel_nothing
-    from_dtypes = tuple(dtypes.dtype(x, canonicalize=True) for x in leaves)
+    from_dtypes = tuple(dtypes.dtype_of(x, canonicalize=True) for x in leaves)
     to_dtype = dtypes.result_type(*from_dtypes)
     sizes = tuple(int(np.size(x)) for x in leaves)
     shapes = tuple(tuple(np.shape(x)) for x in leaves)
@@ -89,7 +89,7 @@ def _unravel_list_single_dtype(sizes, shapes, flat):
 
 
 def _unravel_list(sizes, shapes, from_dtypes, to_dtype, flat):
-    flat_dtype = dtypes.dtype(flat)
+    flat_dtype = dtypes.dtype_of(flat)
     if flat_dtype != to_dtype:
         raise TypeError(f"unravel function given array of dtype {flat_dtype}, but expected "
                         f"dtype {to_dtype}")

@@ -82,7 +82,7 @@ def _reduction(name):
 
 def _inf_to_zero(v):
     """v with +inf (a complex v: real part +inf) read as 0."""
-    re = ufuncs.real(v) if dtypes.issubdtype(dtypes.dtype(v), np.complexfloating) else v
+    re = ufuncs.real(v) if dtypes.issubdtype(dtypes.dtype_of(v), np.complexfloating) else v
     return ufuncs.where_(ufuncs.isposinf(re), ufuncs._zero_like(v), v)
 
 

@@ -924,7 +924,7 @@ def _aval_from_data(a, scope, sharding=None):
     # (float0, the cotangent type of integer values in JAX's VJPs, is bool in the module); a
     # sharding over Explicit mesh axes is part of the type
     return core.ShapedArray(shape, dtypes.float0 if a["dtype"] == "float0"
-                            else dtypes.dtype(a["dtype"]), sharding=sharding)
+                            else dtypes.dtype_of(a["dtype"]), sharding=sharding)
 
 
 def _from_json(d: dict) -> Exported:

@@ -79,7 +79,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, canonicalize
     if new_dtype is None:
         new_dtype = core.get_aval(operand).dtype
     else:
-        new_dtype = np_dtype_param(new_dtype) if canonicalize else dtypes.dtype(new_dtype)
+        new_dtype = np_dtype_param(new_dtype) if canonicalize else dtypes.dtype_of(new_dtype)
     if type(operand) in _PY_SCALARS or isinstance(operand, (np.ndarray, np.generic)):
         # constants convert on the host: no device round trip, and they stay literal in jaxprs
         value = _np_convert(operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)

@@ -20,7 +20,7 @@ from pyjax._src.lax.shape_ops import broadcast, broadcast_in_dim, broadcasted_io
 
 
 def _value_dtype(x):
-    return dtypes.dtype(x) if not hasattr(x, "aval") else core.get_aval(x).dtype
+    return dtypes.dtype_of(x) if not hasattr(x, "aval") else core.get_aval(x).dtype
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
@@ -34,7 +34,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     if np.ndim(fill_value) != 0:
         raise TypeError(f"full: fill_value must be a scalar, got an array of shape {np.shape(fill_value)}")
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
-    dt = dtypes.canonicalize_dtype(_value_dtype(fill_value) if dtype is None else dtypes.dtype(dtype))
+    dt = dtypes.canonicalize_dtype(_value_dtype(fill_value) if dtype is None else dtypes.dtype_of(dtype))
     return broadcast(_convert_element_type(fill_value, dt, weak), shape)
 
 
@@ -50,7 +50,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     if dtype is None and hasattr(x, "aval"):  # as JAX: a 64-bit array's own type, even without x64
         value = _convert_element_type(fill_value, core.get_aval(x).dtype, weak, canonicalize=False)
     else:
-        dt = dtypes.canonicalize_dtype(_value_dtype(x) if dtype is None else dtypes.dtype(dtype))
+        dt = dtypes.canonicalize_dtype(_value_dtype(x) if dtype is None else dtypes.dtype_of(dtype))
         value = _convert_element_type(fill_value, dt, weak)
     return vary_like(broadcast(value, fill_shape), x)
 
@@ -81,8 +81,8 @@ def dtype(x):
     """
     if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and issubclass(x, np.generic)):
         # a dtype named explicitly: narrowing it warns, as in JAX
-        return dtypes.maybe_canonicalize_explicit_dtype(dtypes.dtype(x), "dtype")
-    return dtypes.dtype(x, canonicalize=True)
+        return dtypes.maybe_canonicalize_explicit_dtype(dtypes.dtype_of(x), "dtype")
+    return dtypes.dtype_of(x, canonicalize=True)
 
 
 def collapse(operand, start_dimension: int, stop_dimension: int | None = None):

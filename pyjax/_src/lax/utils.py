@@ -287,7 +287,7 @@ def canonicalize_axes(axes, ndim: int, name="axes", fname=None) -> tuple:
 def np_dtype_param(dtype) -> np.dtype:
     """Static dtype parameters are canonical NumPy dtypes. A 64-bit type named explicitly while
     x64 is off follows jax_explicit_x64_dtypes (warn and narrow, raise, or keep), as in JAX."""
-    d = dtypes.dtype(dtype)
+    d = dtypes.dtype_of(dtype)
     if not isinstance(d, np.dtype) or (isinstance(dtype, type) and dtype in dtypes.python_scalar_dtypes):
         return dtypes.canonicalize_dtype(d)  # Python types mean the default types, silently
     return dtypes.maybe_canonicalize_explicit_dtype(d, "convert_element_type", stacklevel=4)

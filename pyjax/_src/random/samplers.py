@@ -62,7 +62,7 @@ def check_broadcast_shapes(name, shape, *args):
 def check_safe_to_cast(name, dtype, *args):
     """Parameters must convert to the sample dtype without loss (JAX's TypePromotionError)."""
     for a in args:
-        if dtypes.dtype(a) != dtype and dtypes.result_type(a, dtype) != dtype:
+        if dtypes.dtype_of(a) != dtype and dtypes.result_type(a, dtype) != dtype:
             raise dtypes.TypePromotionError(f"In arguments to {name}, cannot safely cast argument "
                                             f"of type {creation.asarray(a).dtype} to {dtype}")
 
@@ -264,7 +264,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     if mode not in ("high", "low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     key, _ = check_prng_key("bernoulli", key)
-    dtype = dtypes.dtype(p, canonicalize=True)
+    dtype = dtypes.dtype_of(p, canonicalize=True)
     if not dtypes.issubdtype(dtype, np.floating):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     return _bernoulli(key, lax.convert_element_type(p, dtype), shape, mode)
@@ -630,7 +630,7 @@ def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     check_arraylike("permutation", x)
     axis = canonicalize_axis(axis, np.ndim(x) or 1)
     if not np.ndim(x):
-        if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
+        if not dtypes.issubdtype(dtypes.dtype_of(x), np.integer):
             raise TypeError("x must be an integer or at least 1-dimensional")
         n = operator.index(core.concrete_or_error(x, "argument x of jax.random.permutation()"))
         return _shuffle(key, creation.arange(n), 0)

@@ -129,7 +129,7 @@ def digamma(x):
 
 def polygamma(n, x):
     """The n-th derivative of digamma; `n` must have an integer dtype."""
-    n_dtype = dtypes.dtype(n)
+    n_dtype = dtypes.dtype_of(n)
     if not dtypes.issubdtype(n_dtype, np.integer):
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
     n, x = _promote("polygamma", n, x)

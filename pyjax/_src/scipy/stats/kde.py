@@ -161,7 +161,7 @@ class gaussian_kde:
         raise NotImplementedError("dynamically changing the bandwidth method is not supported")
 
     def _reshape_points(self, points):
-        if dtypes.issubdtype(dtypes.dtype(points), np.complexfloating):
+        if dtypes.issubdtype(dtypes.dtype_of(points), np.complexfloating):
             raise NotImplementedError("gaussian_kde does not support complex coordinates")
         points = atleast_2d(points)
         d, m = points.shape
