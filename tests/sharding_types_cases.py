@@ -314,4 +314,9 @@ CASES = [
     "NamedSharding(mesh, P(P.UNCONSTRAINED))",
     "repr(NamedSharding(auto_mesh, P(P.UNCONSTRAINED)).spec)",
     "jax.lax.with_sharding_constraint(np.arange(4.), None)",
+    # jit on arrays laid out as GSPMDShardings, and given them as in/out_shardings
+    "np.asarray(jax.jit(lambda v: v * 2)(jax.device_put(X, gspmd(NamedSharding(auto_mesh, P('y', 'x')), 2))))",
+    "sorted((s.device.id, repr(s.index)) for s in jax.jit(lambda v: v * 2, out_shardings=gspmd(NamedSharding(auto_mesh, P('x')), 2))(X).addressable_shards)",
+    "sorted((s.device.id, repr(s.index)) for s in jax.jit(lambda v: v + 1, in_shardings=gspmd(NamedSharding(auto_mesh, P(None, 'y')), 2), out_shardings=gspmd(NamedSharding(auto_mesh, P('y', 'x')), 2))(X).addressable_shards)",
+    "np.asarray(jax.jit(lambda v: v + 1, in_shardings=gspmd(NamedSharding(auto_mesh, P(None, 'y')), 2), out_shardings=gspmd(NamedSharding(auto_mesh, P('y', 'x')), 2))(X))",
 ]

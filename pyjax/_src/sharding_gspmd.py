@@ -14,8 +14,10 @@ import math
 import numpy as np
 
 from pyjax._src.backend import xla
-from pyjax._src.sharding import (SdyArray, SdyDim, Sharding, canonical_memory_kind,
-                                 check_divisible, remember_xla, xla_memory_kind)
+from pyjax._src.mesh import Mesh
+from pyjax._src.sharding import (NamedSharding, PartitionSpec, SdyArray, SdyDim, Sharding,
+                                 canonical_memory_kind, check_divisible, remember_xla,
+                                 xla_memory_kind)
 
 
 def _hlo(op_sharding):
@@ -169,6 +171,24 @@ class GSPMDSharding(Sharding):
                         dim_shardings=tuple(SdyDim((names[i],) if i < n and dims[i] > 1 else ())
                                             for i in range(ndim)),
                         logical_device_ids=None if ids == tuple(range(len(ids))) else ids)
+
+    def as_named(self):
+        """The same layout as a NamedSharding, over a mesh of one axis per tile dimension
+        (`_axis_0`, ...) holding the devices as the tile assignment orders them: what jit
+        compiles with (its device order is then the tile assignment's)."""
+        hlo = self._hlo_sharding
+        devices = np.empty(len(self._devices), dtype=object)
+        devices[:] = self._devices
+        if hlo.is_replicated():
+            mesh = Mesh(devices, ("_axis_0",))
+            return NamedSharding(mesh, PartitionSpec(), memory_kind=self.memory_kind)
+        if hlo.is_maximal():
+            raise NotImplementedError(f"jit: a maximal GSPMDSharding is not supported: {self!r}")
+        dims, n = _data_dims(hlo)
+        names = tuple(f"_axis_{i}" for i in range(len(dims)))
+        ids = [int(d) for d in hlo.tile_assignment_devices()]
+        mesh = Mesh(devices[ids].reshape(dims), names)
+        return NamedSharding(mesh, PartitionSpec(*names[:n]), memory_kind=self.memory_kind)
 
     def _to_xla(self, ndim):
         s = self._xla.get(ndim)

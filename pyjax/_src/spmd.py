@@ -16,6 +16,7 @@ from pyjax._src.array import ArrayImpl, ShapeDtypeStruct, named_sharding_for
 from pyjax._src.mesh import Mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                                  xla_memory_kind)
+from pyjax._src.sharding_gspmd import GSPMDSharding
 
 
 def _is_spec(x):
@@ -78,11 +79,11 @@ def shardings_for(in_shardings, out_shardings, dyn_args, dyn_kwargs, leaves, out
     ins = _per_leaf(in_shardings, dyn_args, "in_shardings", name) if in_shardings is not None \
         else [None] * len(tree_util.tree_leaves(dyn_args))
     ins += [None] * (len(leaves) - len(ins))  # keyword arguments: their own layout
-    ins = [named_sharding_for(s, f"jit {name}") for s in ins]
+    ins = [_over_mesh(named_sharding_for(s, f"jit {name}")) for s in ins]
     outs = None
     if out_shardings is not None:
         full = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
-        outs = [named_sharding_for(s, f"jit {name}")
+        outs = [_over_mesh(named_sharding_for(s, f"jit {name}"))
                 for s in _per_leaf(out_shardings, full, "out_shardings", name)]
     mesh = _common_mesh(ins, outs, leaves, name, mesh)
     for s, x in zip(ins, leaves, strict=True):
@@ -164,11 +165,17 @@ def _typed_as(mesh, typed):
     return mesh
 
 
+def _over_mesh(s):
+    """A GSPMDSharding as the NamedSharding of the same layout jit compiles with (NB: the
+    outputs then report that NamedSharding, where JAX reports a GSPMDSharding)."""
+    return s.as_named() if isinstance(s, GSPMDSharding) else s
+
+
 def leaf_sharding(x):
     """The NamedSharding over a concrete mesh an argument brings (an array laid out over a
     mesh, or a ShapeDtypeStruct given one, as JAX's AOT lowering reads it), else None."""
     if type(x) is ArrayImpl:
-        return x._named_sharding
+        return _over_mesh(x._named_sharding)
     if type(x) is ShapeDtypeStruct:
         s = x.sharding
         if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh):
