@@ -6,6 +6,7 @@ Ellipsis, integer and boolean arrays), and the results and exception classes rec
 written by tests/data/record_indexing.py) evaluated with pyjax bound to the same names, and NumPy
 with the indices clamped (reads) or the update skipped (writes), over random mixed indices.
 """
+import contextlib
 import json
 import pathlib
 import warnings
@@ -455,3 +456,31 @@ def test_ds_windows_and_rewriting_take_strategies():
         rewriting_take(y, (0, slice(None, None, 2)), strategy=S.DYNAMIC_SLICE)
     with pytest.raises(TypeError, match="Expected strategy to be IndexingStrategy"):
         rewriting_take(y, 0, strategy="gather")
+
+
+def test_check_static_indices_and_empty_masks_as_jax():
+    # jax_check_static_indices: a static int out of bounds is an IndexError (reads in the default
+    # mode), eager, under jit and through .at[].get(); an empty mask axis matches any length.
+    # Recorded from JAX 0.10.2.
+    z = jnp.zeros((2, 3, 5))
+    with _check_static_indices():
+        for idx, msg in [(np.index_exp[:, [1, 2], 6], "index 6 out of bounds for axis 2 with size 5"),
+                         (np.index_exp[..., -6], "index -6 out of bounds for axis 2 with size 5"),
+                         (np.index_exp[np.arange(3), 6, None], "index 6 out of bounds for axis 1 with size 3")]:
+            for read in (lambda: z[idx], lambda: pyjax.jit(lambda x: x[idx])(z), lambda: z.at[idx].get()):
+                with pytest.raises(IndexError, match=msg):
+                    read()
+        assert z[1, -3].shape == (5,) and z.at[5].get(mode="clip").shape == (3, 5)
+    assert z[5].shape == (3, 5)  # (off by default: clamps)
+    y = jnp.zeros((3, 4))
+    for m, want in [((0,), (0, 4)), ((0, 4), (0,)), ((3, 0), (0,))]:
+        assert y[np.empty(m, bool)].shape == want
+
+
+@contextlib.contextmanager
+def _check_static_indices():
+    pyjax.config.update("jax_check_static_indices", True)
+    try:
+        yield
+    finally:
+        pyjax.config.update("jax_check_static_indices", False)

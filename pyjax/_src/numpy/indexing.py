@@ -24,12 +24,12 @@ import numpy as np
 from pyjax._src import core, dtypes, errors
 from pyjax._src.indexing import Slice
 from pyjax._src.array import Array, ArrayImpl
-from pyjax._src.config import x64_enabled
+from pyjax._src.config import config, x64_enabled
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops, slicing
 from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
 from pyjax._src.lax.utils import kind
-from pyjax._src.numpy import ufuncs
+from pyjax._src.numpy import index_checks, ufuncs
 from pyjax._src.numpy.util import asarray_value, broadcast_shapes, broadcast_to, promote_dtypes
 
 # -- parsing: one entry per operand axis, plus the new axes ----------------------------------
@@ -186,6 +186,8 @@ def getitem(arr, idx, *, wrap_negative_indices=True, mode=None, fill_value=None,
         >>> jnp.arange(10.0)[15], jnp.arange(10.0)[-15]
         (Array(9., dtype=float32), Array(0., dtype=float32))
     """
+    if config._values["jax_check_static_indices"] and mode in (None, "promise_in_bounds"):
+        index_checks.validate_static_indices(idx, core.get_aval(arr).shape, wrap_negative_indices)
     if (mode is not None and not _basic_read_mode(mode)) or has_advanced(idx):
         return _advanced_getitem(arr, idx, mode, fill_value, unique_indices, indices_are_sorted,
                                  wrap_negative_indices)
@@ -267,49 +269,12 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     if not isinstance(strategy, IndexingStrategy):
         raise TypeError(f"Expected strategy to be IndexingStrategy; got {strategy}")
     if strategy in (IndexingStrategy.STATIC_SLICE, IndexingStrategy.DYNAMIC_SLICE):
-        _check_slice_strategy(idx, core.get_aval(arr).shape, strategy.value, mode, normalize_indices)
+        index_checks.check_slice_strategy(idx, core.get_aval(arr).shape, strategy.value, mode,
+                                          normalize_indices)
     del out_sharding  # NB: the result is laid out as the operand's (no auto_axes gather)
     return getitem(arr, idx, wrap_negative_indices=normalize_indices, mode=mode,
                    fill_value=fill_value, unique_indices=unique_indices,
                    indices_are_sorted=indices_are_sorted)
-
-
-def _check_slice_strategy(idx, shape, name, mode, normalize):
-    """JAX's errors for an index that a static_slice / dynamic_slice read cannot take."""
-    if name == "static_slice" or mode is not None:
-        if slicing.GatherScatterMode.from_any(mode or "promise_in_bounds") not in (
-                slicing.GatherScatterMode.PROMISE_IN_BOUNDS, slicing.GatherScatterMode.CLIP):
-            raise ValueError(f"{name} requires mode='promise_in_bounds' or mode='clip'")
-    entries = idx if isinstance(idx, tuple) else (idx,)
-    if not has_advanced(idx):
-        index, _ = _parse(idx, shape)  # Too many indices, an Ellipsis too many, a bad type
-        if name == "static_slice" and mode in (None, "promise_in_bounds"):
-            for axis, i in enumerate(k for k in index if k is not None):
-                if type(i) is int and not 0 <= _wrap(i, shape[axis], normalize) < shape[axis]:
-                    raise IndexError(f"index {i} out of bounds for axis {axis} with size "
-                                     f"{shape[axis]} (normalize_indices={normalize})")
-    for pos, i in enumerate(entries):
-        if isinstance(i, slice) and name == "dynamic_slice" and i.step not in (None, 1, -1):
-            raise TypeError(f"dynamic_slice: only unit steps supported in slice. Got {i} at position {pos}")
-        if isinstance(i, Slice) and (name == "static_slice" or i.stride != 1):
-            raise TypeError(f"{name}: only unit steps supported in slice. Got {i} at position {pos}"
-                            if name == "dynamic_slice" else
-                            f"static_slice: indices must be static scalars or slices. Got index of "
-                            f"type {type(i)} at position {pos}")
-        if isinstance(i, (slice, Slice)) or i is None or i is Ellipsis:
-            continue
-        dynamic = isinstance(i, (core.Tracer, list, tuple)) or np.ndim(i) != 0
-        dtype = core.get_aval(i).dtype if isinstance(i, core.Tracer) else np.asarray(i).dtype
-        boolean = isinstance(i, (bool, np.bool_)) or kind(dtype) == "b"
-        if name == "static_slice" and (dynamic or boolean or not isinstance(i, (int, np.integer))):
-            raise TypeError("static_slice: indices must be static scalars or slices. Got index "
-                            f"of type {type(i)} at position {pos}")
-        if name == "dynamic_slice" and boolean:
-            raise TypeError("dynamic_slice: indices must be scalars or slices. Got index of type "
-                            f"{type(i)} at position {pos}")
-        if name == "dynamic_slice" and (isinstance(i, (list, tuple)) or np.ndim(i) != 0):
-            raise TypeError("dynamic_slice: only scalar indices allowed. Got index of type "
-                            f"{type(i)} at position {pos}")
 
 
 def _insert_bool_axis(x, position, length):
@@ -733,7 +698,8 @@ def _width(e):
 
 def _check_mask(mask, shape, axis):
     want = shape[axis:axis + mask.ndim]
-    if mask.shape != want:
+    # (as JAX and NumPy: an empty mask axis matches any length)
+    if len(want) != mask.ndim or any(m not in (0, w) for m, w in zip(mask.shape, want)):
         raise IndexError(f"boolean index did not match shape of indexed array in index {axis}: "
                          f"got {mask.shape}, expected {list(want)}")
 
