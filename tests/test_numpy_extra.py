@@ -285,3 +285,9 @@ def test_einsum_keeps_mixed_operand_dtypes_as_jax():
     assert [str(e.primitive) for e in jaxpr.eqns] == ["convert_element_type", "reduce_sum", "dot_general"]
     got = jnp.einsum("ij,j->i", jnp.full((2, 3), 100, jnp.int8), jnp.arange(3, dtype=jnp.bfloat16))
     assert got.dtype == jnp.bfloat16 and got.tolist() == [300.0, 300.0]
+
+
+def test_bool_scalar_type_is_named_bool_as_jax():
+    # JAX 0.10.2: jnp.bool_ is jnp.bool, named "bool" (test ids built from __name__ depend on it)
+    assert jnp.bool_.__name__ == "bool" and repr(jnp.bool_) == "<class 'jax.numpy.bool'>"
+    assert jnp.bool is jnp.bool_ and jnp.float32.__name__ == "float32"

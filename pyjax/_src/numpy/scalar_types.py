@@ -35,7 +35,7 @@ def _make_scalar_type(np_type, name=None):
     return _ScalarMeta(name, (object,), {"dtype": dt, "__doc__": f"The {name} scalar type."})
 
 
-bool_ = _make_scalar_type(np.bool_, "bool_")
+bool_ = _make_scalar_type(np.bool_, "bool")  # (JAX 0.10.2 names it jax.numpy.bool)
 int8 = _make_scalar_type(np.int8)
 int16 = _make_scalar_type(np.int16)
 int32 = _make_scalar_type(np.int32)
