@@ -679,3 +679,53 @@ def test_jax_internal_shims_of_jax_test_files():
     assert PartialVal.unknown(core.ShapedArray((), np.float32)).aval.shape == ()
     f = exp_pjit.pjit(lambda x: x + 1)
     assert f(np.float32(1.0)) == 2.0
+
+
+def test_jax_internal_util_helpers_as_jax():
+    """jax._src.util's safe_zip/safe_map errors, toposort, multi_weakref_lru_cache and
+    lu.WrappedFun.__name__, as JAX 0.10.2's (its util_test)."""
+    import functools
+    import gc
+    from pyjax._jax_compat.internal import util
+
+    def endless():
+        i = 0
+        while True:
+            yield i
+            i += 1
+    for args, msg in [((range(3), range(5), range(3)), "safe_zip() argument 1 has length 5 but "
+                       "argument 0 has length 3. All lengths: (3, 5, 3)"),
+                      ((endless(), range(3)), "safe_zip() argument 1 has length 3 but argument 0 "
+                       "has length 14+. All lengths: (14+, 3) (Note: length capped for argument(s) 0)")]:
+        with pytest.raises(ValueError) as e:
+            util.safe_zip(*args)
+        assert str(e.value) == msg
+    with pytest.raises(TypeError, match="safe_map requires at least 2 arguments"):
+        util.safe_map(len)
+    with pytest.raises(ValueError, match=r"safe_map\(\) argument 2 is shorter than argument 1"):
+        util.safe_map(max, range(7), range(2))
+
+    class Node:
+        def __init__(self, *parents):
+            self.parents = list(parents)
+    a = Node()
+    b, c = Node(a), Node(a)
+    order = util.toposort([Node(b, c), Node(a, c)])
+    assert len(order) == 5 and order.index(a) < order.index(b) and order.index(a) < order.index(c)
+
+    class Key:
+        pass
+    util.weakref_cache_key_types.add(Key)
+    cached = util.multi_weakref_lru_cache(lambda k, n: object(), trace_context_in_key=False)
+    k = Key()
+    first = cached((k, k), 1)
+    assert cached((k, k), 1) is first and cached.cache_info()[:2] == (1, 1)
+    del k
+    gc.collect()
+    assert cached.cache_info().currsize == 0
+
+    def my_function():
+        pass
+    assert lu.wrap_init(functools.partial(functools.partial(my_function))).__name__ == "my_function"
+    assert lu.wrap_init(type("C", (), {"__call__": lambda self: 0})()).__name__ == \
+        "<unnamed wrapped function>"

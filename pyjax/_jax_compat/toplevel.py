@@ -20,6 +20,7 @@ from pyjax._src import api as _api, errors as _errors, sharding as _sharding
 from pyjax._src.lax import linalg_structured as _linalg_structured
 from pyjax._src.pjit import jit as _jit
 from pyjax._src.random import keys as _keys
+from pyjax import ref as _ref
 
 _NO_MESHES = "pyjax has no device meshes yet (they come with the multi-device issue)"
 
@@ -153,7 +154,9 @@ STUBS = {
                   "TracerArrayConversionError": _errors.TracerArrayConversionError,
                   "TracerIntegerConversionError": _errors.TracerIntegerConversionError,
                   "TracerBoolConversionError": _errors.TracerBoolConversionError,
-                  "closed_call_p": _primitives.closed_call_p},
+                  "closed_call_p": _primitives.closed_call_p,
+                  # mutable references (jax.new_ref / jax.freeze are these)
+                  "new_ref": _ref.new_ref, "freeze": _ref.freeze},
     "_src.pjit": {"pjit": _pjit,"_pjit_lower": unsupported("jax._src.pjit._pjit_lower"),
                   "make_jit_cpp_cache": unsupported("jax._src.pjit.make_jit_cpp_cache")},
     "_src.shard_map": {"top_level_all_gather": unsupported("jax._src.shard_map.top_level_all_gather")},

@@ -6,6 +6,8 @@ NB: pyjax's interpreters take plain Python callables; a `WrappedFun` is a callab
 (no transform stack, no cache)."""
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Callable as Callable
 
 
@@ -52,6 +54,15 @@ class WrappedFun:
 
     def __repr__(self):
         return f"Wrapped function: {getattr(self.f, '__name__', self.f)!r}"
+
+    @property
+    def __name__(self) -> str:
+        """The wrapped function's name, looking through functools.partial wrappers that have
+        none of their own (as JAX's `fun_name`)."""
+        f = self.f
+        while isinstance(f, functools.partial) and not hasattr(f, "__name__"):
+            f = f.func
+        return getattr(f, "__name__", "<unnamed wrapped function>")
 
 
 def wrap_init(f, params=None, *, debug_info=None) -> WrappedFun:
