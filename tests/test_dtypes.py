@@ -879,3 +879,11 @@ def test_an_unknown_dtype_name_is_not_understood():
     """Issue 23 (JAX's dtypes_test testUnsupportedType): NumPy's and JAX's words."""
     with pytest.raises(TypeError, match="data type 'nonsense' not understood"):
         dtypes.canonicalize_dtype("nonsense")
+
+
+def test_to_floating_dtype_as_jax():
+    # jax._src.dtypes.to_floating_dtype (JAX's scipy_signal_test uses it): the real floating
+    # type; recorded from JAX 0.10.2
+    got = [str(dtypes.to_floating_dtype(d)) for d in [np.bool_, np.int8, np.int64, np.float16,
+                                                       dtypes.bfloat16, np.complex64, np.complex128]]
+    assert got == ["float32", "float32", "float64", "float16", "bfloat16", "float32", "float64"]

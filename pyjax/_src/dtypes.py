@@ -841,6 +841,12 @@ def to_inexact_dtype(d: np.dtype) -> np.dtype:
     return _f64 if d in (_i64, _u64) else _f32
 
 
+def to_floating_dtype(d) -> np.dtype:
+    """The real floating type of d: to_inexact_dtype's, with a complex type's real part."""
+    d = to_inexact_dtype(np.dtype(d))
+    return {_c64: _f32, _c128: _f64}.get(d, d)
+
+
 def to_complex_dtype(d: np.dtype) -> np.dtype:
     """The complex type holding d: complex128 for 64-bit types, complex64 otherwise."""
     if d in complex_types:
