@@ -609,49 +609,75 @@ def _all_axes_spec(mesh, manual_axes):
 
 def _shard_map_partial_eval(eqn, in_unknown):
     """A known shard_map (the known outputs and the residuals) and an unknown one (reading the
-    residuals). Each device's residual block (scalars as shape (1,)) is stacked along its
-    leading axis, split over all mesh axes."""
+    residuals). A residual that is a known input, or a known output laid out so that each
+    device's block comes back (its spec names every manual axis, or check_vma says it is the
+    same along those it leaves out), is forwarded as that value, as JAX forwards them; each
+    device's block of the others (scalars as shape (1,)) is stacked along its leading axis,
+    split over all mesh axes."""
     p = eqn.params
     closed, mesh = p["jaxpr"], p["mesh"]
+    manual, check = p["manual_axes"], p["check_vma"]
+    in_specs, out_specs = p["in_specs"], p["out_specs"]
     nout = len(closed.out_avals)
     known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown,
                                                               [False] * nout)
     known, unknown, nres = _drop_unread_residuals(known, unknown, nres)
-    res_avals = [v.aval for v in known.outvars[len(known.outvars) - nres:]]
-    scalar = [a.ndim == 0 for a in res_avals]
+    nk = len(known.outvars) - nres
+    k_in_specs = [s for s, u in zip(in_specs, in_unknown) if not u]
+    k_out_specs = [s for s, u in zip(out_specs, out_unknown) if not u]
+    k_outer_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
+    k_outer_out = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
+    every = _spec_axes(_all_axes_spec(mesh, manual))
+    # each residual: ("in", i) a known input, ("out", i) a known output, or ("new", None)
+    sources = []
+    for r in known.outvars[nk:]:
+        if isinstance(r, core.Var) and r in known.invars:
+            sources.append(("in", known.invars.index(r)))
+        elif isinstance(r, core.Var) and r in known.outvars[:nk] and (
+                check or every <= _spec_axes(k_out_specs[known.outvars.index(r)])):
+            sources.append(("out", known.outvars.index(r)))
+        else:
+            sources.append(("new", None))
+    new = [k == "new" for k, _ in sources]
+    res_avals = [v.aval for v in known.outvars[nk:]]
+    scalar = [a.ndim == 0 and n for a, n in zip(res_avals, new, strict=True)]
 
     def known_fun(*xs):
         outs = core.eval_jaxpr(known, [], *xs)
-        res = outs[len(outs) - nres:]
-        return outs[:len(outs) - nres] + [shape_ops.reshape(r, (1,)) if s else r
-                                          for r, s in zip(res, scalar, strict=True)]
+        return outs[:nk] + [shape_ops.reshape(r, (1,)) if s else r for r, s, n in
+                            zip(outs[nk:], scalar, new, strict=True) if n]
 
     def unknown_fun(*xs):
         res = [shape_ops.reshape(r, ()) if s else r for r, s in zip(xs[:nres], scalar, strict=True)]
         return core.eval_jaxpr(unknown, [], *res, *xs[nres:])
-    manual = p["manual_axes"]
-    check = p["check_vma"]
     k_jaxpr, k_consts = _trace(known_fun, [v.aval for v in known.invars], mesh, manual, check)
     res_local = [a.update(shape=(1,)) if s else a for a, s in zip(res_avals, scalar, strict=True)]
     u_jaxpr, u_consts = _trace(unknown_fun, res_local + [v.aval for v in unknown.invars[nres:]],
                                mesh, manual, check)
     assert not k_consts and not u_consts
     res_spec = _all_axes_spec(mesh, manual)
-    in_specs, out_specs = p["in_specs"], p["out_specs"]
-    common = dict(mesh=mesh, check_vma=p["check_vma"], manual_axes=p["manual_axes"])
-    res_vars = [core.Var(_global_aval(a, res_spec, mesh, manual)) for a in res_local]
+    common = dict(mesh=mesh, check_vma=check, manual_axes=manual)
+    res_vars, res_specs, new_vars = [], [], []
+    for (kind, i), a in zip(sources, res_local, strict=True):
+        if kind == "in":
+            res_vars.append(k_outer_in[i])
+            res_specs.append(k_in_specs[i])
+        elif kind == "out":
+            res_vars.append(k_outer_out[i])
+            res_specs.append(k_out_specs[i])
+        else:
+            new_vars.append(core.Var(_global_aval(a, res_spec, mesh, manual)))
+            res_vars.append(new_vars[-1])
+            res_specs.append(res_spec)
     k_eqn = core.JaxprEqn(
-        [v for v, u in zip(eqn.invars, in_unknown) if not u],
-        [v for v, u in zip(eqn.outvars, out_unknown) if not u] + res_vars, shard_map_p,
-        dict(common, jaxpr=k_jaxpr,
-             in_specs=tuple(s for s, u in zip(in_specs, in_unknown) if not u),
-             out_specs=tuple(s for s, u in zip(out_specs, out_unknown) if not u)
-             + (res_spec,) * nres), None)
+        k_outer_in, k_outer_out + new_vars, shard_map_p,
+        dict(common, jaxpr=k_jaxpr, in_specs=tuple(k_in_specs),
+             out_specs=tuple(k_out_specs) + (res_spec,) * len(new_vars)), None)
     u_eqn = core.JaxprEqn(
         res_vars + [v for v, u in zip(eqn.invars, in_unknown) if u],
         [v for v, u in zip(eqn.outvars, out_unknown) if u], shard_map_p,
         dict(common, jaxpr=u_jaxpr,
-             in_specs=(res_spec,) * nres + tuple(s for s, u in zip(in_specs, in_unknown) if u),
+             in_specs=tuple(res_specs) + tuple(s for s, u in zip(in_specs, in_unknown) if u),
              out_specs=tuple(s for s, u in zip(out_specs, out_unknown) if u)), None)
     return [k_eqn], [u_eqn], out_unknown
 
@@ -805,15 +831,22 @@ def _custom_call(ctx, target, x, out_aval, sharding):
 
 
 def _shard_map_dce(used_outputs, eqn):
+    """The outputs that are used, what computes them, and only the inputs that reads (as
+    JAX's rule)."""
     p = eqn.params
     if all(used_outputs):
         return None, eqn
     pruned = pe.prune_jaxpr(p["jaxpr"].jaxpr, used_outputs)
-    closed = core.ClosedJaxpr(pruned, p["jaxpr"].consts)
-    return None, core.JaxprEqn(
-        eqn.invars, [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u], shard_map_p,
-        dict(p, jaxpr=closed, out_specs=tuple(s for s, u in zip(p["out_specs"], used_outputs)
-                                              if u)), None)
+    read = {v for e in pruned.eqns for v in e.invars} | set(pruned.outvars)
+    keep = [v in read for v in pruned.invars]
+    body = core.Jaxpr(pruned.constvars, [v for v, k in zip(pruned.invars, keep) if k],
+                      pruned.outvars, pruned.eqns, pruned.effects)
+    return keep, core.JaxprEqn(
+        [v for v, k in zip(eqn.invars, keep, strict=True) if k],
+        [v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u], shard_map_p,
+        dict(p, jaxpr=core.ClosedJaxpr(body, p["jaxpr"].consts),
+             in_specs=tuple(s for s, k in zip(p["in_specs"], keep, strict=True) if k),
+             out_specs=tuple(s for s, u in zip(p["out_specs"], used_outputs) if u)), None)
 
 
 shard_map_p.def_jvp(_shard_map_jvp)

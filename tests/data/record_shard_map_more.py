@@ -198,6 +198,32 @@ out["close_over_laid_out"] = res(lambda: close_over("laid_out"))
 out["close_over_traced"] = res(lambda: close_over("traced"))
 # (NB: closing over jnp.asarray(W) made under the mesh raises too in JAX, whose eager
 # operations under set_mesh lay their results out over it; pyjax's do not)
+# DCE drops the inputs only unused outputs read; a residual that is a primal output or an
+# input is forwarded (not stacked and returned again)
+from jax._src.interpreters import partial_eval as pe
+def dce_used():
+    def f(x, y, z):
+        g = jax.shard_map(lambda y, z: (jnp.sin(x), jnp.cos(z), jnp.tan(y)), mesh=mesh,
+                          in_specs=(P("x", "y"), P(None, "x")),
+                          out_specs=(P(None, None), P(None, "x"), P("x", "y")))
+        return g(y, z)
+    jaxpr = jax.make_jaxpr(f)(np.zeros((4, 4)), np.zeros((8, 8)), np.zeros((16, 16))).jaxpr
+    return [pe.dce_jaxpr(jaxpr, used)[1] for used in
+            ([True, True, True], [True, True, False], [True, False, True], [False, True, True])]
+out["dce_used_inputs"] = repr(dce_used())
+def forwarding():
+    m4 = Mesh(np.array(jax.devices()[:4]), ("i",))
+    f1 = jax.jit(jax.shard_map(jax.lax.exp, mesh=m4, in_specs=P("i"), out_specs=P("i")))
+    f2 = jax.jit(jax.shard_map(lambda x: (jax.lax.exp(x.sum()) + x, jax.lax.exp(x)), mesh=m4,
+                               in_specs=P("i"), out_specs=P("i")))
+    counts = []
+    for g in (lambda x: f1(x).sum(), lambda x: sum(f2(x)).sum()):
+        j = jax.make_jaxpr(jax.grad(g))(np.arange(16.0, dtype=np.float32)).jaxpr
+        j, _ = pe.dce_jaxpr(j, [True] * len(j.outvars))
+        e1, *_, e2 = j.eqns
+        counts.append([len(e1.outvars), len(e2.invars)])
+    return counts
+out["residual_forwarding"] = repr(forwarding())
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
