@@ -122,6 +122,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         if m.empty:
             raise ValueError(f"shard_map requires a non-empty mesh. Got {m}")
         manual = _manual_axes(m, axis_names)
+        if in_specs is not Infer and in_specs is not None:
+            _check_unreduced("in", m, manual, in_specs)
+        _check_unreduced("out", m, manual, out_specs)
         specs = in_specs if in_specs is not Infer else _infer_in_specs(m, args, manual)
         fun, specs, args, static = _split_static(f, specs, args)
         if type(core.current_trace()) is core.EvalTrace:
@@ -148,6 +151,25 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
                 else lay_out(o, m, s) for o, s in zip(flat, specs, strict=True)])
         return _shard_map(fun, m, specs, out_specs, check_vma, manual, *args)
     return mapped
+
+
+def _check_unreduced(prefix, mesh, manual, specs):
+    """JAX's errors for specs with unreduced or reduced axes: only in a shard_map manual over
+    the whole mesh, and only over Explicit axes."""
+    for s in tree_util.tree_leaves(specs, is_leaf=_is_spec):
+        if s is None or not (s.unreduced or s.reduced):
+            continue
+        if set(manual) != set(mesh.axis_names):
+            raise NotImplementedError(
+                f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in "
+                f"full manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
+                f"{manual}, specs: {s}. Please file a bug at "
+                f"https://github.com/jax-ml/jax/issues.")
+        for kind, axes in (("unreduced", s.unreduced), ("reduced", s.reduced)):
+            if not all(mesh._name_to_type[a] is AxisType.Explicit for a in axes):
+                raise ValueError(
+                    f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
+                    f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
 
 
 def _split_static(f, in_specs, args):

@@ -215,19 +215,31 @@ class PartitionSpec(tuple):
         return out
 
     def __repr__(self):
-        return f"P({', '.join(map(repr, self))}{',' if len(self) == 1 else ''})"
+        parts = f"{', '.join(map(repr, self))}{',' if len(self) == 1 else ''}"
+        extra = ", ".join([f"unreduced={set(self.unreduced)!r}"] * bool(self.unreduced)
+                          + [f"reduced={set(self.reduced)!r}"] * bool(self.reduced))
+        if not extra:
+            return f"P({parts})"
+        return f"P({parts + ' ' if parts.endswith(',') else parts + ', ' if parts else ''}{extra})"
 
     def __eq__(self, other):
-        # NB (as JAX): P('x') != P('x', None), and a PartitionSpec never equals a plain tuple
-        return type(other) is PartitionSpec and tuple.__eq__(self, other)
+        # NB (as JAX): P('x') != P('x', None), and a PartitionSpec never equals a plain tuple;
+        # the unreduced and reduced axes count
+        return (type(other) is PartitionSpec and tuple.__eq__(self, other)
+                and self.unreduced == other.unreduced and self.reduced == other.reduced)
 
     def __ne__(self, other):
         return not self == other
 
     def __hash__(self):
+        if self.unreduced or self.reduced:
+            return hash((tuple(self), self.unreduced, self.reduced))
         return tuple.__hash__(self)
 
     def __reduce__(self):
+        if self.unreduced or self.reduced:
+            return (functools.partial(PartitionSpec, unreduced=self.unreduced,
+                                      reduced=self.reduced), tuple(self))
         return (PartitionSpec, tuple(self))
 
     def _normalized(self, ndim):

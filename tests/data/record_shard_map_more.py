@@ -224,6 +224,16 @@ def forwarding():
         counts.append([len(e1.outvars), len(e2.invars)])
     return counts
 out["residual_forwarding"] = repr(forwarding())
+# PartitionSpecs with unreduced/reduced axes: printed, compared; shard_map's checks of them
+out["spec_reprs"] = repr([repr(P("x", unreduced={"y"})), repr(P(reduced={"y"})),
+                          repr(P(None, unreduced={"x"}, reduced={"y"})),
+                          P("x", unreduced={"y"}) == P("x"), P(reduced={"y"}) == P(reduced={"y"})])
+m21 = Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ("x", "y"))
+out["unreduced_auto_axes"] = res(lambda: jax.shard_map(
+    lambda a: a, mesh=m21, in_specs=P(unreduced={"x"}), out_specs=P())(np.arange(8)))
+out["unreduced_partly_manual"] = res(lambda: jax.shard_map(
+    lambda a: a, mesh=m21, in_specs=P(unreduced={"x"}), out_specs=P(),
+    axis_names={"x"})(np.arange(8)))
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
