@@ -224,6 +224,37 @@ def test_checkpoint_same_gradient():
     core.check_jaxpr(pyjax.make_jaxpr(pyjax.grad(pyjax.checkpoint(_block)))(x, w).jaxpr)
 
 
+def test_checkpoint_backward_pass_is_a_remat_behind_an_optimization_barrier():
+    """The transposed remat (its recomputation with the cotangent equations) is itself a remat
+    equation, lowered behind an optimization barrier, as JAX's: XLA cannot merge the
+    recomputation with the forward pass (which would keep alive what remat was asked not to
+    save). A per-argument `prevent_cse` puts only the flagged operands behind the barrier; the
+    module text prints as JAX prints it (MLIR's custom form), and as XLA's HLO with "hlo"."""
+    g = pyjax.checkpoint(lambda x: (lax.sin(lax.sin(x)), 3.0))
+    f = lambda x: g(x)[0]  # noqa: E731
+    eqns = pyjax.make_jaxpr(pyjax.grad(f))(2.0).jaxpr.eqns
+    assert [e.primitive.name for e in eqns] == ["remat2", "remat2"]
+    assert [e.params["differentiated"] for e in eqns] == [False, True]
+    assert "cos" in str(eqns[1].params["jaxpr"])
+    assert "opt-barrier" not in pyjax.jit(f).lower(2.0).as_text("hlo")
+    hlo = pyjax.jit(pyjax.grad(f)).lower(2.0).as_text("hlo")
+    assert "HloModule" in hlo and "opt-barrier" in hlo
+    np.testing.assert_allclose(pyjax.grad(f)(2.0), np.cos(np.sin(2.0)) * np.cos(2.0), rtol=1e-6)
+
+    layer = pyjax.checkpoint(lambda w, x: jnp.tanh(x @ w), prevent_cse=(False, True))
+    loss = lambda w, x: jnp.sum(layer(w, layer(w, x)))  # noqa: E731
+    w, x = np.eye(3, dtype=np.float32) * 0.5, np.ones(3, np.float32)
+    text = pyjax.jit(pyjax.grad(loss, (0, 1))).lower(w, x).as_text()
+    barriers = [ln for ln in text.splitlines() if "stablehlo.optimization_barrier" in ln]
+    # per layer: x and the cotangent behind the barrier, not w
+    assert len(barriers) == 2 and all(ln.count("%") == 3 for ln in barriers), barriers
+    want = pyjax.grad(lambda w, x: jnp.sum(jnp.tanh(jnp.tanh(x @ w) @ w)), (0, 1))(w, x)
+    for a, b in zip(pyjax.jit(pyjax.grad(loss, (0, 1)))(w, x), want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(TypeError, match="prevent_cse must be a bool or tuple of bools"):
+        pyjax.checkpoint(jnp.sin, prevent_cse="yes")
+
+
 def test_checkpoint_jvp_keeps_zero_tangents_symbolic():
     """Issue 24 (diffrax's test_sde_against): a remat's outputs the differentiated inputs do not
     reach keep symbolic-zero tangents, so a loop carrying one (diffrax's times) is not

@@ -14,6 +14,8 @@ import functools
 import inspect
 import itertools
 
+import numpy as np
+
 from pyjax._src import core, source_info, tree_util
 from pyjax._src.ad_api import linearize_flat
 from pyjax._src.core import Primitive
@@ -184,12 +186,34 @@ checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, prevent_cse, differentiated
 checkpoint_p.def_impl(lambda *args, jaxpr, **_: core.eval_jaxpr(jaxpr.jaxpr, [], *args))
 
 
+def cse_flags(prevent_cse, n) -> tuple:
+    """`prevent_cse` as one flag per operand: a bool applies to all of them; a tuple (JAX's
+    per-argument form, kept aligned with the operands by every rule) is one flag each."""
+    if isinstance(prevent_cse, bool):
+        return (prevent_cse,) * n
+    return tuple(prevent_cse) if len(prevent_cse) == n else (any(prevent_cse),) * n
+
+
+def with_cse(prevent_cse, before=(), kept=None, after=()):
+    """The per-operand flags of a remat whose operands change: `before` and `after` flags
+    around those of the operands `kept` (a mask; all when None). A bool stays as it is."""
+    if isinstance(prevent_cse, bool):
+        return prevent_cse
+    mine = prevent_cse if kept is None else [f for f, k in zip(prevent_cse, kept, strict=True) if k]
+    return (*before, *mine, *after)
+
+
 @checkpoint_p.def_lowering
 def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
     args = list(args)
-    if prevent_cse and differentiated and args:
+    flags = cse_flags(prevent_cse, len(args))
+    if differentiated and any(flags):
         # an optimization barrier keeps XLA from merging the recomputation with the forward pass
-        args = ctx.op_multi("stablehlo.optimization_barrier", *args, outs=ctx.avals_in)
+        at = [i for i, f in enumerate(flags) if f]
+        outs = ctx.op_multi("stablehlo.optimization_barrier", *[args[i] for i in at],
+                            outs=[ctx.avals_in[i] for i in at])
+        for i, o in zip(at, outs, strict=True):
+            args[i] = o
     return ctx.lower_jaxpr(jaxpr.jaxpr, [], args)
 
 
@@ -200,8 +224,9 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
     # (a loop carrying a remat's output learns it is not differentiated: diffrax's times)
     closed, kept = ad.jvp_jaxpr_nonzero(jaxpr, nonzero)
     free = pe.as_const_free(closed)[0]
+    cse = with_cse(prevent_cse, before=(False,) * len(closed.consts), after=(True,) * sum(nonzero))
     outs = checkpoint_p.bind(*closed.consts, *primals, *[t for t in tangents if type(t) is not ad.Zero],
-                             jaxpr=free, prevent_cse=prevent_cse, differentiated=True, policy=policy)
+                             jaxpr=free, prevent_cse=cse, differentiated=True, policy=policy)
     nout = len(jaxpr.out_avals)
     return outs[:nout], ad.merge_tangents(jaxpr.out_avals, kept, outs[nout:])
 
@@ -291,11 +316,17 @@ def _checkpoint_partial_eval(eqn, in_unknown):
     saved_vars = [core.Var(v.aval) for v in u_saved]
     known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
-    base = dict(prevent_cse=params["prevent_cse"], policy=params["policy"])
+    cse = params["prevent_cse"]
+    known_in = [not u for u in in_unknown]
+    k_cse = with_cse(cse, kept=known_in)
+    u_cse = with_cse(cse, before=(True,) * len(saved_vars), kept=known_in,
+                      after=with_cse(cse, kept=in_unknown) if not isinstance(cse, bool) else ())
     k_eqn = core.JaxprEqn(k_in, known_outvars + saved_vars, checkpoint_p,
-                          dict(jaxpr=core.ClosedJaxpr(k_jaxpr, []), differentiated=False, **base))
+                          dict(jaxpr=core.ClosedJaxpr(k_jaxpr, []), differentiated=False,
+                               prevent_cse=k_cse, policy=params["policy"]))
     u_eqn = core.JaxprEqn(saved_vars + k_in + u_in, unknown_outvars, checkpoint_p,
-                          dict(jaxpr=core.ClosedJaxpr(u_jaxpr, []), differentiated=True, **base))
+                          dict(jaxpr=core.ClosedJaxpr(u_jaxpr, []), differentiated=True,
+                               prevent_cse=u_cse, policy=params["policy"]))
     return [k_eqn], [u_eqn], out_unknown
 
 
@@ -314,10 +345,34 @@ def _move_eqn(v, memory_kind, out=None):
 
 @checkpoint_p.def_transpose
 def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+    """The transposed body (its recomputation and the cotangent equations) traced into a new
+    remat, as JAX's: lowered with an optimization barrier over its operands (`prevent_cse`),
+    so XLA cannot merge the recomputation with the forward pass and keep the values alive
+    that remat was asked not to save."""
     mask = [ad.is_undefined_primal(a) for a in args]
     residuals = [a for a in args if not ad.is_undefined_primal(a)]
-    cts_in = ad.backward_pass(jaxpr.jaxpr, residuals, mask, list(cts))
-    return [c if m else None for c, m in zip(cts_in, mask)]
+    ct_nonzero = [type(c) is not ad.Zero for c in cts]
+    zero_in = []  # which input cotangents came out symbolic zeros (known once traced)
+
+    def bwd(*xs):
+        res, cs = xs[:len(residuals)], iter(xs[len(residuals):])
+        full = [next(cs) if nz else ad.Zero(ad.tangent_aval(a))
+                for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
+        cts_in = [c for c, m in zip(ad.backward_pass(jaxpr.jaxpr, list(res), mask, full), mask) if m]
+        zero_in[:] = [type(c) is ad.Zero for c in cts_in]
+        return [c for c in cts_in if type(c) is not ad.Zero]
+
+    closed, _ = pe.trace_to_jaxpr(bwd, [core.get_aval(r) for r in residuals]
+                                  + [core.get_aval(c) for c in cts if type(c) is not ad.Zero])
+    free, consts = pe.as_const_free(closed)
+    cse = with_cse(prevent_cse, before=(False,) * len(consts), kept=[not m for m in mask],
+                    after=(True,) * sum(ct_nonzero))
+    outs = iter(checkpoint_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
+                                  jaxpr=free, prevent_cse=cse, differentiated=True,
+                                  policy=policy))
+    zeros = iter(zero_in)
+    return [(ad.Zero(ad.tangent_aval(a.aval)) if next(zeros) else next(outs)) if m else None
+            for a, m in zip(args, mask, strict=True)]
 
 
 def _checkpoint_batch(axis_data, args, dims, *, jaxpr, **params):
@@ -325,6 +380,7 @@ def _checkpoint_batch(axis_data, args, dims, *, jaxpr, **params):
     input stays unbatched, as in JAX: vmap of a remat's JVP keeps the primal out unbatched); an
     AxisBatchRule, so the body may use the vmap's named axis."""
     batched, out_dims, consts = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    params = dict(params, prevent_cse=with_cse(params["prevent_cse"], before=(False,) * len(consts)))
     outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, **params)
     return outs, list(out_dims)
 
@@ -343,6 +399,13 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
                                  static_argnums=static_argnums)
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if isinstance(prevent_cse, (list, tuple)):
+        prevent_cse = tuple(prevent_cse)  # (a pytree prefix of the positional arguments)
+    elif isinstance(prevent_cse, (bool, np.bool_)):
+        prevent_cse = bool(prevent_cse)
+    else:
+        raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
+                        f"type(prevent_cse)={type(prevent_cse)}")
 
     @functools.wraps(fun)
     @api_boundary
@@ -359,7 +422,12 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         key = ("checkpoint", in_tree, tuple(avals), len(args), tuple(static.items()))
         free, consts, out_tree = cached_trace(
             fun, key, lambda: pe.trace_tree_to_jaxpr(call, in_tree, avals))
-        outs = checkpoint_p.bind(*consts, *leaves, jaxpr=free, prevent_cse=prevent_cse,
+        cse = prevent_cse
+        if isinstance(cse, tuple):  # one flag per argument leaf, none for the constants
+            cse_args = (tuple(dyn), kwargs) if kwargs else tuple(dyn)
+            cse = (False,) * len(consts) + tuple(
+                bool(f) for f in tree_util.flatten_prefix(cse, cse_args, "checkpoint prevent_cse"))
+        outs = checkpoint_p.bind(*consts, *leaves, jaxpr=free, prevent_cse=cse,
                                  differentiated=False, policy=policy)
         return tree_util.tree_unflatten(out_tree, outs)
     return remat_f

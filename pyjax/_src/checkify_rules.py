@@ -256,6 +256,8 @@ def _checkpoint_rule(error, enabled, *args, jaxpr, **params):
     error, leaves, traced = _merged(error, [jaxpr], enabled,
                                     lambda ls: [_aval(x) for x in ls] + arg_avals)
     body, consts, tree = traced[0]
+    params = dict(params, prevent_cse=ad_checkpoint.with_cse(  # (the error's leaves: no barrier)
+        params["prevent_cse"], before=(False,) * (len(consts) + len(leaves))))
     outs = ad_checkpoint.checkpoint_p.bind(*consts, *leaves, *args, jaxpr=body, **params)
     return _split_outs(outs, [tree], error)
 

@@ -149,12 +149,20 @@ class Lowered(_Stage):
         self._text = lowered[0]
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
-        """The module's text; with `debug_info=True`, lowered again with a location on every
-        op: its name stack (named_scope / named_call) and the user's line, as JAX prints them."""
+        """The module's text (`dialect="hlo"`: XLA's HLO text of it, as JAX prints it); with
+        `debug_info=True`, lowered again with a location on every op: its name stack
+        (named_scope / named_call) and the user's line, as JAX prints them."""
+        if dialect not in (None, "stablehlo", "hlo"):
+            raise ValueError(f"unknown dialect: {dialect}")
         if debug_info:
             with lowering.debug_locations():
-                return dispatch.lower(self._request)[0]
-        return self._text
+                text = dispatch.lower(self._request)[0]
+        else:
+            # printed by MLIR in its custom (pretty) form, as JAX prints modules; pyjax emits
+            # the generic form, which XLA reads the same
+            text = self._text if dialect == "hlo" else xla.mlir_module(self._text).operation.get_asm(
+                enable_debug_info=False)
+        return text if dialect != "hlo" else xla.hlo_computation(text).as_hlo_text()
 
     def compiler_ir(self, dialect=None):
         """The module as JAX gives it: "stablehlo" (the default) an MLIR `ir.Module` (its
