@@ -316,6 +316,25 @@ def test_errors_are_exported():
         assert issubclass(getattr(errors, name), TypeError)
 
 
+def test_jax_errors_end_with_their_error_page_link():
+    """As JAX 0.10.2's (its errors_test testErrorsURL): each error of jax.errors, even built from
+    a tracer of no trace, ends with its entry on JAX's error page."""
+    class FakeTracer:  # like a tracer of no trace: no aval, no printable value
+        def __init__(self, trace):
+            self._trace = trace
+
+        aval = property(lambda self: 1 / 0)
+        __repr__ = __str__ = lambda self: 1 / 0
+    for name in ("ConcretizationTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+                 "TracerArrayConversionError", "TracerBoolConversionError",
+                 "TracerIntegerConversionError", "UnexpectedTracerError"):
+        err = getattr(errors, name)(FakeTracer(None))
+        assert str(err).endswith(f"\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.{name}")
+    with pytest.raises(errors.TracerBoolConversionError,
+                       match=r"\nSee https://docs\.jax\.dev/en/latest/errors\.html#jax\.errors\.TracerBool"):
+        pyjax.jit(lambda x: int(x) if x > 0 else x)(1.0)
+
+
 def test_transformation_argument_errors_say_jax_words():
     """Texts recorded from JAX 0.10.2 (its api_test matches them)."""
     with pytest.raises(TypeError, match=re.escape("Expected a callable value, got 3")):

@@ -2,11 +2,23 @@
 from pyjax._src import source_info
 
 
-class JAXTypeError(TypeError):
+class _JAXErrorMixin:
+    """JAX's own errors end with a link to their entry on JAX's error page, as JAX's do."""
+
+    def __init__(self, message):
+        try:
+            message = str(message)
+        except Exception:  # noqa: BLE001 - building the error must not fail (a tracer of no trace)
+            message = object.__repr__(message)
+        super().__init__(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
+                         f"#jax.errors.{type(self).__name__}")
+
+
+class JAXTypeError(_JAXErrorMixin, TypeError):
     pass
 
 
-class JAXIndexError(IndexError):
+class JAXIndexError(_JAXErrorMixin, IndexError):
     pass
 
 
@@ -29,22 +41,27 @@ class _TracerError(JAXTypeError):
     user's arguments, `p['w']`) the value depends on. pyjax adds which operation asked, the
     user's source line, and the fix."""
 
-    def __init__(self, tracer, what, fix):
+    def __init__(self, tracer, what="", fix=""):
         frame = source_info.user_frame()
-        aval = getattr(tracer, "aval", None)
+        try:
+            aval = tracer.aval
+        except Exception:  # noqa: BLE001 - e.g. a tracer of no trace, as JAX's tests build
+            aval = None
         desc = (f"traced array with shape {aval.str_short(short_dtypes=False)}"
                 if aval is not None else "a traced value")
         msg = self._lead(desc)
         context, static_hint = provenance_message(tracer)
         if context:
             msg += "\n" + context
-        msg += f"\n{what} was called on a {desc}"
-        if frame is not None:
+        if what:
+            msg += f"\n{what} was called on a {desc}"
+        if what and frame is not None:
             msg += f" at {source_info.frame_str(frame)}"
             line = source_info.frame_line(frame)
             if line:
                 msg += f":\n    {line}"
-        msg += f"\n{fix}"
+        if fix:
+            msg += f"\n{fix}"
         if static_hint and self._static_fix:
             msg += static_hint
         super().__init__(msg)

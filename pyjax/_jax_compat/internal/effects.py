@@ -9,8 +9,9 @@ class Effect(_core.Effect):
     """JAX's effect base class: its subclasses take no name (or set one themselves), and an
     effect is ordered when its type is registered in `ordered_effects`, as in JAX."""
 
-    def __init__(self):
-        pass
+    def __init__(self, name: str | None = None):  # JAX's take none; a name is kept if given
+        if name is not None:
+            self.name = name
 
     def __getattr__(self, attr):  # `name` unset: the subclass's name
         if attr == "name":
