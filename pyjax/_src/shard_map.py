@@ -394,7 +394,9 @@ def _check_closed_over(consts, mesh, manual_axes):
         # (a concrete array: its own layout; get_aval types it over the mesh in context)
         s = (getattr(aval, "sharding", None) if isinstance(c, core.Tracer)
              else getattr(c, "_named_sharding", None))
-        if s is not None and s.mesh._any_axis_explicit:
+        # (a type over another mesh's axes is left alone: pyjax's eager dispatch can give an
+        # array the type it had under an earlier mesh in context)
+        if s is not None and s.mesh._any_axis_explicit and s.mesh.axis_names == mesh.axis_names:
             types: dict = {}
             for n, t in zip(s.mesh.axis_names, s.mesh.axis_types, strict=True):
                 types.setdefault(t, []).append(n)
