@@ -255,6 +255,21 @@ def test_checkpoint_backward_pass_is_a_remat_behind_an_optimization_barrier():
         pyjax.checkpoint(jnp.sin, prevent_cse="yes")
 
 
+def test_checkpoint_keeps_no_input_the_backward_pass_does_not_read():
+    """A remat's unknown side takes only the known operands it reads: an input the derivative
+    does not need is no residual (JAX's test_name_denylist: 0, 1, 2, 3 residuals)."""
+    def f(x):
+        y = checkpoint_name(jnp.multiply(2.0, 2.0), "y")
+        z = checkpoint_name(jnp.multiply(2.0, 2.0), "z")
+        return (x * y) * z * jnp.multiply(2.0, 2.0)
+
+    P = pyjax.checkpoint_policies
+    counts = [len(saved_residuals(pyjax.checkpoint(f, policy=P.save_any_names_but_these(*names)), 1.0))
+              for names in (("y", "z"), ("z",), ())]
+    assert counts == [0, 1, 2]
+    np.testing.assert_allclose(pyjax.grad(pyjax.checkpoint(f))(1.0), 64.0)
+
+
 def test_checkpoint_jvp_keeps_zero_tangents_symbolic():
     """Issue 24 (diffrax's test_sde_against): a remat's outputs the differentiated inputs do not
     reach keep symbolic-zero tangents, so a loop carrying one (diffrax's times) is not

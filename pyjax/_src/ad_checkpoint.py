@@ -309,8 +309,14 @@ def _checkpoint_partial_eval(eqn, in_unknown):
     u_saved = [core.Var(stored[v].aval) if v in stored else v for v in saved]
     to_src = [_move_eqn(h, offload[v].src, out=v) for v, h in zip(saved, u_saved, strict=True)
               if v in stored]
-    u_jaxpr = core.Jaxpr([], u_saved + list(known.invars) + unknown.invars[nres:],
-                         unknown.outvars, to_src + recompute_eqns + unknown.eqns)
+    u_eqns = to_src + recompute_eqns + unknown.eqns
+    # the known operands the unknown side reads (the others are no residuals: JAX's remat
+    # does not keep an input alive for the backward pass that does not need it)
+    read = {v for e in u_eqns for v in e.invars if type(v) is core.Var} | {
+        v for v in unknown.outvars if type(v) is core.Var}
+    k_read = [v in read for v in known.invars]
+    u_jaxpr = core.Jaxpr([], u_saved + [v for v, r in zip(known.invars, k_read) if r]
+                         + unknown.invars[nres:], unknown.outvars, u_eqns)
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
     saved_vars = [core.Var(v.aval) for v in u_saved]
@@ -319,12 +325,15 @@ def _checkpoint_partial_eval(eqn, in_unknown):
     cse = params["prevent_cse"]
     known_in = [not u for u in in_unknown]
     k_cse = with_cse(cse, kept=known_in)
-    u_cse = with_cse(cse, before=(True,) * len(saved_vars), kept=known_in,
-                      after=with_cse(cse, kept=in_unknown) if not isinstance(cse, bool) else ())
+    u_cse = cse if isinstance(cse, bool) else (
+        (True,) * len(saved_vars)
+        + tuple(f for f, r in zip(with_cse(cse, kept=known_in), k_read, strict=True) if r)
+        + with_cse(cse, kept=in_unknown))
     k_eqn = core.JaxprEqn(k_in, known_outvars + saved_vars, checkpoint_p,
                           dict(jaxpr=core.ClosedJaxpr(k_jaxpr, []), differentiated=False,
                                prevent_cse=k_cse, policy=params["policy"]))
-    u_eqn = core.JaxprEqn(saved_vars + k_in + u_in, unknown_outvars, checkpoint_p,
+    u_eqn = core.JaxprEqn(saved_vars + [v for v, r in zip(k_in, k_read, strict=True) if r] + u_in,
+                          unknown_outvars, checkpoint_p,
                           dict(jaxpr=core.ClosedJaxpr(u_jaxpr, []), differentiated=True,
                                prevent_cse=u_cse, policy=params["policy"]))
     return [k_eqn], [u_eqn], out_unknown
