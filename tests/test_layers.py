@@ -26,6 +26,7 @@ LAYERS = [
               "pyjax._src.source_info", "pyjax._src.errors", "pyjax._src.backend",
               "pyjax._src.mesh", "pyjax._src.mesh_utils", "pyjax._src.sharding",
               "pyjax._src.sharding_gspmd", "pyjax._src.sharding_in_types", "pyjax._src.topologies",
+              "pyjax._src.layout",
               "pyjax._src.distributed",
               "pyjax._src.profiler", "pyjax._src.traceback_util"]),
     ("core", ["pyjax._src.avals", "pyjax._src.core", "pyjax._src.tracer_leaks",
@@ -326,7 +327,7 @@ EAGER_MODULES = {
         interpreters.batching interpreters.partial_eval interpreters.rule_tables jitted_numpy
         numpy_placement lax remat_opt reshard
         lowering lowering.lower lowering.mlir lowering.sdy mesh numpy pjit pretty_print profiler random
-        random.keys random.philox random.prng random.rbg random.threefry4x32 sharding sharding_gspmd sharding_in_types source_info spmd stages state state.types
+        random.keys random.philox random.prng random.rbg random.threefry4x32 sharding sharding_gspmd sharding_in_types layout source_info spmd stages state state.types
         traceback_util tracer_leaks tree_api tree_types tree_util""",
     "pyjax._src.lax": """barriers control_flow control_flow.common control_flow.conditionals
         control_flow.cumulative control_flow.platform_dependent control_flow.scan

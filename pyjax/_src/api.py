@@ -18,6 +18,7 @@ from pyjax._src.array import (Array, ArrayImpl, ShapeDtypeStruct, canonical_host
                               is_named_sharding, named_sharding_for, put_named, put_sharded)
 from pyjax._src.backend import xla
 from pyjax._src.backend.guard import JAXLIB_VERSION
+from pyjax._src.layout import Format, Layout
 from pyjax._src.mesh import Mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                                  xla_memory_kind)
@@ -89,7 +90,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """
     if may_alias and donate:  # (JAX's check and words)
         raise ValueError("may_alias and donate cannot be True at the same time.")
-    if device is None or isinstance(device, (xla.Device, Sharding, PartitionSpec)):
+    if device is None or isinstance(device, (xla.Device, Sharding, PartitionSpec, Format)):
         return tree_util.tree_map(lambda v: _put_leaf(v, device, may_alias), x)
     leaves, treedef = tree_util.tree_flatten(x)
     try:
@@ -107,6 +108,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 
 
 def _put_leaf(v, device, may_alias):
+    if isinstance(device, Format):
+        return _put_formatted(v, device)
     device = named_sharding_for(device, "device_put")
     if device is not None and not isinstance(device, (xla.Device, Sharding)):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device` "
@@ -140,6 +143,26 @@ def _put_leaf(v, device, may_alias):
     host = canonical_host_value(v)
     aval = core.ShapedArray(host.shape, host.dtype, dtypes.is_weakly_typed(v))
     return _put_on(host, aval, device, kind)
+
+
+def _put_formatted(v, fmt):
+    """`v` placed as a Format says: its sharding, in its device-local layout (laid out by an
+    identity computation whose result has that layout, as JAX does)."""
+    if fmt.layout is None and fmt.sharding is None:
+        return _put_leaf(v, None, None)
+    if not isinstance(fmt.sharding, Sharding) or not isinstance(fmt.layout, (Layout, type(None))):
+        aval = core.get_aval(v)
+        raise ValueError(f"sharding and layout in `Layout` instance should be concrete. Got "
+                         f"layout: {fmt} for input {aval.str_short()}")
+    if getattr(v, "format", None) == fmt and getattr(v, "_committed", False):
+        return v
+    if fmt.layout is None:
+        return _put_leaf(v, fmt.sharding, None)
+    return pjit.jit(_identity, out_shardings=fmt)(v)
+
+
+def _identity(x):
+    return x
 
 
 def _moves_memory(tracer, device) -> bool:

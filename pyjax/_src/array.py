@@ -23,6 +23,7 @@ from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.mesh import SHARDING_IN_TYPES, AxisType, get_mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
                                  named_for_xla, xla_memory_kind)
+from pyjax._src.layout import AutoLayout, Format, Layout
 from pyjax._src.sharding_gspmd import GSPMDSharding
 
 ArrayImpl = xla.ArrayImpl
@@ -256,6 +257,14 @@ class _ArrayImplMethods:
                                   f"over {len(devices)} devices has no pyjax name")
 
     @property
+    def format(self):
+        """The device-local layout of the array's buffers, with its sharding (JAX's Format)."""
+        if self.is_deleted():
+            return Format(None, self.sharding)
+        lay = xla.buffer_layout(self)
+        return Format(None if lay is None else Layout.from_xla(lay), self.sharding)
+
+    @property
     def device(self):
         devices = xla.buffer_devices(self)
         # as JAX: an array on several devices answers with its sharding
@@ -444,14 +453,23 @@ pe.literal_value_handlers[ArrayImpl] = _literal_for_array
 class ShapeDtypeStruct:
     """A shape and dtype standing in for an array (for eval_shape and AOT lowering)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_layout")
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
         # an extended dtype (a PRNG key's `key<fry>`) is kept as it is, as in JAX
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = weak_type
-        self._sharding = sharding
+        if isinstance(sharding, Format) and isinstance(sharding.layout, AutoLayout):
+            raise TypeError(f"`Layout.AUTO` cannot be used in place of a device-local layout in "
+                            f"a `ShapeDtypeStruct`. Got {sharding}")
+        # a Format gives the sharding and a device-local layout
+        self._layout = sharding.layout if isinstance(sharding, Format) else None
+        self._sharding = sharding.sharding if isinstance(sharding, Format) else sharding
+
+    @property
+    def format(self):
+        return Format(self._layout, self.sharding)
 
     @property
     def sharding(self):
@@ -486,7 +504,8 @@ class ShapeDtypeStruct:
     def update(self, **changes):
         """A copy with some of `shape`, `dtype`, `weak_type`, `sharding` replaced."""
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
-                  "sharding": self._sharding, **changes}
+                  "sharding": self._sharding if self._layout is None else Format(
+                      self._layout, self._sharding), **changes}
         return type(self)(fields.pop("shape"), fields.pop("dtype"), **fields)
 
     def __repr__(self):

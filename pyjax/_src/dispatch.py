@@ -60,6 +60,10 @@ class CompileRequest:
     out_shardings: tuple | None = None
     platform: str | None = None
     compile_options: tuple = ()
+    # per argument / result, its `mhlo.layout_mode` ("auto", "{1,0}"; None: the default
+    # layout), or None for none given (jit's Formats: pyjax/_src/layout.py)
+    in_layouts: tuple | None = None
+    out_layouts: tuple | None = None
 
     def __post_init__(self):
         # canonical values, set only where they differ (this runs on every eager pjit call)
@@ -96,7 +100,7 @@ class CompileRequest:
     def cache_key(self) -> tuple:
         """The request without its jaxpr (which the cache holds weakly, by identity)."""
         return (self.name, self.donated, self.devices, self.in_shardings, self.out_shardings,
-                self.platform, self.compile_options)
+                self.platform, self.compile_options, self.in_layouts, self.out_layouts)
 
 
 @functools.cache
@@ -142,11 +146,14 @@ def lower(request: CompileRequest):
         result_shardings = _checked(request.out_shardings, closed.out_avals)
     target = spmd.lowering_target.set((request.devices, mesh))
     try:
+        arg_layouts = None if request.in_layouts is None else (
+            (None,) * len(closed.jaxpr.constvars) + tuple(request.in_layouts))
         return lower_jaxpr_to_module(request.name, closed.jaxpr, donated=donated,
                                      platform=request.platform, num_replicas=request.num_replicas,
                                      num_partitions=request.num_partitions,
                                      arg_shardings=arg_shardings, result_shardings=result_shardings,
-                                     shardy=_use_shardy(request))
+                                     shardy=_use_shardy(request), arg_layouts=arg_layouts,
+                                     result_layouts=request.out_layouts)
     finally:
         spmd.lowering_target.reset(target)
 
@@ -646,6 +653,52 @@ def reshard(x: ArrayImpl, sharding: NamedSharding) -> ArrayImpl:
     out = compiled([x])[0]
     out._named_sharding = sharding  # as given (device_put keeps the user's spelling)
     return out
+
+
+def in_layouts(compiled: Compiled, leaves, shardings) -> list:
+    """`leaves`, each moved into the device-local layout `compiled` takes it in where it is in
+    another (a host value, or a default-layout array, given to a function compiled for another
+    layout): laid out anew by an identity computation with that result layout. `shardings`:
+    where each leaf goes (an array stays where it is)."""
+    params, _ = xla.executable_layouts(compiled.exe.xla_executable)
+    params = params[len(params) - len(leaves):]
+    out = list(leaves)
+    for i, (x, want, s) in enumerate(zip(leaves, params, shardings, strict=True)):
+        ndim = len(core.get_aval(x).shape)
+        have = xla.buffer_layout(x) if type(x) is ArrayImpl else None
+        if have == want or (have is None and tuple(want[0]) == tuple(range(ndim))[::-1]):
+            continue
+        out[i] = _relayout(x, want, x.sharding if have is not None else s)
+    return out
+
+
+def arg_layout_modes(leaves):
+    """The `mhlo.layout_mode` of each array in a non-default device-local layout (None for the
+    others), or None when all are in the default one."""
+    modes = None
+    for i, x in enumerate(leaves):
+        if type(x) is ArrayImpl and x.aval.ndim > 1:
+            lay = xla.buffer_layout(x)
+            if lay is not None and lay[0] != tuple(range(x.aval.ndim))[::-1]:
+                modes = modes or [None] * len(leaves)
+                modes[i] = "{" + ",".join(str(d) for d in lay[0]) + "}"
+    return None if modes is None else tuple(modes)
+
+
+def _relayout(x, want, sharding):
+    aval = core.get_aval(x)
+    aval = core.ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    v = core.Var(aval)
+    closed = core.ClosedJaxpr(core.Jaxpr([], [v], [v], []), [])
+    mode = "{" + ",".join(str(d) for d in want[0]) + "}"
+    if isinstance(sharding, NamedSharding):
+        request = CompileRequest(closed, "relayout", devices=spmd.mesh_devices((sharding,), None),
+                                 in_shardings=(sharding,), out_shardings=(sharding,),
+                                 out_layouts=(mode,))
+    else:
+        request = CompileRequest(closed, "relayout", devices=tuple(sharding._device_assignment),
+                                 out_layouts=(mode,))
+    return compile(request)([x])[0]
 
 
 def committed_device(leaves, name, labels=None):

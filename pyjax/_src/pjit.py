@@ -255,20 +255,26 @@ class _Entry:
         self.has_refs = any(type(v.aval) is AbstractRef
                             for v in closed.jaxpr.constvars + closed.jaxpr.invars)
 
-    def request(self, name, device=None) -> CompileRequest:
+    def request(self, name, device=None, layouts=(None, None)) -> CompileRequest:
         devices = (device,) if device is not None else ()
-        return CompileRequest(self.closed, f"jit_{name}", self.donated, devices)
+        return CompileRequest(self.closed, f"jit_{name}", self.donated, devices,
+                              in_layouts=layouts[0], out_layouts=layouts[1])
 
-    def compiled_sharded(self, name, in_shardings, out_shardings) -> Compiled:
-        compiled = self.sharded.get((in_shardings, out_shardings))
+    def compiled_sharded(self, name, in_shardings, out_shardings,
+                         layouts=(None, None)) -> Compiled:
+        key = (in_shardings, out_shardings) + ((layouts,) if layouts != (None, None) else ())
+        compiled = self.sharded.get(key)
         if compiled is None:
             request = CompileRequest(self.closed, f"jit_{name}", self.donated,
                                      spmd.mesh_devices(in_shardings, out_shardings, self.mesh),
-                                     in_shardings, out_shardings)
-            compiled = self.sharded[(in_shardings, out_shardings)] = dispatch.compile(request)
+                                     in_shardings, out_shardings, in_layouts=layouts[0],
+                                     out_layouts=layouts[1])
+            compiled = self.sharded[key] = dispatch.compile(request)
         return compiled
 
-    def compiled_for(self, name, device) -> Compiled:
+    def compiled_for(self, name, device, layouts=(None, None)) -> Compiled:
+        if layouts != (None, None):  # (device-local layouts asked for: compiled each call)
+            return dispatch.compile(self.request(name, device, layouts))
         if device is None or device == dispatch.default_devices()[0]:
             if self.compiled is None:
                 self.compiled = dispatch.compile(self.request(name))
@@ -361,6 +367,9 @@ class JitInfo:
         _check_callable(fun)
         # pytree prefixes of the positional arguments / of the outputs (None: unspecified)
         # shardings that are all None (unspecified: None is an empty pytree) are no shardings
+        # (Formats give shardings and device-local layouts: the layouts are kept apart)
+        in_shardings, self.in_layouts = spmd.split_formats(in_shardings)
+        out_shardings, self.out_layouts = spmd.split_formats(out_shardings)
         self.in_shardings, self.out_shardings = _unless_empty(in_shardings), _unless_empty(out_shardings)
         self.fun = fun
         self.keep_unused = keep_unused  # (export keeps unused arguments in its module then)
@@ -496,6 +505,7 @@ class JitInfo:
                                name=self.name, donated_invars=None)
             return entry.out_tree.unflatten(outs), None
         single = None  # the one device that given SingleDeviceShardings name
+        layouts = self._layout_modes(dyn_args, avals, entry, leaves)
         if self.in_shardings is not None or self.out_shardings is not None:
             if self.in_shardings is not None and dyn_kwargs:
                 raise ValueError("pjit does not support kwargs when in_shardings is specified.")
@@ -510,7 +520,10 @@ class JitInfo:
                 entry.out_tree, self.name, entry.mesh)
             if outs is None and SHARDING_IN_TYPES[0]:  # the types say the outputs' layouts
                 outs = spmd.out_shardings_from_types(ins, entry.closed.out_avals)
-            compiled = entry.compiled_sharded(self.name, ins, outs)
+            compiled = entry.compiled_sharded(self.name, ins, outs, layouts)
+            if layouts != (None, None):  # arguments in the layouts it takes (no C++ dispatch)
+                leaves = dispatch.in_layouts(compiled, leaves, ins)
+                return entry.out_tree.unflatten(compiled(leaves)), None
             out = entry.out_tree.unflatten(compiled(leaves))
             return out, dispatch.fastpath_data_spmd(compiled, (dyn_args, dyn_kwargs), leaves, out)
         device = single if single is not None else self.device  # (jit(device=...): JAX's
@@ -519,9 +532,24 @@ class JitInfo:
             labels = [f"argument {n}" for n in _arg_origins(
                 self._params(), dyn_args, dyn_kwargs, in_tree, self.static_argnums) or ()] or None
             device = dispatch.committed_device(leaves, self.name, labels)
-        out = entry.out_tree.unflatten(entry.compiled_for(self.name, device)(leaves))
-        return out, dispatch.fastpath_data(entry.compiled_for(self.name, device),
-                                           (dyn_args, dyn_kwargs), leaves, out)
+        compiled = entry.compiled_for(self.name, device, layouts)
+        if layouts != (None, None):
+            leaves = dispatch.in_layouts(compiled, leaves, [sharding_lib.SingleDeviceSharding(
+                compiled.exe.devices[0])] * len(leaves))
+            return entry.out_tree.unflatten(compiled(leaves)), None
+        out = entry.out_tree.unflatten(compiled(leaves))
+        return out, dispatch.fastpath_data(compiled, (dyn_args, dyn_kwargs), leaves, out)
+
+    def _layout_modes(self, dyn_args, avals, entry, leaves):
+        """The `mhlo.layout_mode`s jit's Formats ask for: (per argument, per output); without
+        Formats, the layouts of arguments in another than the default (as JAX compiles
+        for them)."""
+        if self.in_layouts is None and self.out_layouts is None:
+            return dispatch.arg_layout_modes(leaves), None
+        full = tree_util.tree_unflatten(entry.out_tree, [0] * entry.out_tree.num_leaves)
+        return (spmd.layout_modes(self.in_layouts, dyn_args, avals, "in_shardings", self.name),
+                spmd.layout_modes(self.out_layouts, full, entry.closed.out_avals,
+                                  "out_shardings", self.name))
 
     def _call_with_refs(self, entry, leaves, args, kwargs, in_tree):
         """A call given Refs (or closing over them): JAX's checks, then the jit equation over
@@ -704,6 +732,8 @@ class JitInfo:
                                                   for x in leaves) or mesh):
             traced.shardings = spmd.shardings_for(self.in_shardings, self.out_shardings, args,
                                                   kwargs, leaves, out_tree, self.name, mesh)
+        traced.layouts = spmd.traced_layouts(self.in_layouts, self.out_layouts, args, leaves,
+                                             closed, out_tree, self.name)
         return traced
 
     def lower(self, *args, **kwargs) -> Lowered:

@@ -13,6 +13,7 @@ import contextvars
 
 from pyjax._src import core, tree_util
 from pyjax._src.array import ArrayImpl, ShapeDtypeStruct, named_sharding_for
+from pyjax._src.layout import AutoLayout, Format, Layout, layout_mode
 from pyjax._src.mesh import Mesh
 from pyjax._src.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                                  xla_memory_kind)
@@ -20,7 +21,56 @@ from pyjax._src.sharding_gspmd import GSPMDSharding
 
 
 def _is_spec(x):
-    return x is None or isinstance(x, (Sharding, PartitionSpec))
+    return x is None or isinstance(x, (Sharding, PartitionSpec, Format))
+
+
+def split_formats(shardings):
+    """jit's in/out_shardings with Formats in them: `(the shardings, with each Format replaced
+    by its sharding; the device-local layouts prefix, or None when no Format is given)`."""
+    if shardings is None:
+        return None, None
+    leaves, tree = tree_util.tree_flatten(shardings, is_leaf=_is_spec_or_layout)
+    for e in leaves:
+        if isinstance(e, (Layout, AutoLayout)):
+            raise ValueError(f"`jax.jit` does not accept device-local layouts directly. Create a "
+                             f"`Format` instance wrapping this device-local layout and pass that "
+                             f"to `jit` instead. Got {e}")
+    if not any(isinstance(e, Format) for e in leaves):
+        return shardings, None
+    return (tree_util.tree_unflatten(tree, [e.sharding if isinstance(e, Format) else e
+                                            for e in leaves]),
+            tree_util.tree_unflatten(tree, [e.layout if isinstance(e, Format) else None
+                                            for e in leaves]))
+
+
+def traced_layouts(in_layouts, out_layouts, args, leaves, closed, out_tree, name):
+    """The layout modes of a jit lowered ahead of time: jit's Formats', else (arguments) the
+    device-local layout a ShapeDtypeStruct's Format gives."""
+    in_avals, out_avals = closed.in_avals, closed.out_avals
+    ins = layout_modes(in_layouts, args, in_avals, "in_shardings", name)
+    own = [layout_mode(x._layout, len(x.shape)) if type(x) is ShapeDtypeStruct else None
+           for x in leaves]
+    if any(m is not None for m in own):
+        ins = tuple(m if m is not None else o
+                    for m, o in zip(ins or (None,) * len(own), own, strict=True))
+    full = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    return ins, layout_modes(out_layouts, full, out_avals, "out_shardings", name)
+
+
+def _is_spec_or_layout(x):
+    return _is_spec(x) or isinstance(x, (Layout, AutoLayout))
+
+
+def layout_modes(layouts, tree, avals, what, name):
+    """One `mhlo.layout_mode` (or None) per aval from a prefix of layouts over `tree` (whose
+    leaves are the first avals: keyword arguments follow, with none), or None when none is
+    given."""
+    if layouts is None:
+        return None
+    per_leaf = _per_leaf(layouts, tree, what, name)
+    per_leaf += [None] * (len(avals) - len(per_leaf))
+    modes = tuple(layout_mode(lay, len(a.shape)) for lay, a in zip(per_leaf, avals, strict=True))
+    return modes if any(m is not None for m in modes) else None
 
 
 def _per_leaf(prefix, tree, what, name):

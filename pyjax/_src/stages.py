@@ -22,6 +22,7 @@ from pyjax._src import core, dispatch, spmd, tree_util
 from pyjax._src.array import ShapeDtypeStruct
 from pyjax._src.backend import xla
 from pyjax._src.dispatch import Compiled, CompileRequest
+from pyjax._src.layout import Format, Layout
 from pyjax._src.lowering import lower as lowering
 from pyjax._src.sharding import SingleDeviceSharding
 from pyjax._src.state.types import AbstractRef, Ref
@@ -115,6 +116,7 @@ class Traced(_Stage):
         self.donated = donated
         self.shardings = None  # (in, out) NamedShardings of a jit over a mesh
         self.device = None  # the device SingleDeviceShardings given to jit name
+        self.layouts = (None, None)  # `mhlo.layout_mode`s of jit's Formats (arguments, results)
         self._ref_call = None  # a state.discharge.AotCall when given or closing over Refs
 
     _traced = property(lambda self: self)
@@ -130,12 +132,15 @@ class Traced(_Stage):
                 any(type(c) is Ref for c in jaxpr.consts):
             self._ref_call = ref_lowering["aot_call"](jaxpr, donated)  # the discharged jaxpr
             jaxpr, donated = self._ref_call.jaxpr, self._ref_call.donated
+        in_layouts, out_layouts = self.layouts
         if self.shardings is not None:
             request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
-                                     spmd.mesh_devices(*self.shardings), *self.shardings)
+                                     spmd.mesh_devices(*self.shardings), *self.shardings,
+                                     in_layouts=in_layouts, out_layouts=out_layouts)
         else:
             request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
-                                     () if self.device is None else (self.device,))
+                                     () if self.device is None else (self.device,),
+                                     in_layouts=in_layouts, out_layouts=out_layouts)
         return Lowered(self, request, dispatch.lower(request))
 
 
@@ -206,6 +211,9 @@ class Compiled(_Stage):
         if self._traced._ref_call is not None:  # reads the Refs' values, writes them back
             return tree_util.tree_unflatten(self.out_tree,
                                             self._traced._ref_call(self._compiled, leaves))
+        if self._traced.layouts[0] is not None:  # (compiled for device-local layouts)
+            leaves = dispatch.in_layouts(self._compiled, leaves,
+                                         tree_util.tree_leaves(self.input_shardings))
         return tree_util.tree_unflatten(self.out_tree, self._compiled(leaves))
 
     call = __call__
@@ -238,6 +246,25 @@ class Compiled(_Stage):
     @property
     def output_shardings(self):
         return tree_util.tree_unflatten(self.out_tree, self._flat_output_shardings())
+
+    @property
+    def input_formats(self):
+        """The arguments' Formats (the device-local layout the executable takes each in, with
+        its sharding), structured as `(args, kwargs)`."""
+        params, _ = xla.executable_layouts(self._compiled.exe.xla_executable)
+        n = len(self._traced.jaxpr.in_avals)
+        flat = tree_util.tree_leaves(self.input_shardings)
+        return tree_util.tree_unflatten(self.in_tree, [
+            Format(Layout.from_xla(lay), s) for lay, s in zip(params[-n:] if n else [], flat,
+                                                             strict=True)])
+
+    @property
+    def output_formats(self):
+        """The results' Formats (the layout the executable gives each in, with its sharding)."""
+        _, outs = xla.executable_layouts(self._compiled.exe.xla_executable)
+        return tree_util.tree_unflatten(self.out_tree, [
+            Format(Layout.from_xla(lay), s)
+            for lay, s in zip(outs, self._flat_output_shardings(), strict=True)])
 
     def _flat_output_shardings(self):
         c = self._compiled

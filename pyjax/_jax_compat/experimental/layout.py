@@ -1,14 +1,5 @@
-"""`jax.experimental.layout`: importable (flax's spmd helpers test isinstance against Format).
-NB: pyjax has no custom device layouts; these types match no pyjax value."""
-from pyjax._jax_compat._unsupported import UnsupportedType, unsupported
-
-
-class Format(UnsupportedType):
-    pass
-
-
-class Layout(UnsupportedType):
-    pass
-
+"""`jax.experimental.layout`: device-local layouts and Formats (pyjax/_src/layout.py)."""
+from pyjax._jax_compat._unsupported import unsupported
+from pyjax._src.layout import Format as Format, Layout as Layout
 
 with_layout_constraint = unsupported("jax.experimental.layout.with_layout_constraint")

@@ -583,6 +583,28 @@ def _short_aval(aval):
         return repr(aval)
 
 
+def _layout_triple(pjrt_layout):
+    xla_layout = pjrt_layout._xla_layout()
+    return (tuple(xla_layout.minor_to_major()), tuple(tuple(t) for t in xla_layout.tiling()),
+            xla_layout.element_size_in_bits())
+
+
+def buffer_layout(buf):
+    """The device layout of an array's buffers as `(minor_to_major, tiling,
+    element_size_in_bits)`, or None when the backend does not say."""
+    try:
+        return _layout_triple(buf._pjrt_layout)
+    except _jax.JaxRuntimeError:
+        return None
+
+
+def executable_layouts(xla_executable):
+    """`(parameters, outputs)`: the layouts (as `buffer_layout`'s) an executable takes its
+    arguments in and gives its results in."""
+    return ([_layout_triple(p) for p in xla_executable.get_parameter_layouts()],
+            [_layout_triple(p) for p in xla_executable.get_output_layouts()])
+
+
 def single_device_buffers(buf):
     """The per-device pieces of a (possibly multi-device) buffer, in its sharding's order.
 

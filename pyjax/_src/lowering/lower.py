@@ -294,14 +294,16 @@ def _live_eqns(jaxpr: core.Jaxpr) -> list:
 
 def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replicas, num_partitions,
                           donated=(), arg_shardings=None,
-                          result_shardings=None, shardy=False) -> tuple[str, ModuleContext]:
+                          result_shardings=None, shardy=False, arg_layouts=None,
+                          result_layouts=None) -> tuple[str, ModuleContext]:
     """Lower a jaxpr whose constvars and invars all become arguments of `main`, in that order.
     `donated` holds one bool per (constvar + invar) argument. The platform (which lowering
     rules apply) and the replica/partition counts (written as `mhlo.num_replicas` /
     `mhlo.num_partitions`) come from the compile request (`dispatch.CompileRequest`).
     `arg_shardings` / `result_shardings` (one NamedSharding or None per argument / result)
     annotate `main` for XLA's SPMD partitioner: Shardy's `sdy.sharding` when `shardy`, else
-    GSPMD's `mhlo.sharding` (lowering/sdy.py)."""
+    GSPMD's `mhlo.sharding` (lowering/sdy.py). `arg_layouts` / `result_layouts` (one
+    `mhlo.layout_mode` or None per argument / result) ask XLA for device-local layouts."""
     fb = mlir.FuncBuilder()
     if _debug_locations[0]:
         fb.name_prefix = _module_label(name)
@@ -324,6 +326,8 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
             attrs.append(f'mhlo.memory_kind = "{in_kinds[i]}"')
         if arg_shardings is not None and arg_shardings[i] is not None:
             attrs.append(sdy.sharding_attr(module, arg_shardings[i], v.aval.ndim))
+        if arg_layouts is not None and arg_layouts[i] is not None:
+            attrs.append(f'mhlo.layout_mode = "{arg_layouts[i]}"')
         args.append((n, fb.types[n], "{" + ", ".join(attrs) + "}" if attrs else ""))
     names = [a[0] for a in args]
     nconst = len(jaxpr.constvars)
@@ -338,6 +342,8 @@ def lower_jaxpr_to_module(name: str, jaxpr: core.Jaxpr, *, platform, num_replica
                 outs[i] = _annotate_placement(fb, outs[i], v.aval, out_kinds[i])
         if s is not None:
             attrs.append(sdy.sharding_attr(module, s, v.aval.ndim))
+        if result_layouts is not None and result_layouts[i] is not None:
+            attrs.append(f'mhlo.layout_mode = "{result_layouts[i]}"')
         result_attrs.append("{" + ", ".join(attrs) + "}" if attrs else "")
     text = mlir.module_text(_sanitize(name), args, [aval_type(v.aval) for v in jaxpr.outvars],
                             fb.lines, outs, num_replicas, num_partitions,
