@@ -305,13 +305,13 @@ def _normalize_argnames(argnames, what):
 
 
 def _check_callable(fun):
-    if isinstance(fun, staticmethod):
-        raise TypeError(f"jit: staticmethod objects are not supported, got {fun}; apply jit to the "
+    if isinstance(fun, staticmethod):  # (JAX's words, then how to fix it)
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}; apply jit to the "
                         f"function before making it a staticmethod")
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")   # JAX's words
     if inspect.isgeneratorfunction(fun):
-        raise TypeError(f"jit: expected a function, got a generator function {fun!r}")
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
 
 
 def _check_argnums(sig, argnums, what):
@@ -401,8 +401,8 @@ class JitInfo:
         """JAX's checks of the argnums/argnames against the signature (when there is one)."""
         if self._sig is None:
             if donate_argnames:
-                raise ValueError(f"jit: the signature of {self.fun!r} is unknown; pass "
-                                 f"donate_argnums instead of donate_argnames")
+                raise ValueError(f"Getting the signature of function {self.fun} failed. Pass "
+                                 f"donate_argnums instead of donate_argnames.")
             return
         _check_argnums(self._sig, static_argnums, "static_argnums")
         _check_argnames(self._sig, static_argnames, "static_argnames")
@@ -411,9 +411,10 @@ class JitInfo:
         params = [p.name for p in self._params()]
         static = set(static_argnames) | {params[n] for n in static_argnums if -len(params) <= n < len(params)}
         donated = set(donate_argnames) | {params[n] for n in donate_argnums if -len(params) <= n < len(params)}
-        if static & donated:
-            raise ValueError(f"jit: arguments {sorted(static & donated)} are both static and donated; "
-                             f"static arguments are not arrays, so they cannot be donated")
+        if static & donated:  # (JAX's words; static arguments are not arrays to donate)
+            raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {static & donated} appear in both static_argnames and "
+                             f"donate_argnames")
 
     def _params(self):
         if self._sig is None:
@@ -719,6 +720,7 @@ class JitInfo:
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         traced = Traced(self.name, closed, in_tree, out_tree, donated)
+        traced.arg_names = lambda: self._leaf_names(in_tree)  # (for the compiled call's errors)
         mesh = spmd.constrained_mesh(closed.jaxpr) if xla.multiple_devices() else None
         if self.in_shardings is not None and kwargs:
             raise ValueError("pjit does not support kwargs when in_shardings is specified.")

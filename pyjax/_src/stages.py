@@ -200,14 +200,28 @@ class Compiled(_Stage):
     def __call__(self, *args, **kwargs):
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
         if in_tree != self.in_tree:
-            raise TypeError(f"Compiled function called with a different argument structure: "
-                            f"expected {self.in_tree}, got {in_tree}")
+            raise TypeError(f"Function compiled with input pytree does not match the input pytree "
+                            f"it was called with: compiled for {self.in_tree}, called with "
+                            f"{in_tree}")
+        if any(isinstance(x, core.Tracer) for x in leaves):
+            t = next(x for x in leaves if isinstance(x, core.Tracer))
+            raise TypeError(f"Cannot apply JAX transformations to a function lowered and compiled "
+                            f"for a particular signature. Detected argument of Tracer type "
+                            f"{type(t)}. (Call the jitted function itself under transformations.)")
         avals = [core.get_aval(x) for x in leaves]
-        for i, (a, want) in enumerate(zip(avals, self._traced.jaxpr.in_avals, strict=True)):
-            if a.shape != want.shape or a.dtype != want.dtype:
-                raise TypeError(f"Argument types differ from the types for which this computation "
-                                f"was compiled: leaf {i} is {a.str_short()}, compiled for "
-                                f"{want.str_short()}")
+        want = self._traced.jaxpr.in_avals
+        bad = [i for i, (a, w) in enumerate(zip(avals, want, strict=True))
+               if a.shape != w.shape or a.dtype != w.dtype]
+        if bad:  # (JAX's words)
+            names = getattr(self._traced, "arg_names", None)
+            names = names() if names is not None else [f"args[{i}]" for i in range(len(avals))]
+            lines = [f"Argument '{names[i]}' compiled with {want[i].str_short()} and called with "
+                     f"{avals[i].str_short()}" for i in bad[:5]]
+            head = f"The first 5 of {len(bad)}" if len(bad) >= 5 else "The"
+            raise TypeError("Argument types differ from the types for which this computation was "
+                            "compiled. Perhaps you are calling the compiled executable with a "
+                            "different enable_x64 mode than when it was AOT compiled? "
+                            f"{head} mismatches are:\n" + "\n".join(lines))
         if self._traced._ref_call is not None:  # reads the Refs' values, writes them back
             return tree_util.tree_unflatten(self.out_tree,
                                             self._traced._ref_call(self._compiled, leaves))
