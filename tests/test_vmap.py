@@ -487,7 +487,8 @@ def test_unbatched_values_under_vmap_stay_concrete():
 
 
 def test_error_unbound_axis_name():
-    with pytest.raises(NameError, match="unbound axis name: 'k'"):
+    with pytest.raises(NameError, match="Found an unbound axis name: k. To fix this, please "
+                                        "call psum under `jax.shard_map`"):  # (JAX's words)
         pyjax.vmap(lambda a: lax.psum(a, "k"), axis_name="i")(np.ones(3))
     with pytest.raises(NameError, match="unbound axis name"):
         lax.psum(1.0, "i")

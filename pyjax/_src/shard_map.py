@@ -413,9 +413,19 @@ def _fun_name(f):
 
 def _check_spec(spec, aval, mesh, what, f, global_shape=False):
     if len(spec) > aval.ndim:
-        raise ValueError(f"shard_map applied to the function {_fun_name(f)!r} was given an {what} "
-                         f"{spec!r} of length {len(spec)}, which is too long for a value of shape "
-                         f"{aval.str_short()} (rank {aval.ndim}). For scalars use P().")
+        prefix, where = what.split("_specs")
+        base = "the passed args" if prefix == "in" else f"{_fun_name(f)}(*args)"
+        raise ValueError(
+            f"shard_map applied to the function '{_fun_name(f)}' was given an {prefix}_specs "
+            f"entry which is too long to be compatible with the corresponding {prefix}put value "
+            f"from the function:\n\n{prefix}_specs{where} is {spec} which has length "
+            f"{len(spec)}, but {base}{where} has shape {aval.str_short()}, which has rank "
+            f"{aval.ndim} (and {aval.ndim} < {len(spec)})\n\nEntries in {prefix}_specs must be "
+            f"of length no greater than the number of axes in the corresponding {prefix}put "
+            f"value.\n\nEither revise the spec to be shorter, or modify '{_fun_name(f)}' so "
+            f"that its {prefix}puts have sufficient rank."
+            + (f"\n\nFor scalar values (rank 0), consider using an {prefix}_specs entry of "
+               f"`P()`, where `P = jax.sharding.PartitionSpec`." if not aval.ndim else ""))
     parts = spec._normalized(aval.ndim)
     used = [a for p in parts for a in p]
     for a in used:

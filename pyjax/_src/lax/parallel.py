@@ -68,6 +68,14 @@ def _one_or_mesh_names(axis_name, name):
     return names
 
 
+def _bound(name) -> bool:
+    try:
+        axis_data_of(name)
+    except NameError:
+        return False
+    return True
+
+
 def _size_of(axis_name):
     return math.prod(axis_data_of(n).size for n in _names(axis_name))
 
@@ -243,7 +251,13 @@ def _allreduce(prim, reduce, on_constant, x, axis_name, axis_index_groups):
     names = _names(axis_name)
     pos = tuple(a for a in names if isinstance(a, int))
     named = tuple(a for a in names if not isinstance(a, int))
-    size = math.prod(axis_data_of(n).size for n in named)  # NameError for unbound names
+    try:
+        size = math.prod(axis_data_of(n).size for n in named)
+    except NameError:
+        unbound = next(n for n in named if not _bound(n))
+        # (JAX's words, which name psum for every all-reduce)
+        raise NameError(f"Found an unbound axis name: {unbound}. To fix this, please call "
+                        f"psum under `jax.shard_map`.") from None
     groups = _checked_groups(axis_index_groups, named, prim.name)
     if groups is not None:
         size = len(groups[0])
