@@ -234,6 +234,14 @@ out["unreduced_auto_axes"] = res(lambda: jax.shard_map(
 out["unreduced_partly_manual"] = res(lambda: jax.shard_map(
     lambda a: a, mesh=m21, in_specs=P(unreduced={"x"}), out_specs=P(),
     axis_names={"x"})(np.arange(8)))
+# JAX's errors: pcast outside a shard_map (eagerly; under jit naming an unbound axis), an
+# all-reduce over an unbound name, a spec longer than its value's rank
+V = np.arange(8.0, dtype=np.float32)
+out["pcast_eager_outside"] = res(lambda: jax.lax.pcast(V, "x", to="varying"))
+out["pcast_jit_unbound"] = res(lambda: jax.jit(lambda v: jax.lax.pcast(v, "x", to="varying"))(V))
+out["psum_jit_unbound"] = res(lambda: jax.jit(lambda v: jax.lax.psum(v, "x"))(V))
+out["spec_too_long"] = res(lambda: jax.shard_map(lambda: {"hi": [3.0]}, mesh=mesh, in_specs=(),
+                                                 out_specs={"hi": P("x")})())
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)

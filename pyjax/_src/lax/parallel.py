@@ -36,7 +36,7 @@ from pyjax._src.lax import elementwise as elt
 from pyjax._src.lax import dynamic_slicing, reductions, shape_ops
 from pyjax._src.lax.utils import canonicalize_axis, kind, standard_primitive
 from pyjax._src.lowering import mlir, sdy
-from pyjax._src.mesh import Mesh
+from pyjax._src.mesh import Mesh, get_abstract_mesh
 
 
 def _names(axis_name) -> tuple:
@@ -803,7 +803,8 @@ def pcast(x, axis_name, *, to: str):
     `pvary`, whose transpose is a psum), as JAX 0.10.2's.
 
     NB: pyjax's types have no reduced/unreduced parts: those casts return `x` unchanged, as
-    does any cast outside a check_vma shard_map body (under vmap, JAX's raises)."""
+    does a cast to varying along bound axes outside a check_vma shard_map body. Eagerly, or
+    naming an axis nothing binds, it raises JAX's errors."""
     if isinstance(axis_name, (set, frozenset)):
         raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
     axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
@@ -812,6 +813,15 @@ def pcast(x, axis_name, *, to: str):
     if to not in _PCAST_TARGETS:
         raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: "
                          f"{set(_PCAST_TARGETS)}")
+
+    if to == "varying" and core.vma_axes() is None:  # (JAX's errors outside a shard_map)
+        if type(core.current_trace()) is core.EvalTrace:
+            raise ValueError("pvary should be called under jax.shard_map.")
+        ctx = get_abstract_mesh()
+        for a in axes:
+            if not _bound(a) and ctx.shape.get(a) != 1:  # (a mesh axis of size 1: a no-op)
+                raise NameError(f"Found an unbound axis name: {a}. To fix this, please call "
+                                f"pvary under `jax.shard_map`.")
 
     def leaf(v):
         v = shape_ops._unchanged(v)
