@@ -319,4 +319,9 @@ CASES = [
     "sorted((s.device.id, repr(s.index)) for s in jax.jit(lambda v: v * 2, out_shardings=gspmd(NamedSharding(auto_mesh, P('x')), 2))(X).addressable_shards)",
     "sorted((s.device.id, repr(s.index)) for s in jax.jit(lambda v: v + 1, in_shardings=gspmd(NamedSharding(auto_mesh, P(None, 'y')), 2), out_shardings=gspmd(NamedSharding(auto_mesh, P('y', 'x')), 2))(X).addressable_shards)",
     "np.asarray(jax.jit(lambda v: v + 1, in_shardings=gspmd(NamedSharding(auto_mesh, P(None, 'y')), 2), out_shardings=gspmd(NamedSharding(auto_mesh, P('y', 'x')), 2))(X))",
+    # .at[...].get/set(out_sharding=): the gather/scatter run with the Explicit axes made Auto
+    "seen(lambda a, i: a.at[i, :].get(out_sharding=P('x')), jax.device_put(X, NamedSharding(mesh, P())), jax.device_put(np.array([0, 2, 1, 3]), NamedSharding(mesh, P('x'))))",
+    "value(lambda a, i: a.at[i, :].get(out_sharding=P('x')), jax.device_put(X, NamedSharding(mesh, P())), jax.device_put(np.array([0, 2, 1, 3]), NamedSharding(mesh, P('x'))))",
+    "value(lambda a, i, j: a.at[:, i].set(a.at[:, j].get(out_sharding=jax.typeof(i).sharding), out_sharding=jax.typeof(a).sharding), jax.device_put(np.arange(24.).reshape(8, 3), NamedSharding(mesh, P('x'))), jax.device_put(np.array([0, 1, 2, 0, 1, 2, 0, 1]), NamedSharding(mesh, P('x'))), jax.device_put(np.array([2, 2, 1, 0, 0, 1, 2, 1]), NamedSharding(mesh, P('x'))))",
+    "seen(lambda a, i: a.at[i].add(1., out_sharding=P('x', None)), x, jnp.array([0, 3]))",
 ]

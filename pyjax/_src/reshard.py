@@ -9,6 +9,7 @@ from pyjax._src import core, tree_util
 from pyjax._src import mesh as mesh_lib
 from pyjax._src import sharding as sharding_lib
 from pyjax._src.lax.barriers import reshard_p
+from pyjax._src.numpy import indexing
 
 
 def _reshard_target(s, x):
@@ -145,3 +146,6 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
             out = f(*args, **kwargs)
         return reshard(out, tree_util.tree_map(lambda o: _spec_in(o, prev), out))
     return wrapped
+
+
+indexing.auto_axes_slot[:] = [auto_axes]  # (jnp's .at[...].get/set(out_sharding=): a layer below)

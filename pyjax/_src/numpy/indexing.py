@@ -21,12 +21,12 @@ import warnings
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors
+from pyjax._src import core, dtypes, errors, tree_util
 from pyjax._src.indexing import Slice
 from pyjax._src.array import Array, ArrayImpl
 from pyjax._src.config import config, x64_enabled
 from pyjax._src.lax import elementwise as lax
-from pyjax._src.lax import shape_ops, slicing
+from pyjax._src.lax import shape_ops, sharding_rules, slicing
 from pyjax._src.lax.dynamic_slicing import dynamic_slice, dynamic_update_slice
 from pyjax._src.lax.utils import kind
 from pyjax._src.numpy import index_checks, ufuncs
@@ -356,13 +356,23 @@ class _IndexUpdateRef:
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
             out_sharding=None, wrap_negative_indices=True):
-        """`x[idx]`, with the out-of-bounds behaviour of `mode`."""
-        return getitem(self.array, self.index, wrap_negative_indices=wrap_negative_indices, mode=mode,
-                       fill_value=fill_value, unique_indices=unique_indices,
-                       indices_are_sorted=indices_are_sorted)
+        """`x[idx]`, with the out-of-bounds behaviour of `mode`; a gather laid out as
+        `out_sharding` (under sharding in types, as JAX: run with the mesh's Explicit axes made
+        Auto, then resharded)."""
+        def read(arr, idx):
+            return getitem(arr, idx, wrap_negative_indices=wrap_negative_indices, mode=mode,
+                           fill_value=fill_value, unique_indices=unique_indices,
+                           indices_are_sorted=indices_are_sorted)
+        if out_sharding is not None and (has_advanced(self.index) or not _basic_read_mode(mode)):
+            return _laid_out(read, out_sharding, self.array, self.index)
+        return read(self.array, self.index)
 
     def _do(self, values, how, mode, wrap_negative_indices, unique_indices, indices_are_sorted,
-            func=None):
+            func=None, out_sharding=None):
+        if out_sharding is not None:
+            return _laid_out(lambda arr, idx, v: _IndexUpdateRef(arr, idx)._do(
+                v, how, mode, wrap_negative_indices, unique_indices, indices_are_sorted, func),
+                out_sharding, self.array, self.index, values)
         if _needs_scatter(self.index, mode):
             return _advanced_update(self.array, self.index, values, how, _scatter_mode(mode),
                                     unique_indices, indices_are_sorted, wrap_negative_indices, func)
@@ -372,7 +382,8 @@ class _IndexUpdateRef:
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = values`, functionally; an update at an out-of-bounds index is dropped."""
-        return self._do(values, None, mode, wrap_negative_indices, unique_indices, indices_are_sorted)
+        return self._do(values, None, mode, wrap_negative_indices, unique_indices, indices_are_sorted,
+                        out_sharding=out_sharding)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
@@ -384,17 +395,20 @@ class _IndexUpdateRef:
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """`x[idx] += values`, functionally (repeated indices accumulate)."""
-        return self._do(values, "add", mode, wrap_negative_indices, unique_indices, indices_are_sorted)
+        return self._do(values, "add", mode, wrap_negative_indices, unique_indices, indices_are_sorted,
+                        out_sharding=out_sharding)
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """`x[idx] -= values`, functionally."""
-        return self._do(values, "sub", mode, wrap_negative_indices, unique_indices, indices_are_sorted)
+        return self._do(values, "sub", mode, wrap_negative_indices, unique_indices, indices_are_sorted,
+                        out_sharding=out_sharding)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """`x[idx] *= values`, functionally."""
-        return self._do(values, "mul", mode, wrap_negative_indices, unique_indices, indices_are_sorted)
+        return self._do(values, "mul", mode, wrap_negative_indices, unique_indices, indices_are_sorted,
+                        out_sharding=out_sharding)
 
     mul = multiply
 
@@ -414,12 +428,14 @@ class _IndexUpdateRef:
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = minimum(x[idx], values)`, functionally."""
-        return self._do(values, "min", mode, wrap_negative_indices, unique_indices, indices_are_sorted)
+        return self._do(values, "min", mode, wrap_negative_indices, unique_indices, indices_are_sorted,
+                        out_sharding=out_sharding)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = maximum(x[idx], values)`, functionally."""
-        return self._do(values, "max", mode, wrap_negative_indices, unique_indices, indices_are_sorted)
+        return self._do(values, "max", mode, wrap_negative_indices, unique_indices, indices_are_sorted,
+                        out_sharding=out_sharding)
 
     def _ones_times(self, values, mode, wrap_negative_indices, unique_indices, indices_are_sorted):
         x = asarray_value(self.array)
@@ -428,6 +444,30 @@ class _IndexUpdateRef:
             shape_ops.broadcast_in_dim(np.ones((), aval.dtype), aval.shape, ()), aval.dtype, aval.weak_type)
         return _IndexUpdateRef(ones, self.index)._do(values, "mul", mode, wrap_negative_indices,
                                                      unique_indices, indices_are_sorted)
+
+
+# JAX's auto_axes (pyjax/_src/reshard.py, a layer above: it fills this slot when imported):
+# an indexed read or update given out_sharding= runs with the mesh's Explicit axes made Auto and
+# its result resharded to out_sharding.
+auto_axes_slot: list = []
+
+
+def _laid_out(fn, out_sharding, arr, idx, *rest):
+    """`fn(arr, idx, *rest)` laid out as `out_sharding` (None over an empty mesh: as it is). The
+    index's arrays go through auto_axes as arguments, its static parts stay in the closure."""
+    s = sharding_rules.canonical_out_sharding(out_sharding, "take")
+    if s is None or not auto_axes_slot:
+        return fn(arr, idx, *rest)
+    leaves, tree = tree_util.tree_flatten(idx)
+    at = [i for i, x in enumerate(leaves) if isinstance(x, (Array, core.Tracer, np.ndarray))]
+
+    def inner(a, dyn, *r):
+        full = list(leaves)
+        for i, x in zip(at, dyn, strict=True):
+            full[i] = x
+        return fn(a, tree_util.tree_unflatten(tree, full), *r)
+    return auto_axes_slot[0](inner, out_sharding=s, axes=s.mesh.explicit_axes)(
+        arr, [leaves[i] for i in at], *rest)
 
 
 _COMBINE = {None: None, "add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min, "max": lax.max}
