@@ -39,6 +39,8 @@ CASES = [
     "m2m(jax.jit(lambda x: x * 2).lower(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=col.format)).compile().input_formats[0][0])",
     "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=col.format).format == col.format",
     "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=Format(Layout.AUTO))",
+    "jax.ShapeDtypeStruct((8, 4), np.float32, sharding=col.format).update(sharding=d0)",
+    "m2m(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=col.format).update(shape=(4, 8)).format)",
     # Layout and Format themselves
     "repr(Layout((1, 0)))", "repr(Format(Layout.AUTO))", "Layout((1, 0)) == Layout((1, 0))",
     "Layout((1, 0)).update(major_to_minor=(0, 1)) == Layout((0, 1))",

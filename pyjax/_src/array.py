@@ -21,8 +21,8 @@ from pyjax._src import core, dtypes, tree_util
 from pyjax._src.backend import xla
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.mesh import SHARDING_IN_TYPES, AxisType, get_mesh
-from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, SingleDeviceSharding,
-                                 named_for_xla, xla_memory_kind)
+from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, Sharding,
+                                 SingleDeviceSharding, named_for_xla, xla_memory_kind)
 from pyjax._src.layout import AutoLayout, Format, Layout
 from pyjax._src.sharding_gspmd import GSPMDSharding
 
@@ -503,6 +503,12 @@ class ShapeDtypeStruct:
 
     def update(self, **changes):
         """A copy with some of `shape`, `dtype`, `weak_type`, `sharding` replaced."""
+        if self._layout is not None and isinstance(changes.get("sharding"), Sharding):
+            raise ValueError(f"You are updating ShapeDtypeStruct with a "
+                             f"{type(changes['sharding'])} when the original ShapeDtypeStruct "
+                             f"had a concrete layout {self.format}. This might lead to bugs. If "
+                             f"you want to do this, create a new ShapeDtypeStruct via the "
+                             f"constructor.")
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
                   "sharding": self._sharding if self._layout is None else Format(
                       self._layout, self._sharding), **changes}
