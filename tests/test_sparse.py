@@ -295,6 +295,21 @@ def test_sparsify_matches_the_dense_function():
         sparse.sparsify(lambda a: a + 1.0)(m)
 
 
+def test_sparsify_unary_ops_on_repeated_indices_keep_the_format():
+    """A nonlinear zero-preserving function sums repeated indices first (|1| + |-3| is not
+    |1 - 3|); a linear one keeps them; BCSR operands give BCSR results. Recorded from JAX 0.10.2."""
+    m = sparse.BCOO((jnp.array([1., -3.]), jnp.array([[0, 1], [0, 1]])), shape=(2, 2))
+    c = sparse.BCSR((jnp.array([1., -3.]), jnp.array([1, 1]), jnp.array([0, 2, 2])), shape=(2, 2))
+    for x, indices in ((m, [[0, 1], [0, 1]]), (c, [1, 1])):
+        a = sparse.sparsify(jnp.abs)(x)
+        p = sparse.sparsify(lambda v: lax.integer_pow(v, 2))(x)
+        n = sparse.sparsify(lax.neg)(x)
+        assert type(a) is type(x) and type(n) is type(x)
+        assert a.todense().tolist() == [[0.0, 2.0], [0.0, 0.0]]
+        assert p.todense().tolist() == [[0.0, 4.0], [0.0, 0.0]]
+        assert (n.data.tolist(), n.indices.tolist()) == ([-1.0, 3.0], indices)
+
+
 def test_sparsify_through_control_flow():
     x = _rand_sparse((3, 4), seed=17)
     m = sparse.BCOO.fromdense(x)

@@ -227,10 +227,17 @@ def _as_bcoo(x):
     return x if isinstance(x, BCOO) else x.to_bcoo()
 
 
-def _zero_preserving(prim):
+def _zero_preserving(prim, linear: bool):
+    """An elementwise function with f(0) == 0 acts on the stored values, in the operand's format
+    (BCOO or BCSR). A nonlinear one first sums repeated indices (f(a) + f(b) != f(a + b)), as
+    JAX's; a linear one keeps them."""
     def rule(x, **params):
-        x = _as_bcoo(x)
-        return BCOO((prim.bind(x.data, **params), x.indices), **x._info._asdict())
+        if not linear and not x.unique_indices:
+            x = x.sum_duplicates(nse=x.nse, remove_zeros=False)
+        data = prim.bind(x.data, **params)
+        if isinstance(x, BCSR):
+            return BCSR((data, x.indices, x.indptr), **x._info._asdict())
+        return BCOO((data, x.indices), **x._info._asdict())
     return rule
 
 
@@ -238,8 +245,7 @@ def _integer_pow_rule(x, *, y):
     if y <= 0:
         raise NotImplementedError(f"sparse rule for integer_pow with non-positive exponent {y} is "
                                   f"not implemented because it would result in dense output.")
-    x = _as_bcoo(x)
-    return BCOO((lax_elem.integer_pow(x.data, y), x.indices), **x._info._asdict())
+    return _zero_preserving(lax_elem.integer_pow_p, linear=False)(x, y=y)
 
 
 def _mul_rule(x, y):
@@ -357,13 +363,14 @@ _SPARSE_RULES = {
     lax_shape.rev_p: lambda x, *, dimensions: ops.bcoo_rev(_as_bcoo(x), dimensions),
     lax_slicing.gather_p: _gather_rule,
 }
-for _p in (lax_elem.neg_p, lax_elem.sin_p, lax_elem.sinh_p, lax_elem.tan_p, lax_elem.tanh_p,
+for _p in (lax_elem.neg_p, lax_elem.real_p, lax_elem.imag_p, lax_elem.conj_p, lax_shape.copy_p):
+    _SPARSE_RULES[_p] = _zero_preserving(_p, linear=True)
+for _p in (lax_elem.sin_p, lax_elem.sinh_p, lax_elem.tan_p, lax_elem.tanh_p,
            lax_elem.asin_p, lax_elem.atan_p, lax_elem.asinh_p, lax_elem.atanh_p, lax_elem.abs_p,
            lax_elem.sign_p, lax_elem.sqrt_p, lax_elem.cbrt_p, lax_elem.expm1_p, lax_elem.log1p_p,
-           lax_elem.real_p, lax_elem.imag_p, lax_elem.conj_p, lax_shape.copy_p,
            lax_convert.convert_element_type_p, lax_elem.round_p, lax_elem.floor_p, lax_elem.ceil_p,
            lax_special.bessel_i1e_p, lax_elem.erf_p, lax_elem.erf_inv_p):
-    _SPARSE_RULES[_p] = _zero_preserving(_p)
+    _SPARSE_RULES[_p] = _zero_preserving(_p, linear=False)
 
 
 # -- todense (any sparse format) ------------------------------------------------------------------
