@@ -669,9 +669,9 @@ def test_low_precision_conversion_closed_form():
 # -- the API -------------------------------------------------------------------------------------
 
 def test_integer_inputs():
-    with pytest.raises(TypeError, match=r"argument 0 has dtype int32"):
+    with pytest.raises(TypeError, match=r"but got int32 \(argument 0"):
         pyjax.grad(lambda x: x * 1.0)(1)
-    with pytest.raises(TypeError, match=r"argument 1 has dtype int32.*allow_int"):
+    with pytest.raises(TypeError, match=r"but got int32 \(argument 1.*allow_int"):
         pyjax.grad(lambda x, n: x * n, argnums=(0, 1))(1.0, 2)
     g = pyjax.grad(lambda x: x * 1.0, allow_int=True)(1)
     assert g.dtype == dtypes.float0 and g.shape == ()
@@ -690,9 +690,9 @@ def test_integer_inputs():
 def test_grad_errors():
     with pytest.raises(TypeError, match=r"scalar-output.*shape: \(3,\)"):
         pyjax.grad(lambda x: x * 2)(np.ones(3, np.float32))
-    with pytest.raises(TypeError, match="pair"):
+    with pytest.raises(TypeError, match="two-element tuple"):
         pyjax.grad(lambda x: x, has_aux=True)(1.0)
-    with pytest.raises(TypeError, match="pair"):
+    with pytest.raises(TypeError, match="two-element tuple"):
         pyjax.grad(lambda x: (x, 1.0, 2.0), has_aux=True)(1.0)
     with pytest.raises(TypeError, match="real-valued outputs"):
         pyjax.grad(lambda x: x * 1j)(1.0)

@@ -35,8 +35,9 @@ def _flat_fun(fun, in_tree, has_aux, out_tree_box):
         out = fun(*tree_util.tree_unflatten(in_tree, leaves))
         if has_aux:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("has_aux=True requires the function to return a pair "
-                                f"(output, auxiliary_data), got {type(out).__name__}")
+                raise TypeError(f"expected function with aux output to return a two-element "
+                                f"tuple (output, auxiliary_data), but got type {type(out)} with "
+                                f"value {out!r}")  # (JAX's words)
             out, aux = out
         else:
             aux = None
@@ -76,15 +77,16 @@ def jvp(fun, primals, tangents, has_aux=False):
         (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("jvp: primal and tangent arguments must be tuples or lists; found "
-                        f"{type(primals).__name__} and {type(tangents).__name__}")
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
     p_flat, in_tree = tree_util.tree_flatten(tuple(primals))
     t_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
     if in_tree != t_tree and (lifted := tree_api.opaque_tangents(in_tree, tuple(tangents))) is not None:
         t_flat, t_tree = tree_util.tree_flatten(lifted)  # float0 tangents of key arrays
     if in_tree != t_tree:
-        raise TypeError(f"jvp: primal and tangent arguments must have the same tree structure; "
-                        f"got {in_tree} and {t_tree}")
+        raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {in_tree} whereas tangents have "
+                        f"tree structure {t_tree}.")
     tangents_in = []
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         pa, ta = core.get_aval(p), core.get_aval(t)
@@ -371,8 +373,9 @@ def _check_argnums(argnums, nargs, fname):
         raise ValueError(f"{fname}: argnums={argnums!r} is empty; name at least one argument to "
                          f"differentiate with respect to")
     if fname == "grad" and max(nums) >= nargs:
-        raise TypeError(f"{fname}: differentiating with respect to argnums={argnums} requires at "
-                        f"least {max(nums) + 1} positional arguments, but only {nargs} were given")
+        raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
+                        f"{max(nums) + 1} positional arguments to be passed by the caller, but got "
+                        f"only {nargs} positional arguments.")
     if any(not -nargs <= a < nargs for a in nums):
         raise ValueError(f"{fname}: argnums={argnums} must be in [-{nargs}, {nargs}) for the {nargs} "
                          f"positional arguments given")
@@ -400,9 +403,9 @@ def _check_input_dtype(x, i, holomorphic, allow_int, fname):
                         f"got {dt.name}.")   # JAX's words
     if not dtypes.issubdtype(dt, np.inexact) and not allow_int:
         raise TypeError(f"{fname} requires real- or complex-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.inexact), but argument {i} has dtype {dt.name} "
-                        f"({aval.str_short()}). If you want to use Integer-valued inputs, set "
-                        f"allow_int to True.")
+                        f"sub-dtype of np.inexact), but got {dt.name} (argument {i}, "
+                        f"{aval.str_short()}). If you want to use Boolean- or integer-valued "
+                        f"inputs, use vjp or set allow_int to True.")
 
 
 def _check_scalar_output(ans, fname, holomorphic):

@@ -61,7 +61,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         elts = {i for i, x in enumerate(args_flat) if is_elt and is_elt(x)}
         tree = (args, kwargs) if not elts else tree_util.tree_unflatten(
             in_tree, [_ELT if i in elts else x for i, x in enumerate(args_flat)])
-        in_axes_flat = tree_util.flatten_prefix((in_axes, 0), tree, "vmap in_axes")
+        in_axes_flat = _flatten_axes("vmap in_axes", (in_axes, 0), tree, kws=True)
         names = _leaf_names(fun, *tree)
         in_dims = [not_mapped if i in elts else _canonical_in_axis(x, a)
                    for i, (x, a) in enumerate(zip(args_flat, in_axes_flat, strict=True))]
@@ -93,8 +93,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         outs, out_dims = batching.batch_flat(flat_fun, args_flat, in_dims,
                                              AxisData(axis_name, size, spmd_axis_name))
         out_tree = out_tree_box[0]
-        out_axes_flat = tree_util.flatten_prefix(out_axes, tree_util.tree_unflatten(out_tree, outs),
-                                                 "vmap out_axes")
+        out_axes_flat = _flatten_axes("vmap out_axes", out_axes,
+                                      tree_util.tree_unflatten(out_tree, outs))
         placed = []
         for i, (x, d, a) in enumerate(zip(outs, out_dims, out_axes_flat, strict=True)):
             if i in out_elts:
@@ -162,6 +162,22 @@ def _refuse_view(fun, i):
                     f"TransformedRef with name {name}.ref.")
 
 
+def _flatten_axes(name, axes, tree, kws=False):
+    """One axis spec per leaf of `tree`; where `axes` is no tree prefix of it, JAX's ValueError
+    with each mismatching subtree described (`prefix_errors`; with `kws`, `axes` and `tree` are
+    (positional, keyword) pairs and the positional ones are described)."""
+    try:
+        return tree_util.flatten_prefix(axes, tree, name)
+    except ValueError as e:
+        errors = tree_util.prefix_errors(*((axes[0], tree[0]) if kws else (axes, tree)))
+        if not errors:
+            raise
+        details = "\n  ".join(err(name).args[0] for err in errors)
+        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                         f"value; \n  Mismatch details ({len(errors)} found):\n  {details}\n"
+                         f"{e}") from None
+
+
 def _leaf_names(fun, args, kwargs):
     """'argument x', "argument b['a']", ... for each leaf of (args, kwargs), for error messages."""
     try:
@@ -169,14 +185,14 @@ def _leaf_names(fun, args, kwargs):
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         params = []
-    names = []
+    names = []  # (JAX's spelling: `argument x`, `args[2]` past the named ones, `kwargs['k']`)
     for i, a in enumerate(args):
-        label = params[i] if i < len(params) else f"{i}"
+        label = f"argument {params[i]}" if i < len(params) else f"args[{i}]"
         paths, _ = tree_util.tree_flatten_with_path(a)
-        names += [f"argument {label}{tree_util.keystr(p)}" for p, _ in paths]
+        names += [f"{label}{tree_util.keystr(p)}" for p, _ in paths]
     for k, v in kwargs.items():
         paths, _ = tree_util.tree_flatten_with_path(v)
-        names += [f"argument {k}{tree_util.keystr(p)}" for p, _ in paths]
+        names += [f"kwargs[{k!r}]{tree_util.keystr(p)}" for p, _ in paths]
     return names
 
 
@@ -201,11 +217,13 @@ def _mapped_axis_size(args_flat, in_dims, in_axes_flat, names, axis_size, elts=(
     if len(sizes) == 1 and (axis_size is None or axis_size in sizes):
         return next(iter(sizes))
     lines = [] if axis_size is None else [f"  * the `axis_size` argument was {axis_size};"]
-    for size, where in sizes.items():
+    # (as JAX: the most common size first, then the others, each with its first axis)
+    for k, (size, where) in enumerate(sorted(sizes.items(), key=lambda kv: -len(kv[1]))):
         if len(where) == 1:
             lines.append(f"  * one axis had size {size}: {where[0]};")
         else:
-            lines.append(f"  * {len(where)} axes had size {size}, e.g. {where[0]};")
+            lines.append(f"  * {'most' if k == 0 else 'some'} axes ({len(where)} of them) had "
+                         f"size {size}, e.g. {where[0]};")
     raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                      + "\n".join(lines)[:-1])
 

@@ -101,7 +101,7 @@ def get_aval(x) -> ShapedArray:
             return handler(x)
     if hasattr(x, "__jax_array__"):
         return get_aval(x.__jax_array__())
-    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")  # (JAX's words)
 
 
 def _numpy_aval(x):
@@ -917,24 +917,23 @@ class Tracer:
             return int(value)
         _check_scalar_conversion(self)
         raise errors.ConcretizationTypeError(
-            self, "int()",
-            "A concrete Python int is needed from a traced value (e.g. a shape, a loop count or "
-            "an index into a Python list). Pass it as a static argument (static_argnums / "
-            "static_argnames), use `x.astype(int)` to convert inside the computation, or "
-            "lax.fori_loop / lax.dynamic_slice for traced counts and indices.")
+            self, "int()", _astype_hint("int") +
+            "\nA concrete Python int is needed from a traced value (e.g. a shape, a loop count "
+            "or an index into a Python list). Pass it as a static argument (static_argnums / "
+            "static_argnames), or use lax.fori_loop / lax.dynamic_slice for traced counts and "
+            "indices.")
 
     def __float__(self):
         # NB: as JAX, float() and complex() never use a concrete value (only bool/int/index do)
         _check_scalar_conversion(self)
         raise errors.ConcretizationTypeError(
-            self, "float()",
-            "A concrete Python float is needed from a traced value. Keep the computation in "
-            "pyjax.numpy (e.g. `x.astype(float)`), or mark the argument static if it is a "
-            "configuration value.")
+            self, "float()", _astype_hint("float") +
+            "\nA concrete Python float is needed from a traced value: keep the computation in "
+            "pyjax.numpy, or mark the argument static if it is a configuration value.")
 
     def __complex__(self):
         _check_scalar_conversion(self)
-        raise errors.ConcretizationTypeError(self, "complex()", "Keep the computation in pyjax.numpy.")
+        raise errors.ConcretizationTypeError(self, "complex()", _astype_hint("complex"))
 
     def __array__(self, *args, **kwargs):
         raise errors.TracerArrayConversionError(
@@ -959,6 +958,12 @@ class Tracer:
 
     def __deepcopy__(self, memo):
         return self
+
+
+def _astype_hint(fun: str) -> str:
+    """JAX's sentence for float()/int()/complex() of a traced value."""
+    return (f"The problem arose with the `{fun}` function. If trying to convert the data type of "
+            f"a value, try using `x.astype({fun})` or `jnp.array(x, {fun})` instead.")
 
 
 def _check_scalar_conversion(tracer):

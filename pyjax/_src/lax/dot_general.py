@@ -230,8 +230,9 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
     for ld, rd, what in ((lc, rc, "contracting"), (lb, rb, "batch")):
         if ld and [ls[d] for d in ld] != [rs[d] for d in rd]:
             l, r = next((l, r) for l, r in zip(ld, rd) if ls[l] != rs[r])
-            raise TypeError(f"dot_general: {what} dimensions differ: {lhs.str_short()} (dim {l}) "
-                            f"vs {rhs.str_short()} (dim {r})")
+            raise TypeError(f"dot_general requires {what} dimensions to have the same shape, got "
+                            f"{tuple(ls[d] for d in ld)} and {tuple(rs[d] for d in rd)}: "
+                            f"{lhs.str_short()} (dim {l}) vs {rhs.str_short()} (dim {r})")
     batch = tuple([ls[d] for d in lb])
     lfree = tuple([s for i, s in enumerate(ls) if i not in ldims])
     rfree = tuple([s for i, s in enumerate(rs) if i not in rdims])
