@@ -324,4 +324,6 @@ CASES = [
     "value(lambda a, i: a.at[i, :].get(out_sharding=P('x')), jax.device_put(X, NamedSharding(mesh, P())), jax.device_put(np.array([0, 2, 1, 3]), NamedSharding(mesh, P('x'))))",
     "value(lambda a, i, j: a.at[:, i].set(a.at[:, j].get(out_sharding=jax.typeof(i).sharding), out_sharding=jax.typeof(a).sharding), jax.device_put(np.arange(24.).reshape(8, 3), NamedSharding(mesh, P('x'))), jax.device_put(np.array([0, 1, 2, 0, 1, 2, 0, 1]), NamedSharding(mesh, P('x'))), jax.device_put(np.array([2, 2, 1, 0, 0, 1, 2, 1]), NamedSharding(mesh, P('x'))))",
     "seen(lambda a, i: a.at[i].add(1., out_sharding=P('x', None)), x, jnp.array([0, 3]))",
+    # an eager result reports its type's sharding also where a mesh axis of size 1 splits it
+    "repr(jnp.reshape(jax.device_put(np.ones((8, 4, 4), np.float32), NamedSharding(jax.make_mesh((1, 8), ('a', 'b'), axis_types=(AxisType.Explicit,) * 2), P(None, None, 'a'))), (32, 4)).sharding.spec)",
 ]

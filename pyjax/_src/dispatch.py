@@ -245,15 +245,31 @@ def _spmd_compiled(exe, closed, text, request):
     # (over the mesh an output's sharding was asked over: its axis types may differ)
     out_meshes = [mesh if o is None else o.mesh
                   for o in request.out_shardings or (None,) * len(closed.out_avals)]
-    compiled.out_shardings = [_in_memory(named_from_hlo(m, s._to_xla_hlo_sharding(len(a.shape)),
-                                                        len(a.shape)), s)
-                              for s, a, m in zip(exe.out_shardings, closed.out_avals, out_meshes,
-                                                 strict=True)]
+    compiled.out_shardings = [_in_memory(_out_named(m, s, a, o), s) for s, a, m, o in zip(
+        exe.out_shardings, closed.out_avals, out_meshes,
+        request.out_shardings or (None,) * len(closed.out_avals), strict=True)]
     # outputs carry their NamedShardings' own jaxlib objects (as on C++ dispatch's fast path)
     exe.set_out_shardings([xs if s is None else xla_for_output(s, len(a.shape)) for s, xs, a in
                            zip(compiled.out_shardings, exe.out_shardings, closed.out_avals,
                                strict=True)])
     return compiled
+
+
+def _out_named(mesh, xla_sharding, aval, given):
+    """The NamedSharding an output reports: the simplest spec saying the layout XLA gave it;
+    over Explicit mesh axes the one its type (the out sharding asked for) says when that is the
+    same layout (they differ in spelling where a mesh axis has size 1)."""
+    ndim = len(aval.shape)
+    hlo = xla_sharding._to_xla_hlo_sharding(ndim)
+    typed = getattr(aval, "sharding", None)
+    if given is None and typed is not None and typed.mesh.axis_names == mesh.axis_names:
+        given = NamedSharding(mesh, typed.spec)  # (an eager operation's result: its type's)
+    if (isinstance(given, NamedSharding) and given.mesh._any_axis_explicit
+            and len(given.spec) <= ndim):
+        mine = given._to_xla_hlo_sharding(ndim)
+        if mine == hlo or (mine.is_replicated() and hlo.is_replicated()):
+            return given.with_spec(PartitionSpec(*given.spec, *[None] * (ndim - len(given.spec))))
+    return named_from_hlo(mesh, hlo, ndim)
 
 
 def _in_memory(named, xla_sharding):
