@@ -80,6 +80,38 @@ def test_bfgs_on_a_quadratic_recovers_the_inverse_hessian():
     np.testing.assert_allclose(res.hess_inv, np.linalg.inv(a), atol=0.05)
 
 
+LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+
+
+def test_lbfgs_iterates_as_jax():
+    # JAX's experimental L-BFGS: final points (to the bit), status, iteration and evaluation
+    # counts recorded from JAX 0.10.2 (float32). From (-1.2, 1) the line search zooms with cubic
+    # steps (JAX's rounding: a 2x2 dot) and fails at iteration 17 as JAX's does; the eggholder's
+    # gradient goes through sqrt's JVP (JAX's g * (0.5 / ans)).
+    def rosen_diff(x):
+        return jnp.sum(100.0 * jnp.diff(x) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    def eggholder(p):
+        x, y = p
+        return (-(y + 47) * jnp.sin(jnp.sqrt(jnp.abs(x / 2.0 + y + 47.0)))
+                - x * jnp.sin(jnp.sqrt(jnp.abs(x - (y + 47.0)))))
+    run = pyjax.jit(lambda f, x0, gtol: minimize(f, x0, method=LBFGS, options=dict(gtol=gtol)),
+                    static_argnums=(0, 2))
+    for f, x0, want in [(rosen_diff, jnp.zeros(2), ([1.0, 1.0], 0, 4, 16)),
+                        (_rosen, jnp.array([-1.2, 1.0]), ([0.23273009061813354, 0.025799276307225227], 5, 17, 35)),
+                        (eggholder, jnp.full(2, 100.0), ([97.27409362792969, 111.10054779052734], 4, 6, 7))]:
+        r = run(f, x0, 1e-7)
+        assert (r.x.tolist(), int(r.status), int(r.nit), int(r.nfev)) == want
+        assert r.hess_inv is None and int(r.njev) == want[3]
+    z0 = jnp.array([1.0, 2.0 - 3.0j, 4.0, -5.0j])
+    r = run(lambda z: jnp.real(jnp.dot(jnp.conj(z - z0), z - z0)), jnp.zeros_like(z0), 1e-6)
+    assert r.x.tolist() == z0.tolist() and int(r.nit) == 1
+    with pytest.raises(TypeError, match="args argument to jax.scipy.optimize.minimize must be a tuple"):
+        minimize(_rosen, jnp.zeros(2), args=1, method="BFGS")
+    with pytest.raises(ValueError, match="Method nelder-mead not recognized"):
+        minimize(_rosen, jnp.zeros(2), method="nelder-mead")
+
+
 def test_trapezoid_matches_scipy():
     rng = np.random.default_rng(3)
     y, x = rng.normal(size=(4, 7)), np.sort(rng.uniform(size=7))

@@ -592,7 +592,7 @@ def _round_lowering(ctx, x, *, rounding_method):
     return ctx.op(op, x)
 
 
-sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", jvp=lambda g, ans, x: div(g, mul(_jvp_const(ans, 2), ans)))  # inf at 0, as JAX
+sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", jvp=lambda g, ans, x: mul(g, div(_jvp_const(x, 0.5), ans)))  # (JAX's rounding; inf at 0)
 rsqrt_p = unop("rsqrt", lambda x: 1 / np.sqrt(x), "stablehlo.rsqrt",
                jvp=lambda g, ans, x: mul(g, mul(_jvp_const(ans, -0.5), div(ans, x))))
 cbrt_p = unop("cbrt", np.cbrt, "stablehlo.cbrt", FLOAT,

@@ -1,4 +1,5 @@
-"""`jax.scipy.optimize.minimize` with method="BFGS": the quasi-Newton iteration and the Wolfe
+"""`jax.scipy.optimize.minimize` with method="BFGS" (and JAX's experimental L-BFGS,
+method="l-bfgs-experimental-do-not-rely-on-this"): the quasi-Newton iterations and the Wolfe
 line search (Nocedal & Wright, algorithms 3.5 and 3.6: bracketing, then zooming with cubic,
 quadratic or bisection steps), as JAX 0.10.2 runs them, so the iterates, counts and status codes
 are JAX's. Both loops are `lax.while_loop`s: the whole minimization jits and vmaps.
@@ -14,9 +15,12 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src.ad_api import value_and_grad
+from pyjax._src.lax.control_flow.scan import fori_loop
 from pyjax._src.lax.control_flow.while_loop import while_loop
+from pyjax._src.lax.dot_general import Precision
 from pyjax._src.numpy import array_methods  # noqa: F401  (the code below uses Array operators)
 from pyjax._src.numpy import creation, reductions as jred, ufuncs as jnp
+from pyjax._src.numpy.arrays import roll
 from pyjax._src.numpy.lax_numpy import where
 from pyjax._src.numpy.linalg_ops import dot, einsum
 from pyjax._src.numpy.util import promote_dtypes_inexact
@@ -52,15 +56,21 @@ def _vector_norm(g, ord):
     return jred.sum(jnp.abs(g) ** ord) ** (1.0 / ord)
 
 
+def _hdot(a, b):
+    return dot(a, b, precision=Precision.HIGHEST)
+
+
 # -- the line search -----------------------------------------------------------------------------
 
 def _cubic_minimizer(a, fa, fpa, b, fb, c, fc):
     """The minimizer of the cubic through (a, fa) with slope fpa, (b, fb) and (c, fc)."""
     db, dc = b - a, c - a
     denom = (db * dc) ** 2 * (db - dc)
-    rb, rc = fb - fa - fpa * db, fc - fa - fpa * dc
-    A = (dc ** 2 * rb - db ** 2 * rc) / denom
-    B = (-dc ** 3 * rb + db ** 3 * rc) / denom
+    dtype = dtypes.result_type(a, fa, fpa, b, fb, c, fc)
+    # (a 2x2 matrix-vector product, as JAX computes it: XLA's dot rounds as JAX's iterates do)
+    m = creation.array([[dc ** 2, -db ** 2], [-dc ** 3, db ** 3]], dtype=dtype)
+    r = creation.array([fb - fa - fpa * db, fc - fa - fpa * dc], dtype=dtype)
+    A, B = _hdot(m, r) / denom
     return a + (-B + jnp.sqrt(B * B - 3.0 * A * fpa)) / (3.0 * A)
 
 
@@ -279,9 +289,95 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_max
     return state._replace(status=status)
 
 
+# -- L-BFGS ----------------------------------------------------------------------------------------
+
+class _LBFGSState(NamedTuple):
+    converged: Any
+    failed: Any
+    k: Any
+    nfev: Any
+    ngev: Any
+    x_k: Any
+    f_k: Any
+    g_k: Any
+    s_history: Any  # the last `maxcor` steps, oldest first (zeros before there are that many)
+    y_history: Any  # the gradient changes over them
+    rho_history: Any  # 1 / Re(y . s) of each
+    gamma: Any  # the scale of the initial inverse Hessian: Re(y . s) / |y|^2 of the last step
+    status: Any
+    ls_status: Any
+
+
+def minimize_lbfgs(fun, x0, maxiter=None, norm=np.inf, maxcor=10, ftol=2.220446049250313e-09,
+                   gtol=1e-5, maxfun=None, maxgrad=None, maxls=20):
+    """L-BFGS from `x0` (Nocedal & Wright, algorithm 7.5, with complex `x` handled as in Sorber
+    et al. 2012) until the gradient's `norm` is below `gtol`. It stops with a status: 1 after
+    `maxiter` iterations (200 per dimension when no limit is given), 2/3 after `maxfun`/`maxgrad`
+    evaluations, 4 when `f` decreased by less than `ftol`, 5 when the line search failed."""
+    d = len(x0)
+    if maxiter is None and maxfun is None and maxgrad is None:
+        maxiter = d * 200
+    maxiter, maxfun, maxgrad = (np.inf if v is None else v for v in (maxiter, maxfun, maxgrad))
+    dtype = x0.dtype
+    f_0, g_0 = value_and_grad(fun)(x0)
+    state = _LBFGSState(converged=creation.array(False), failed=creation.array(False), k=0, nfev=1,
+                        ngev=1, x_k=x0, f_k=f_0, g_k=g_0, s_history=creation.zeros((maxcor, d), dtype),
+                        y_history=creation.zeros((maxcor, d), dtype),
+                        rho_history=creation.zeros((maxcor,), dtype), gamma=1.0, status=0, ls_status=0)
+
+    def body(s):
+        p_k = _lbfgs_direction(s)
+        ls = line_search(fun, s.x_k, p_k, old_fval=s.f_k, gfk=s.g_k, maxiter=maxls)
+        step = ls.a_k.astype(p_k.dtype) * p_k
+        y_k = ls.g_k - s.g_k
+        curvature = jnp.real(_hdot(y_k, step))
+        status = where(s.f_k - ls.f_k < ftol, 4, 0)
+        for stop, code in ((s.ngev >= maxgrad, 3), (s.nfev >= maxfun, 2), (s.k >= maxiter, 1),
+                           (ls.failed, 5)):  # (the last that holds wins)
+            status = where(stop, code, status)
+        converged = _vector_norm(ls.g_k, norm) < gtol
+        return s._replace(
+            converged=converged, failed=(status > 0) & ~converged, k=s.k + 1,
+            nfev=s.nfev + ls.nfev, ngev=s.ngev + ls.ngev, x_k=(s.x_k + step).astype(s.x_k.dtype),
+            f_k=ls.f_k.astype(s.f_k.dtype), g_k=ls.g_k.astype(s.g_k.dtype),
+            s_history=_push(s.s_history, step), y_history=_push(s.y_history, y_k),
+            rho_history=_push(s.rho_history, jnp.reciprocal(curvature).astype(y_k.dtype)),
+            gamma=(curvature / jnp.real(_hdot(jnp.conjugate(y_k), y_k))).astype(s.g_k.dtype),
+            status=where(converged, 0, status), ls_status=ls.status)
+
+    return while_loop(lambda s: ~s.converged & ~s.failed, body, state)
+
+
+def _lbfgs_direction(s):
+    """The two-loop recursion: -H g for the inverse Hessian estimate of the stored pairs."""
+    m = s.rho_history.shape[0]
+    used = where(s.k < m, s.k, m)
+    real = s.rho_history.dtype
+
+    def newest_first(j, carry):
+        q, alphas = carry
+        i = m - 1 - j
+        a_i = s.rho_history[i] * jnp.real(_hdot(jnp.conjugate(s.s_history[i]), q)).astype(real)
+        return q - a_i * jnp.conjugate(s.y_history[i]), alphas.at[i].set(a_i)
+    q, alphas = fori_loop(0, used, newest_first, (-jnp.conjugate(s.g_k),
+                                                  creation.zeros_like(s.rho_history)))
+
+    def oldest_first(j, q):
+        i = m - used + j
+        b_i = s.rho_history[i] * jnp.real(_hdot(s.y_history[i], q)).astype(real)
+        return q + (alphas[i] - b_i) * s.s_history[i]
+    return fori_loop(0, used, oldest_first, s.gamma * q)
+
+
+def _push(history, new):
+    """`history` with its oldest entry dropped and `new` appended."""
+    return roll(history, -1, axis=0).at[-1].set(new)
+
+
 def minimize(fun, x0, args=(), *, method, tol=None, options=None):
-    """Minimize `fun(x, *args)` over a 1-D `x` from `x0`. Only method="BFGS" (options:
-    maxiter, norm, gtol, line_search_maxiter). `tol` is accepted and ignored, as by JAX.
+    """Minimize `fun(x, *args)` over a 1-D `x` from `x0`: method="BFGS" (options: maxiter, norm,
+    gtol, line_search_maxiter) or "l-bfgs-experimental-do-not-rely-on-this" (options: maxiter,
+    norm, maxcor, ftol, gtol, maxfun, maxgrad, maxls). `tol` is accepted and ignored, as by JAX.
 
     >>> import pyjax.numpy as jnp
     >>> res = minimize(lambda x: jnp.sum((x - 3.0) ** 2), jnp.zeros(2), method="BFGS")
@@ -290,11 +386,15 @@ def minimize(fun, x0, args=(), *, method, tol=None, options=None):
     """
     options = {} if options is None else options
     if not isinstance(args, tuple):
-        raise TypeError(f"scipy.optimize.minimize: args must be a tuple, got {type(args).__name__}")
-    if method.lower() != "bfgs":
-        # NB: JAX also has method="l-bfgs-experimental-do-not-rely-on-this"; pyjax does not.
-        raise ValueError(f"scipy.optimize.minimize: method {method!r} not recognized (pyjax has 'BFGS')")
-    res = minimize_bfgs(lambda x: fun(x, *args), x0, **options)
+        raise TypeError(f"args argument to jax.scipy.optimize.minimize must be a tuple, got {args}")
+    if method.lower() == "bfgs":
+        res = minimize_bfgs(lambda x: fun(x, *args), x0, **options)
+        hess_inv = res.H_k
+    elif method.lower() == "l-bfgs-experimental-do-not-rely-on-this":  # (JAX's name for it)
+        res = minimize_lbfgs(lambda x: fun(x, *args), x0, **options)
+        hess_inv = None
+    else:
+        raise ValueError(f"Method {method} not recognized")
     return OptimizeResults(x=res.x_k, success=res.converged & ~creation.asarray(res.failed),
-                           status=res.status, fun=res.f_k, jac=res.g_k, hess_inv=res.H_k,
+                           status=res.status, fun=res.f_k, jac=res.g_k, hess_inv=hess_inv,
                            nfev=res.nfev, njev=res.ngev, nit=res.k)
