@@ -729,3 +729,33 @@ def test_jax_internal_util_helpers_as_jax():
     assert lu.wrap_init(functools.partial(functools.partial(my_function))).__name__ == "my_function"
     assert lu.wrap_init(type("C", (), {"__call__": lambda self: 0})()).__name__ == \
         "<unnamed wrapped function>"
+
+
+def test_jax_internal_api_util_helpers_as_jax():
+    """jax._src.api_util's donation and argument helpers and the prefix errors of flatten_axes /
+    flatten_axis_resources, as JAX 0.10.2's (its api_util_test; values recorded from it)."""
+    from pyjax._jax_compat.internal import api_util as iau
+    assert iau.rebase_donate_argnums((3, 3, 3), (0, 1)) == (1,)
+    assert iau.rebase_donate_argnums((3, 2), (1, 0)) == (0, 1)
+    with pytest.raises(ValueError, match=r"`static_argnums` \[1, 2\] and `donate_argnums` \[0, 1\] "
+                                         "cannot intersect"):
+        iau.rebase_donate_argnums((0, 1), (1, 2))
+    tree = pyjax.tree.structure(((1, 2), {"a": 1, "b": 2}))
+    assert iau.donation_vector((0,), ("a",), tree) == (True, False, True, False)
+
+    def fun(x, y, z=3, *, kw=True):
+        return x
+    assert iau.resolve_kwargs(fun, (1,), {"y": 2}) == (1, 2, 3)
+    with pytest.raises(TypeError, match="keyword arguments could not be resolved to positions: kw"):
+        iau.resolve_kwargs(fun, (1, 2), {"kw": False})
+    t = pyjax.tree.structure({"a": 1, "b": 2})
+    assert iau.flatten_axis_resources("s", pyjax.tree.structure({"a": [1, 2], "b": 3}),
+                                      {"a": None, "b": None}, False) == (None, None, None)
+    for flatten in (lambda spec: iau.flatten_axes("test_spec", t, spec),
+                    lambda spec: iau.flatten_axis_resources("test_spec", t, spec, False)):
+        with pytest.raises(ValueError) as e:
+            flatten({"a": [0, 1], "b": (2, 3)})
+        assert str(e.value).startswith("test_spec specification must be a tree prefix of the "
+                                       "corresponding value; \n  Mismatch details (2 found):\n"
+                                       "  pytree structure error: different types at key path\n"
+                                       "    test_spec['a']\n")

@@ -59,21 +59,34 @@ def _length_error(xs):
     raise ValueError(f"safe_map: sequences of different lengths {[len(x) for x in xs]}")
 
 
+class PytreeLeaf:
+    """Stands for each leaf of a tree structure when a prefix is matched against it."""
+
+    def __repr__(self):
+        return "pytree leaf"
+
+
+def prefix_mismatch_error(name, prefix, full, is_leaf=None) -> ValueError:
+    """JAX's error for a `name` that is not a tree prefix of `full`: every mismatch, detailed."""
+    errors = [e(name) for e in tree_util.prefix_errors(prefix, full, is_leaf=is_leaf)]
+    return ValueError(f"{name} specification must be a tree prefix of the corresponding value; \n"
+                      f"  Mismatch details ({len(errors)} found):\n"
+                      + "\n".join("  " + str(e) for e in errors))
+
+
 def flatten_axes(name, treedef, axis_tree, *, kws=False, tupled_args=False):
     """`axis_tree` (a prefix of `treedef`, e.g. vmap's in_axes) broadcast to one entry per
     leaf of `treedef`."""
     del kws, tupled_args
-    proxy = object()
-    dummy = tree_util.tree_unflatten(treedef, [proxy] * treedef.num_leaves)
+    dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf() for _ in range(treedef.num_leaves)])
     out = []
 
     def add(axis, subtree):
         out.extend([axis] * len(tree_util.tree_leaves(subtree)))
     try:
         tree_util.tree_map(add, axis_tree, dummy, is_leaf=lambda x: x is None)
-    except ValueError as e:
-        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
-                         f"value, got specification {axis_tree} for value tree {treedef}.") from e
+    except ValueError:
+        raise prefix_mismatch_error(name, axis_tree, dummy, is_leaf=lambda x: x is None) from None
     return out
 
 
