@@ -44,7 +44,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         traced = pjit.jit(fun, static_argnums=static_argnums).trace(*args, **kwargs)
         closed = traced.jaxpr
         if return_shape:
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+            shapes = [ShapeDtypeStruct.of_aval(a) for a in closed.out_avals]
             return closed, _key_structs(tree_util.tree_unflatten(traced.out_tree, shapes))
         return closed
     return make

@@ -25,6 +25,7 @@ from pyjax._src.sharding import (NamedSharding, PartitionSpec, Shard, Sharding,
                                  SingleDeviceSharding, named_for_xla, xla_memory_kind)
 from pyjax._src.layout import AutoLayout, Format, Layout
 from pyjax._src.sharding_gspmd import GSPMDSharding
+from pyjax._src.sharding_in_types import ManualAxisType
 
 ArrayImpl = xla.ArrayImpl
 
@@ -453,9 +454,15 @@ pe.literal_value_handlers[ArrayImpl] = _literal_for_array
 class ShapeDtypeStruct:
     """A shape and dtype standing in for an array (for eval_shape and AOT lowering)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_layout")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_layout", "manual_axis_type")
 
-    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None, manual_axis_type=None):
+        if manual_axis_type is not None and not isinstance(manual_axis_type, ManualAxisType):
+            raise TypeError(f"`manual_axis_type` argument passed to ShapeDtypeStruct should be "
+                            f"of type `jax.sharding.ManualAxisType`. Got type "
+                            f"{type(manual_axis_type)}")
+        # (inside a shard_map body: the mesh axes the value varies along, as eval_shape says)
+        self.manual_axis_type = manual_axis_type
         self.shape = tuple(shape)
         # an extended dtype (a PRNG key's `key<fry>`) is kept as it is, as in JAX
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
@@ -494,6 +501,12 @@ class ShapeDtypeStruct:
         return self.shape[0]
 
     @classmethod
+    def of_aval(cls, aval):
+        """The struct of an abstract value (its varying manual axes included)."""
+        mat = ManualAxisType(varying=aval.vma) if getattr(aval, "vma", None) else None
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, manual_axis_type=mat)
+
+    @classmethod
     def like(cls, x):
         """The shape, dtype and weak type of `x` (an array, a value or a ShapeDtypeStruct), with
         its sharding if it is committed to one (as JAX)."""
@@ -511,25 +524,29 @@ class ShapeDtypeStruct:
                              f"constructor.")
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
                   "sharding": self._sharding if self._layout is None else Format(
-                      self._layout, self._sharding), **changes}
+                      self._layout, self._sharding),
+                  "manual_axis_type": self.manual_axis_type, **changes}
         return type(self)(fields.pop("shape"), fields.pop("dtype"), **fields)
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        mat = f", manual_axis_type={self.manual_axis_type}" if self.manual_axis_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{mat})"
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.manual_axis_type == other.manual_axis_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.manual_axis_type))
 
 
 def _shape_dtype_struct_aval(x):
     """A ShapeDtypeStruct's abstract value; under sharding in types, with its sharding when that
     is a NamedSharding naming Explicit mesh axes (as an array's)."""
-    aval = core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    aval = core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type,
+                            vma=x.manual_axis_type.varying if x.manual_axis_type else core.NO_VMA)
     s = x._sharding
     if isinstance(s, PartitionSpec):
         s = x.sharding

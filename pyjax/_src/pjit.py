@@ -239,10 +239,11 @@ pjit_p.def_batch(batching.AxisBatchRule(_pjit_batch))
 
 class _Entry:
     __slots__ = ("closed", "out_tree", "compiled", "elsewhere", "consts_are_concrete", "donated",
-                 "sharded", "mesh", "has_refs")
+                 "sharded", "mesh", "has_refs", "compile_options")
 
-    def __init__(self, closed, out_tree, donated):
+    def __init__(self, closed, out_tree, donated, compile_options=()):
         self.closed = closed
+        self.compile_options = compile_options  # jit's compiler_options (XLA option overrides)
         self.out_tree = out_tree
         self.compiled = None  # for the default device
         self.elsewhere = {}   # device -> Compiled, for arguments committed to another device
@@ -258,7 +259,8 @@ class _Entry:
     def request(self, name, device=None, layouts=(None, None)) -> CompileRequest:
         devices = (device,) if device is not None else ()
         return CompileRequest(self.closed, f"jit_{name}", self.donated, devices,
-                              in_layouts=layouts[0], out_layouts=layouts[1])
+                              in_layouts=layouts[0], out_layouts=layouts[1],
+                              compile_options=self.compile_options)
 
     def compiled_sharded(self, name, in_shardings, out_shardings,
                          layouts=(None, None)) -> Compiled:
@@ -268,7 +270,7 @@ class _Entry:
             request = CompileRequest(self.closed, f"jit_{name}", self.donated,
                                      spmd.mesh_devices(in_shardings, out_shardings, self.mesh),
                                      in_shardings, out_shardings, in_layouts=layouts[0],
-                                     out_layouts=layouts[1])
+                                     out_layouts=layouts[1], compile_options=self.compile_options)
             compiled = self.sharded[key] = dispatch.compile(request)
         return compiled
 
@@ -363,8 +365,10 @@ class JitInfo:
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
                  donate_argnames=None, keep_unused=False, inline=False, name=None,
-                 in_shardings=None, out_shardings=None):
+                 in_shardings=None, out_shardings=None, compiler_options=None):
         _check_callable(fun)
+        # XLA option overrides for this function's executables, as (name, value) pairs
+        self.compiler_options = tuple(sorted(dict(compiler_options or {}).items()))
         # pytree prefixes of the positional arguments / of the outputs (None: unspecified)
         # shardings that are all None (unspecified: None is an empty pytree) are no shardings
         # (Formats give shardings and device-local layouts: the layouts are kept apart)
@@ -593,7 +597,7 @@ class JitInfo:
         self._explain_miss(key)
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
-        entry = _Entry(closed, out_tree, donated)
+        entry = _Entry(closed, out_tree, donated, self.compiler_options)
         # a trace that saw named vmap axes may hold collectives over them: valid only there
         if entry.consts_are_concrete and not _named_axes_in_scope():
             self._cache[key] = entry
@@ -720,6 +724,7 @@ class JitInfo:
         closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         traced = Traced(self.name, closed, in_tree, out_tree, donated)
+        traced.compile_options = self.compiler_options
         traced.arg_names = lambda: self._leaf_names(in_tree)  # (for the compiled call's errors)
         mesh = spmd.constrained_mesh(closed.jaxpr) if xla.multiple_devices() else None
         if self.in_shardings is not None and kwargs:
@@ -743,7 +748,7 @@ class JitInfo:
 
     def eval_shape(self, *args, **kwargs):
         t = self.trace(*args, **kwargs)
-        return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+        return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct.of_aval(a)
                                                      for a in t.jaxpr.out_avals])
 
     def clear_cache(self):
@@ -989,9 +994,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, inline=inline, device=device,
                                  backend=backend, in_shardings=in_shardings,
-                                 out_shardings=out_shardings)
+                                 out_shardings=out_shardings, abstracted_axes=abstracted_axes,
+                                 compiler_options=compiler_options)
     info = JitInfo(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                   keep_unused, inline, in_shardings=in_shardings, out_shardings=out_shardings)
+                   keep_unused, inline, in_shardings=in_shardings, out_shardings=out_shardings,
+                   compiler_options=compiler_options)
     info.device = device
     return make_jit(info, fun)
 

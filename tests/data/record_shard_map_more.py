@@ -242,6 +242,18 @@ out["pcast_jit_unbound"] = res(lambda: jax.jit(lambda v: jax.lax.pcast(v, "x", t
 out["psum_jit_unbound"] = res(lambda: jax.jit(lambda v: jax.lax.psum(v, "x"))(V))
 out["spec_too_long"] = res(lambda: jax.shard_map(lambda: {"hi": [3.0]}, mesh=mesh, in_specs=(),
                                                  out_specs={"hi": P("x")})())
+# eval_shape inside a body: its ShapeDtypeStructs carry the varying manual axes, and the
+# values made like them (full_like, zeros_like) vary along those axes too
+es_seen = []
+def es_body(a):
+    sds = jax.eval_shape(lambda v: v * 2, a)
+    es_seen.extend([str(jax.typeof(sds)), repr(sds.manual_axis_type),
+                    str(jax.typeof(jax.lax.full_like(sds, 1))),
+                    str(jax.typeof(jnp.zeros_like(sds)))])
+    return a + jax.lax.full_like(sds, 1)
+out["eval_shape_in_body"] = res(lambda: jax.shard_map(es_body, mesh=mesh, in_specs=P("x"),
+                                                      out_specs=P("x"))(A))
+out["eval_shape_in_body_types"] = " ".join(es_seen)
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)

@@ -58,10 +58,12 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
 def vary_like(val, x):
     """`val` typed as varying along the mesh axes `x` varies along (inside a check_vma
     shard_map body, as JAX's full_like types its result; else `val`)."""
-    if core.VMA_TRACING[0] and isinstance(x, core.Tracer) and x.aval.vma and \
-            config._values["jax_auto_pcast"]:
+    if not core.VMA_TRACING[0] or not config._values["jax_auto_pcast"]:
+        return val
+    if isinstance(x, core.Tracer) and x.aval.vma:
         return core.pvary(val, x.aval.vma)
-    return val
+    mat = getattr(x, "manual_axis_type", None)  # (a ShapeDtypeStruct from eval_shape)
+    return core.pvary(val, mat.varying) if mat is not None and mat.varying else val
 
 
 def empty(shape, dtype, *, out_sharding=None):
