@@ -759,3 +759,21 @@ def test_jax_internal_api_util_helpers_as_jax():
                                        "corresponding value; \n  Mismatch details (2 found):\n"
                                        "  pytree structure error: different types at key path\n"
                                        "    test_spec['a']\n")
+
+
+def test_jax_extend_random_defines_prng_impls():
+    """jax.extend.random: the built-in implementations and define_prng_impl, whose keys are
+    key arrays of its key dtype (JAX's extend_test RandomTest)."""
+    from pyjax._jax_compat import extend as jex
+    from pyjax._src.random import prng, rbg
+    assert jex.random.threefry_prng_impl is prng.threefry_prng_impl
+    assert jex.random.unsafe_rbg_prng_impl is rbg.unsafe_rbg_prng_impl
+    impl = jex.random.define_prng_impl(key_shape=(4, 2, 7),
+                                       seed=lambda _: jnp.ones((4, 2, 7), jnp.uint32),
+                                       split=None, random_bits=None, fold_in=None)
+    dtype = pyjax.random.key_dtype(impl)
+    k = pyjax.random.key(42, dtype=dtype)
+    assert (k.shape, k.dtype) == ((), dtype)
+    w = pyjax.random.wrap_key_data(jnp.ones((3, 4, 2, 7), jnp.uint32), impl=impl)
+    assert (w.shape, w.dtype) == ((3,), dtype)
+    assert jex.random.seed_with_impl(prng.threefry_prng_impl, 0).shape == ()

@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from pyjax._jax_compat._unsupported import UnsupportedType, unsupported, unsupported_transform
+from pyjax._jax_compat.extend import random as _ext_random
 from pyjax._jax_compat.extend.core import primitives as _primitives
 from pyjax._jax_compat.interpreters.partial_eval import PartialVal as _PartialVal
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
@@ -166,6 +167,7 @@ STUBS = {
     # JAX's internal key-array vocabulary, pyjax's objects of the same meaning (random.keys)
     "_src.random": {"default_prng_impl": _keys.default_prng_impl},
     "_src.random.prng": {"PRNGKeyArray": _keys.PRNGKeyArray, "KeyTy": _keys.KeyTy,
+                         "seed_with_impl": _ext_random.seed_with_impl,
                          "random_seed": _keys.random_seed, "random_wrap": _keys.random_wrap,
                          "random_unwrap": _keys.random_unwrap, "random_bits": _keys.random_bits},
     "_src.state.primitives": {"pin": unsupported("jax._src.state.primitives.pin"),
