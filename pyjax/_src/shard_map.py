@@ -358,7 +358,7 @@ def _shard_map(f, mesh, in_specs, out_specs, check_vma, manual_axes, *args):
         out_specs_flat = tree_util.flatten_prefix(_matching(out_specs, out), out,
                                                   "shard_map out_specs")
         if check_vma:  # an output split along an axis it is invariant along: a pvary (as JAX)
-            flat = [core.pvary(o, _spec_axes(s) & manual_axes) if _is_spec(s) else o
+            flat = [core.pvary(o, _spec_vma(s, manual_axes, mesh)) if _is_spec(s) else o
                     for o, s in zip(flat, out_specs_flat, strict=True)]
         # the box keeps the output's structure and specs, never its tracers (which would
         # outlive the trace: jax.checking_leaks reports them)
@@ -469,7 +469,7 @@ def _local_aval(aval, spec, mesh, vma_axes=None, manual_axes=frozenset()):
     if vma_axes is None:
         return aval.update(shape=shape, sharding=sharding)
     return aval.update(shape=shape, sharding=sharding,
-                       vma=aval.vma | (_spec_axes(spec) & vma_axes))
+                       vma=aval.vma | _spec_vma(spec, vma_axes, mesh))
 
 
 def _local_sharding(sharding, manual):
@@ -485,6 +485,15 @@ def _local_sharding(sharding, manual):
         len(sharding.spec))]
     return NamedSharding(amesh, PartitionSpec(*[p[0] if len(p) == 1 else (p or None)
                                                 for p in parts]))
+
+
+def _spec_vma(spec, manual_axes, mesh) -> frozenset:
+    """The manual axes a block laid out as `spec` varies along: those that split it (less the
+    mesh axes of size 1 under jax_remove_size_one_mesh_axis_from_type, as JAX)."""
+    axes = _spec_axes(spec) & manual_axes
+    if config.jax_remove_size_one_mesh_axis_from_type:
+        axes = frozenset(a for a in axes if mesh.shape[a] != 1)
+    return axes
 
 
 def _spec_axes(spec) -> frozenset:
@@ -1038,7 +1047,7 @@ def _run_op_by_op(f, mesh, specs, out_specs, check_vma, manual, args):
     leaves, in_tree = tree_util.tree_flatten(args)
     flat_specs = [s if s is not None else PartitionSpec() for s in
                   tree_util.flatten_prefix(_matching(specs, args), args, "shard_map in_specs")]
-    in_vmas = [_spec_axes(s) & manual if check_vma else manual for s in flat_specs]
+    in_vmas = [_spec_vma(s, manual, mesh) if check_vma else manual for s in flat_specs]
     stacked = [_converter(s, _stacked_spec(v, manual, check_vma, mesh), mesh, manual, check_vma,
                           _stack)(x) for x, s, v in zip(leaves, flat_specs, in_vmas, strict=True)]
     with core.new_trace(_EagerTrace, mesh, manual, check_vma) as trace, \

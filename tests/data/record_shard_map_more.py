@@ -254,6 +254,23 @@ def es_body(a):
 out["eval_shape_in_body"] = res(lambda: jax.shard_map(es_body, mesh=mesh, in_specs=P("x"),
                                                       out_specs=P("x"))(A))
 out["eval_shape_in_body_types"] = " ".join(es_seen)
+# jax_remove_size_one_mesh_axis_from_type: a mesh axis of size 1 is left out of vma types
+one_seen = []
+def size_one():
+    m = Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ("x", "y"))
+    def body(b):
+        one_seen.append(str(jax.typeof(b)))
+        r = jax.lax.psum(b, "x")
+        one_seen.append(str(jax.typeof(r)))
+        return r
+    jax.config.update("jax_remove_size_one_mesh_axis_from_type", True)
+    try:
+        return jax.jit(jax.shard_map(body, mesh=m, in_specs=P("x", "y"), out_specs=P()))(
+            np.arange(16.0, dtype=np.float32).reshape(8, 2))
+    finally:
+        jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
+out["size_one_axis_vma"] = res(size_one)
+out["size_one_axis_vma_types"] = " ".join(one_seen)
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
