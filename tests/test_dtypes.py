@@ -887,3 +887,11 @@ def test_to_floating_dtype_as_jax():
     got = [str(dtypes.to_floating_dtype(d)) for d in [np.bool_, np.int8, np.int64, np.float16,
                                                        dtypes.bfloat16, np.complex64, np.complex128]]
     assert got == ["float32", "float32", "float64", "float16", "bfloat16", "float32", "float64"]
+
+
+def test_promotion_error_is_not_raised_while_handling_a_cache_miss():
+    """The TypePromotionError of a pair with no promotion path carries no chained KeyError
+    (the promotion cache's miss) in its traceback."""
+    with numpy_dtype_promotion("strict"), pytest.raises(dtypes.TypePromotionError) as e:
+        dtypes.lattice_result_type(np.float32, np.int32)
+    assert e.value.__context__ is None

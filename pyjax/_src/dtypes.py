@@ -564,11 +564,11 @@ def lattice_result_type(*args) -> tuple[np.dtype, bool]:
         lattice = _lattice()
         key = (d0, w0, d1, w1)
         try:
-            out = lattice.pair_cache[key]
-        except KeyError:
-            out = lattice.pair_cache[key] = _promote(((d0, w0), (d1, w1)), lattice, x64)
+            out = lattice.pair_cache.get(key)
         except TypeError:                      # an unhashable extended dtype
             return _promote(((d0, w0), (d1, w1)), lattice, x64)
+        if out is None:  # (outside the lookup, so a promotion error does not chain a KeyError)
+            out = lattice.pair_cache[key] = _promote(((d0, w0), (d1, w1)), lattice, x64)
         return out if x64 or out[0] not in _to_32bit else _explicit_result(out)
     dws = tuple(_dtype_and_weak_type(x, x64) for x in args)
     if len(dws) == 1:
@@ -581,11 +581,11 @@ def lattice_result_type(*args) -> tuple[np.dtype, bool]:
         return d0, False
     lattice = _lattice()
     try:
-        out = lattice.pair_cache[dws]
-    except KeyError:
-        out = lattice.pair_cache[dws] = _promote(dws, lattice, x64)
+        out = lattice.pair_cache.get(dws)
     except TypeError:
         return _promote(dws, lattice, x64)
+    if out is None:
+        out = lattice.pair_cache[dws] = _promote(dws, lattice, x64)
     return out if x64 or out[0] not in _to_32bit else _explicit_result(out)
 
 
