@@ -208,3 +208,14 @@ def test_rotations_match_scipy():
     at = np.float32([0.3, 2.0, 2.9, 5.5])
     np.testing.assert_allclose(Slerp.init(np.float32(times), ours)(at).as_matrix(),
                                SciSlerp(times, theirs)(at.astype(np.float64)).as_matrix(), atol=1e-5)
+
+
+def test_rotation_inv_and_slerp_under_rank_promotion_raise():
+    # as JAX 0.10.2: Rotation.inv (and Slerp, built on it) do no implicit rank promotion, so they
+    # work with jax_numpy_rank_promotion='raise' (JAX's scipy_spatial_test sets it)
+    from scipy.spatial.transform import Rotation as SciRotation
+    from pyjax.scipy.spatial.transform import Rotation
+    q = np.array([[0.1, 0.2, 0.3, 0.9], [0.5, -0.5, 0.5, 0.5]], np.float32)
+    with pyjax.numpy_rank_promotion("raise"):
+        got = Rotation.from_quat(q).inv().as_rotvec()
+    np.testing.assert_allclose(got, SciRotation.from_quat(q).inv().as_rotvec(), rtol=1e-5, atol=1e-6)

@@ -277,7 +277,9 @@ class Rotation(typing.NamedTuple):
         return quat
 
     def inv(self):
-        return Rotation(self.quat * creation.array([-1, -1, -1, 1], dtype=self.quat.dtype))
+        # (the vector part negated without broadcasting a sign vector: no rank promotion, which
+        # jax_numpy_rank_promotion='raise' would refuse)
+        return Rotation(concatenate([-self.quat[..., :3], self.quat[..., 3:]], axis=-1))
 
     def magnitude(self):
         return 2.0 * jnp.arctan2(_norm(self.quat[..., :3]), jnp.abs(self.quat[..., 3]))
