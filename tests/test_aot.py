@@ -180,3 +180,32 @@ def test_topologies_attached():
     assert mesh.axis_names == ("x",) and list(mesh.devices.flat) == jax.devices()
     with pytest.raises(NotImplementedError):
         topologies.get_topology_desc("v5e:2x2", "tpu")
+
+
+def test_jit_compiler_options_make_their_own_executables():
+    """jit's `compiler_options` reach XLA (build options such as the effort levels as JAX sets
+    them, the rest as option overrides; an unknown one is XLA's JaxRuntimeError), also through
+    lower/compile, and two jits of one function with other options or out_shardings do not
+    share executables (the C++ cache keys on every setting). As JAX 0.10.2's api_test."""
+    from pyjax._src import test_util as jtu
+    from pyjax._src.config import EffortLevel
+
+    def g(x):
+        return jnp.sqrt(x ** 2) + 1.0
+
+    with jtu.count_jit_compilation_cache_miss() as count:
+        jax.jit(g, compiler_options={"xla_embed_ir_in_executable": True})(1.0)
+        jax.jit(g, compiler_options={"xla_embed_ir_in_executable": False})(1.0)
+    assert count() == 2
+    opts = {"exec_time_optimization_effort": 0.0, "optimization_level": EffortLevel.O1.value,
+            "memory_fitting_level": EffortLevel("O0").value}
+    assert float(jax.jit(g, compiler_options=opts)(-1.0)) == 2.0
+    for bad in ("invalid_key", "exec_time_compilation_effort"):
+        with pytest.raises(jax.errors.JaxRuntimeError, match=f"No such compile option: '{bad}'"):
+            jax.jit(g, compiler_options={bad: 0.0})(1.0)
+        with pytest.raises(jax.errors.JaxRuntimeError, match="No such compile option"):
+            jax.jit(g, compiler_options={bad: 0.0}).lower(1.0).compile()
+    if len(jax.devices()) > 1:
+        s0, s1 = (jax.sharding.SingleDeviceSharding(d) for d in jax.devices()[:2])
+        outs = [jax.jit(g, out_shardings=s)(jnp.float32(3.0)) for s in (s0, s1)]
+        assert [o.sharding for o in outs] == [s0, s1]

@@ -43,6 +43,20 @@ class LegacyPrngKeyState(enum.StrEnum):
     ERROR = "error"
 
 
+class EffortLevel(enum.Enum):
+    """XLA's effort levels, for jit's `compiler_options` `optimization_level` and
+    `memory_fitting_level` (`EffortLevel.O1.value`); also looked up by name (`EffortLevel("O1")`)."""
+    UNKNOWN = 0
+    O0 = 9
+    O1 = 19
+    O2 = 29
+    O3 = 39
+
+    @classmethod
+    def _missing_(cls, value):
+        return cls.__members__.get(value) if isinstance(value, str) else None
+
+
 class RuntimeTracebackMode(enum.StrEnum):
     OFF = "off"
     ON = "on"

@@ -397,8 +397,17 @@ class JitInfo:
         self._last_sig = None
         self._miss_failed = False
         self.jitted = lambda: None  # a weak reference to the C++ function, once made
-        # C++ shares compiled entries between jits of one function with equal settings
-        self.cpp_key = (self.static_argnums, self.static_argnames, self.donate_argnums, inline)
+        # C++ shares compiled entries between jits of one function with equal settings (all of
+        # them: another out_shardings or compiler_options is another executable); settings that
+        # cannot be hashed (dict-shaped shardings) share with no other jit
+        settings = (self.in_shardings, self.out_shardings, self.in_layouts, self.out_layouts,
+                    self.compiler_options, keep_unused)
+        try:
+            hash(settings)
+        except TypeError:
+            settings = object()
+        self.cpp_key = (self.static_argnums, self.static_argnames, self.donate_argnums, inline,
+                        settings)
         _live_infos.add(self)
 
     def _check_static_and_donated(self, static_argnums, static_argnames, donate_argnums, donate_argnames):
@@ -964,8 +973,8 @@ xla.PjitFunction.clear_cache = _clear_cache
 def make_jit(info: JitInfo, fun):
     """The C++ dispatcher for `info`, dressed as `fun` (name, docstring, `__wrapped__`)."""
     f = xla.pjit(info.name, fun, info.cache_miss, info.static_argnums, info.static_argnames,
-                 info.cpp_key, tree_util.dispatch_registry, dispatch.shard_arg_fallback,
-                 _cpp_cache)
+                 (*info.cpp_key, info.device), tree_util.dispatch_registry,
+                 dispatch.shard_arg_fallback, _cpp_cache)
     functools.update_wrapper(f, fun, updated=())
     f.__dict__["_jit_info"] = info
     info.jitted = weakref.ref(f)

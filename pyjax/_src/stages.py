@@ -118,6 +118,7 @@ class Traced(_Stage):
         self.device = None  # the device SingleDeviceShardings given to jit name
         self.layouts = (None, None)  # `mhlo.layout_mode`s of jit's Formats (arguments, results)
         self._ref_call = None  # a state.discharge.AotCall when given or closing over Refs
+        self.compile_options = ()  # jit's compiler_options
 
     _traced = property(lambda self: self)
     in_tree = out_tree = None  # plain attributes here (set in __init__)
@@ -136,11 +137,13 @@ class Traced(_Stage):
         if self.shardings is not None:
             request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
                                      spmd.mesh_devices(*self.shardings), *self.shardings,
-                                     in_layouts=in_layouts, out_layouts=out_layouts)
+                                     in_layouts=in_layouts, out_layouts=out_layouts,
+                                     compile_options=self.compile_options)
         else:
             request = CompileRequest(jaxpr, f"jit_{self.name}", donated,
                                      () if self.device is None else (self.device,),
-                                     in_layouts=in_layouts, out_layouts=out_layouts)
+                                     in_layouts=in_layouts, out_layouts=out_layouts,
+                                     compile_options=self.compile_options)
         return Lowered(self, request, dispatch.lower(request))
 
 
@@ -185,7 +188,8 @@ class Lowered(_Stage):
     def compile(self, compiler_options=None) -> Compiled:
         """The executable (shared with calls of the jitted function on the same signature);
         `compiler_options`, a dict of XLA options, makes a separately compiled one."""
-        request = dataclasses.replace(self._request, compile_options=compiler_options or ())
+        options = {**dict(self._request.compile_options), **dict(compiler_options or {})}
+        request = dataclasses.replace(self._request, compile_options=tuple(sorted(options.items())))
         return Compiled(dispatch.compile(request, self._lowered), self._traced)
 
 

@@ -702,13 +702,21 @@ def compile(module_text, devices, *, out_avals, num_replicas=1, num_partitions=1
     return out
 
 
+_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort", "optimization_level",
+                  "memory_fitting_level")
+
+
 def _compile_options(platform, device_ids, num_replicas, num_partitions, use_shardy,
                      overrides=()):
     opts = xc.CompileOptions()
     opts.num_replicas = num_replicas
     opts.num_partitions = num_partitions
-    opts.env_option_overrides = list(overrides)
     build = opts.executable_build_options
+    overrides = dict(overrides)
+    for name in _BUILD_OPTIONS:  # (as JAX: these are options of the build, not of XLA's flags)
+        if name in overrides:
+            setattr(build, name, overrides.pop(name))
+    opts.env_option_overrides = list(overrides.items())
     build.use_spmd_partitioning = True  # as jax: harmless for one device
     build.use_shardy_partitioner = bool(use_shardy)  # required for sdy.* modules
     opts.device_assignment = xc.DeviceAssignment.create(
