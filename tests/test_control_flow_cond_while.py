@@ -395,3 +395,14 @@ def test_branch_structure_error_in_jax_words():
     with pytest.raises(TypeError, match="^switch branch outputs must have the same pytree structure, "
                                         "but they differ:\n\nbranch 0 is <lambda> at "):
         lax.switch(0, [lambda: (1.0,), lambda: [1.0]])
+
+
+def test_while_loop_under_disable_jit_stages_a_traced_predicate():
+    """Under disable_jit the loop runs in Python while its predicate is concrete; a traced one
+    (vmap of a per-example bound) stages the loop instead, as JAX 0.10.2 (values from it)."""
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < c[1], lambda c: (c[0] + 1, c[1], c[2] * 2.0),
+                              (0, x, 1.0))[2]
+    with pyjax.disable_jit():
+        np.testing.assert_array_equal(pyjax.vmap(f)(jnp.array([1, 3, 5])), [2.0, 8.0, 32.0])
+        assert f(4) == 16.0

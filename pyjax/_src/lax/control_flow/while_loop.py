@@ -18,7 +18,7 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import core, dispatch, tree_util
+from pyjax._src import core, dispatch, errors, tree_util
 from pyjax._src.config import config
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import ad, batching
@@ -49,10 +49,13 @@ def _while_loop(cond_fun, body_fun, init_val, cache_as):
     """`while_loop`, with the body's traces cached eagerly under `cache_as = (fun, tag)`
     (`common.cached_trace`): `fun` is the user's function `body_fun` stands for."""
     if config._values["jax_disable_jit"]:
-        val = init_val
-        while cond_fun(val):
-            val = body_fun(val)
-        return val
+        try:
+            val = init_val
+            while cond_fun(val):
+                val = body_fun(val)
+            return val
+        except errors.ConcretizationTypeError:
+            pass  # the predicate is traced (e.g. under vmap): stage the loop, as JAX does
     leaves, in_tree = tree_util.tree_flatten(init_val)
     avals = [core.get_aval(x) for x in leaves]
     body, body_consts, out_tree = _trace(cache_as, body_fun, in_tree, avals)
