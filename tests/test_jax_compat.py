@@ -777,3 +777,10 @@ def test_jax_extend_random_defines_prng_impls():
     w = pyjax.random.wrap_key_data(jnp.ones((3, 4, 2, 7), jnp.uint32), impl=impl)
     assert (w.shape, w.dtype) == ((3,), dtype)
     assert jex.random.seed_with_impl(prng.threefry_prng_impl, 0).shape == ()
+
+
+def test_jax_internal_core_valid_jaxtype():
+    from pyjax._jax_compat.toplevel import STUBS
+    valid = STUBS["_src.core"]["valid_jaxtype"]
+    assert valid(np.zeros(3, np.float32)) and valid(np.zeros(3, "bfloat16")) and valid(3)
+    assert not valid(np.zeros(3, object)) and not valid(np.zeros(3, [("i", "i4"), ("f", "f4")]))

@@ -17,7 +17,7 @@ from pyjax._jax_compat.extend import random as _ext_random
 from pyjax._jax_compat.extend.core import primitives as _primitives
 from pyjax._jax_compat.interpreters.partial_eval import PartialVal as _PartialVal
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
-from pyjax._src import api as _api, errors as _errors, sharding as _sharding
+from pyjax._src import api as _api, core as _core, errors as _errors, sharding as _sharding
 from pyjax._src.lax import linalg_structured as _linalg_structured
 from pyjax._src.pjit import jit as _jit
 from pyjax._src.random import keys as _keys
@@ -120,6 +120,15 @@ def _pjit(fun, in_shardings=_UNSPECIFIED, out_shardings=_UNSPECIFIED, **kwargs):
     return _jit(fun, **kwargs)
 
 
+def _valid_jaxtype(x) -> bool:
+    """Whether `x` is a value JAX can abstract (an array of a JAX dtype, a scalar, ...)."""
+    try:
+        _core.get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
 def _register_canonicalize_value_handler(cls, handler) -> None:
     """JAX lets a type say how its values canonicalize; pyjax records the registration and
     does not consult it (values of such types are refused where they are used)."""
@@ -157,7 +166,8 @@ STUBS = {
                   "TracerBoolConversionError": _errors.TracerBoolConversionError,
                   "closed_call_p": _primitives.closed_call_p,
                   # mutable references (jax.new_ref / jax.freeze are these)
-                  "new_ref": _ref.new_ref, "freeze": _ref.freeze},
+                  "new_ref": _ref.new_ref, "freeze": _ref.freeze,
+                  "valid_jaxtype": _valid_jaxtype},
     "_src.pjit": {"pjit": _pjit,"_pjit_lower": unsupported("jax._src.pjit._pjit_lower"),
                   "make_jit_cpp_cache": unsupported("jax._src.pjit.make_jit_cpp_cache")},
     "_src.shard_map": {"top_level_all_gather": unsupported("jax._src.shard_map.top_level_all_gather")},
