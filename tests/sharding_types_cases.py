@@ -85,6 +85,7 @@ def constraints(f, *args, m=None):
 
 from jax._src.sharding_impls import GSPMDSharding
 from jax._src import api as src_api
+from jax.experimental.shard_alike import shard_alike
 
 def gspmd(s, ndim):
     """The GSPMDSharding (devices + XLA HloSharding) laying a rank-`ndim` array out as `s`."""
@@ -326,4 +327,11 @@ CASES = [
     "seen(lambda a, i: a.at[i].add(1., out_sharding=P('x', None)), x, jnp.array([0, 3]))",
     # an eager result reports its type's sharding also where a mesh axis of size 1 splits it
     "repr(jnp.reshape(jax.device_put(np.ones((8, 4, 4), np.float32), NamedSharding(jax.make_mesh((1, 8), ('a', 'b'), axis_types=(AxisType.Explicit,) * 2), P(None, None, 'a'))), (32, 4)).sharding.spec)",
+    # shard_alike: the second value laid out as the first (a sharding group for XLA)
+    "[o.sharding.is_equivalent_to(NamedSharding(auto_mesh, P('x')), 2) for o in jax.jit(lambda a: shard_alike(a, jnp.arange(32.).reshape(8, 4)))(xa)]",
+    "[np.asarray(o) for o in jax.jit(lambda a: shard_alike(a * 2, jnp.arange(32.).reshape(8, 4)))(xa)]",
+    "jax.jit(lambda a: shard_alike(a, a * 2)).lower(xa).as_text().count('sdy.sharding_group')",
+    "[o.sharding.is_equivalent_to(NamedSharding(auto_mesh, P('x')), 2) for o in jax.jit(lambda a, b: jax.vmap(shard_alike, in_axes=(0, 1))(a, b))(xa, jax.device_put(np.ascontiguousarray(X.T), NamedSharding(auto_mesh, P('y', 'x'))))]",
+    "jax.jit(lambda a: shard_alike(a, a @ a.T))(xa)",
+    "np.asarray(jax.grad(lambda a: shard_alike(a, a * 3.)[1].sum())(xa))",
 ]

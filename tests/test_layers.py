@@ -40,7 +40,7 @@ LAYERS = [
     ("numpy", ["pyjax._src.numpy",
                "pyjax._src.state.primitives",  # ref[idx] reads/writes index as jnp does
                "pyjax._src.ops"]),  # jax.ops' segment reductions: scatters, as jnp's .at[]
-    ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map_specs", "pyjax._src.shard_map", "pyjax._src.smap", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
+    ("api", ["pyjax._src.api", "pyjax._src.api_vmap", "pyjax._src.shard_map_specs", "pyjax._src.shard_map", "pyjax._src.shard_alike", "pyjax._src.smap", "pyjax._src.pmap", "pyjax._src.pjit", "pyjax._src.ad_api",
              "pyjax._src.reshard",
              "pyjax._src.custom_derivatives", "pyjax._src.custom_batching", "pyjax._src.ad_checkpoint",
              "pyjax._src.remat_opt",  # custom_vjp's optimize_remat (its fwd rule's primitive)
