@@ -440,6 +440,27 @@ def test_eval_shape():
     assert out["s"].shape == () and out["s"].dtype == np.float32
 
 
+def test_tracing_takes_duck_typed_structs():
+    """eval_shape, make_jaxpr and linear_transpose take any object with a shape and a dtype as
+    an array of that type (JAX's shaped_abstractify); jit calls still refuse it."""
+    import types
+
+    class Struct:
+        def __init__(self, shape, dtype):
+            self.shape, self.dtype = shape, np.dtype(dtype)
+
+    out = jax.eval_shape(lambda a, b, x: jnp.dot(a, x) + b, Struct((3, 4), "float32"),
+                         Struct((1, 5), "float32"), Struct((4, 5), "float32"))
+    assert (out.shape, out.dtype) == ((3, 5), np.float32)
+    ns = types.SimpleNamespace(shape=(), dtype=np.dtype(np.float32))
+    assert jax.make_jaxpr(lambda x: x + 2.0)(ns).in_avals[0].str_short() == "f32[]"
+    (t,) = jax.linear_transpose(lambda x: 2 * x, types.SimpleNamespace(shape=(3,), dtype="float32"))(
+        jnp.ones(3))
+    np.testing.assert_allclose(t, [2.0, 2.0, 2.0])
+    with pytest.raises(TypeError, match="not a valid JAX type|Error interpreting argument"):
+        jax.jit(lambda x: x)(ns)
+
+
 def test_eval_shape_does_not_compute():
     calls = []
     jax.eval_shape(lambda x: calls.append(1) or x, jax.ShapeDtypeStruct((3,), jnp.int32))

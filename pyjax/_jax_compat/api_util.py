@@ -39,15 +39,7 @@ def flatten_fun_nokwargs(f: WrappedFun, in_tree):
     return wrapped, lambda: store.val
 
 
-def shaped_abstractify(x) -> ShapedArray:
-    """The ShapedArray of a value, or of anything with `.shape` and `.dtype`
-    (a ShapeDtypeStruct)."""
-    try:
-        return core.get_aval(x)
-    except TypeError:
-        if hasattr(x, "shape") and hasattr(x, "dtype"):
-            return ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False))
-        raise
+shaped_abstractify = core.shaped_abstractify
 
 
 def safe_map(f, *xs):

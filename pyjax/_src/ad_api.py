@@ -627,7 +627,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     """Transpose of a linear function `fun`, traced at the avals of `primals`."""
     p_flat, in_tree = tree_util.tree_flatten(primals)
     # (as JAX, a primal may be an abstract value itself: equinox passes ShapedArrays)
-    in_avals = [p if type(p) is core.ShapedArray else core.get_aval(p) for p in p_flat]
+    in_avals = [p if type(p) is core.ShapedArray else core.shaped_abstractify(p) for p in p_flat]
     box = []
     flat = _flat_fun(fun, in_tree, False, box)
     closed, _ = pe.trace_to_jaxpr(lambda *xs: flat(*xs)[0], in_avals)

@@ -104,6 +104,24 @@ def get_aval(x) -> ShapedArray:
     raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")  # (JAX's words)
 
 
+def shaped_abstractify(x) -> ShapedArray:
+    """The aval of a value that is only traced (eval_shape, make_jaxpr, lower, linear_transpose):
+    as `get_aval`, and, as JAX, anything with a `shape` and a `dtype` (a user's struct, a
+    SimpleNamespace) stands for an array of that type."""
+    try:
+        return get_aval(x)
+    except TypeError:
+        shape, dt = getattr(x, "shape", None), getattr(x, "dtype", None)
+        if shape is None or dt is None:
+            raise
+        try:
+            dt = dtypes.canonicalize_dtype(np.dtype(dt))
+            shape = tuple(d if is_symbolic_dim(d) else operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+        return ShapedArray(shape, dt, bool(getattr(x, "weak_type", False)))
+
+
 def _numpy_aval(x):
     dt = dtypes.canonicalize_dtype(x.dtype)
     return ShapedArray(np.shape(x), dt, False)

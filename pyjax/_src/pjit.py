@@ -837,7 +837,13 @@ def _trace_leaf_aval(x):
     """An argument's aval when tracing without running (trace/lower/eval_shape/make_jaxpr):
     as in JAX, an abstract value itself (a ShapedArray, an AbstractRef) stands for a value of
     its type."""
-    aval = x if type(x) in (core.ShapedArray, AbstractRef) else _leaf_aval_checked(x)
+    if type(x) in (core.ShapedArray, AbstractRef):
+        aval = x
+    else:
+        try:
+            aval = core.shaped_abstractify(x)  # (duck-typed structs too, as JAX)
+        except TypeError:
+            aval = _leaf_aval_checked(x)  # (its error)
     return core.with_context_sharding(aval) if SHARDING_IN_TYPES[0] else aval
 
 
