@@ -173,3 +173,12 @@ def test_inside_jit_of_checkify(flags):
     with pytest.raises(FloatingPointError, match="encountered in log") as e:
         jax.jit(checkify.checkify(_f, errors=checkify.all_checks))(jnp.float32(-1.0))
     _assert_names_line(e.value, _line_of(_f, "makes the NaN"))
+
+
+def test_nan_literal_output_says_the_deoptimized_function_made_none(flags):
+    """A jitted function whose output is a NaN literal: no primitive made it, and the error says
+    so in JAX 0.10.2's words (its debug_nans_test testDebugNansDoesntReturnDeoptimizedResult)."""
+    flags("jax_debug_nans", True)
+    f = jax.jit(lambda x: (jnp.nan, x + 2))
+    with pytest.raises(FloatingPointError, match="the de-optimized function did not .*literal"):
+        f(1.0)

@@ -387,10 +387,13 @@ class Compiled:
         closed = self.jaxpr
         if not self.donated and closed is not None:
             _eval_naming_equations(closed.jaxpr, closed.consts, args, self.name)
+        # (JAX's phrase "the de-optimized function did not" is kept: tests match on it)
         raise FloatingPointError(
-            f"invalid value ({bad}) encountered in the output of {self.name}; running it again "
-            f"one primitive at a time produced none (an input holds the value, or its arguments "
-            f"were donated), so it cannot be traced to a primitive")
+            f"invalid value ({bad}) encountered in the output of {self.name}; the de-optimized "
+            f"function did not produce invalid values when run again one primitive at a time: "
+            f"an input or a literal holds the value (e.g. jax.jit(lambda x: jnp.nan)), or the "
+            f"arguments were donated, or jit's optimizations made it, so it cannot be traced "
+            f"to a primitive")
 
 
 Compiled._run_unchecked = Compiled._run
