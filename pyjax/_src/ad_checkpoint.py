@@ -299,9 +299,13 @@ def _checkpoint_partial_eval(eqn, in_unknown):
             offload[v] = d
     to_dst = [_move_eqn(v, offload[v].dst) for v in saved if v in offload]
     stored = {e.invars[0]: e.outvars[0] for e in to_dst}
+    # a saved value that is also a known output is forwarded as that output (as JAX), not
+    # returned twice
+    prim_outs = known.outvars[:len(known.outvars) - nres]
+    fwd = {v: prim_outs.index(v) for v in saved if v not in stored and v in prim_outs}
     # known side: only the known outputs and the saved values
-    k_jaxpr = pe.prune_jaxpr(core.Jaxpr([], known.invars, known.outvars[:len(known.outvars) - nres]
-                                        + [stored.get(v, v) for v in saved], known.eqns + to_dst))
+    k_jaxpr = pe.prune_jaxpr(core.Jaxpr([], known.invars, prim_outs + [
+        stored.get(v, v) for v in saved if v not in fwd], known.eqns + to_dst))
     # unknown side: the recomputation, then the unknown equations. They read the values through
     # the very Vars the known side defines, so the saved values bind them as inputs directly
     # (offloaded ones as the result of moving them back).
@@ -319,8 +323,9 @@ def _checkpoint_partial_eval(eqn, in_unknown):
                          + unknown.invars[nres:], unknown.outvars, u_eqns)
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
-    saved_vars = [core.Var(v.aval) for v in u_saved]
     known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
+    saved_vars = [known_outvars[fwd[v]] if v in fwd else core.Var(h.aval)
+                  for v, h in zip(saved, u_saved, strict=True)]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
     cse = params["prevent_cse"]
     known_in = [not u for u in in_unknown]
@@ -329,7 +334,8 @@ def _checkpoint_partial_eval(eqn, in_unknown):
         (True,) * len(saved_vars)
         + tuple(f for f, r in zip(with_cse(cse, kept=known_in), k_read, strict=True) if r)
         + with_cse(cse, kept=in_unknown))
-    k_eqn = core.JaxprEqn(k_in, known_outvars + saved_vars, checkpoint_p,
+    k_eqn = core.JaxprEqn(k_in, known_outvars + [sv for v, sv in zip(saved, saved_vars)
+                                                 if v not in fwd], checkpoint_p,
                           dict(jaxpr=core.ClosedJaxpr(k_jaxpr, []), differentiated=False,
                                prevent_cse=k_cse, policy=params["policy"]))
     u_eqn = core.JaxprEqn(saved_vars + [v for v, r in zip(k_in, k_read, strict=True) if r] + u_in,
