@@ -784,3 +784,19 @@ def test_jax_internal_core_valid_jaxtype():
     valid = STUBS["_src.core"]["valid_jaxtype"]
     assert valid(np.zeros(3, np.float32)) and valid(np.zeros(3, "bfloat16")) and valid(3)
     assert not valid(np.zeros(3, object)) and not valid(np.zeros(3, [("i", "i4"), ("f", "f4")]))
+
+
+def test_jax_internal_jaxpr_util_histograms():
+    """jax._src.jaxpr_util's equation statistics, nested jaxprs included (JAX's jaxpr_util_test)."""
+    from pyjax._jax_compat.internal import jaxpr_util
+
+    def f(x, y):
+        s = pyjax.jit(jnp.sin)(x)
+        return jnp.sin(s) + jnp.cos(y)
+    jaxpr = pyjax.make_jaxpr(f)(1.0, 1.0)
+    assert jaxpr_util.primitives(jaxpr.jaxpr) == {"jit": 1, "sin": 2, "cos": 1, "add": 1}
+    assert jaxpr_util.primitives_by_shape(jaxpr)["add :: float32[]"] == 1
+    assert sum(jaxpr_util.source_locations(jaxpr).values()) == 5
+    assert all(k.split(" @ ")[1] for k in jaxpr_util.primitives_by_source(jaxpr))
+    g = pyjax.make_jaxpr(lambda x: pyjax.lax.cond(x > 0, lambda x: x + 2, lambda x: x - 2, x))(42)
+    assert jaxpr_util.count_eqns(g) == 5
