@@ -334,4 +334,7 @@ CASES = [
     "[o.sharding.is_equivalent_to(NamedSharding(auto_mesh, P('x')), 2) for o in jax.jit(lambda a, b: jax.vmap(shard_alike, in_axes=(0, 1))(a, b))(xa, jax.device_put(np.ascontiguousarray(X.T), NamedSharding(auto_mesh, P('y', 'x'))))]",
     "jax.jit(lambda a: shard_alike(a, a @ a.T))(xa)",
     "np.asarray(jax.grad(lambda a: shard_alike(a, a * 3.)[1].sum())(xa))",
+    # make_array_from_callback / _single_device_arrays errors in JAX's words
+    "jax.make_array_from_callback((8, 4), NamedSharding(auto_mesh, P('x')), lambda idx: np.arange(5))",
+    "jax.jit(lambda a: jax.make_array_from_single_device_arrays((8,), NamedSharding(auto_mesh, P('x')), [a]))(np.ones(2))",
 ]

@@ -585,9 +585,10 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
                        committed=True)
     check_divisible(sharding, shape)
     shard_aval = core.ShapedArray(sharding.shard_shape(shape), dt)
-    singles = [xla.put(_block(b, shard_aval, "make_array_from_callback"), d, shard_aval)
+    aval = core.ShapedArray(shape, dt)
+    singles = [xla.put(_block(b, shard_aval, aval, sharding), d, shard_aval)
                for b, d in zip(blocks, devices, strict=True)]
-    return assemble(core.ShapedArray(shape, dt), sharding, singles)
+    return assemble(aval, sharding, singles)
 
 
 def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None) -> ArrayImpl:
@@ -601,6 +602,9 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
             shape + trailing, sharding, [getattr(a, "_base_array", a) for a in arrays]))
     devices = addressable_devices(sharding)
     by_device = {}
+    if any(isinstance(a, core.Tracer) for a in arrays):  # (JAX's words)
+        raise ValueError(f"jax.make_array_from_single_device_arrays requires a list of concrete "
+                         f"arrays as input, but got types {set(map(type, arrays))}")
     for a in arrays:
         if type(a) is not ArrayImpl or len(xla.buffer_devices(a)) != 1:
             raise ValueError("make_array_from_single_device_arrays: every array must be a "
@@ -633,11 +637,14 @@ def _block_of(indices, devices, index) -> int:
     return next(i for i, d in enumerate(devices) if tuple(indices[d]) == lead)
 
 
-def _block(b, aval, where):
-    b = np.asarray(b, aval.dtype)
-    if b.shape != aval.shape:
-        raise ValueError(f"{where}: the callback returned a block of shape {b.shape}, but the "
-                         f"sharding's blocks are {aval.shape}")
+def _block(b, shard_aval, aval, sharding):
+    """A block the callback of make_array_from_callback returned, which must have the shard
+    shape (JAX's ValueError)."""
+    b = np.asarray(b, shard_aval.dtype)
+    if b.shape != shard_aval.shape:
+        raise ValueError(f"Expected shard shape {shard_aval.shape} doesn't match the single "
+                         f"device array shape {b.shape}. Shape of Array is {aval.str_short()} "
+                         f"with sharding {sharding}")
     return b
 
 
