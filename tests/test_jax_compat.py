@@ -800,3 +800,20 @@ def test_jax_internal_jaxpr_util_histograms():
     assert all(k.split(" @ ")[1] for k in jaxpr_util.primitives_by_source(jaxpr))
     g = pyjax.make_jaxpr(lambda x: pyjax.lax.cond(x > 0, lambda x: x + 2, lambda x: x - 2, x))(42)
     assert jaxpr_util.count_eqns(g) == 5
+
+
+def test_jax_internal_tpu_stack_inside_jit():
+    """jax._src.tpu.linalg.stack.Stack (JAX's stack_test): a fixed-capacity stack of pytrees,
+    usable as a jit argument and result."""
+    from pyjax._jax_compat.internal.tpu.linalg.stack import Stack
+    s = Stack.create(4, {"a": jnp.zeros((), jnp.int32), "b": jnp.zeros(2)})
+    assert bool(s.empty())
+
+    @pyjax.jit
+    def push_two_pop_one(s):
+        s = s.push({"a": 7, "b": jnp.ones(2)}).push({"a": 8, "b": jnp.full(2, 2.0)})
+        return s.pop()
+    top, s = push_two_pop_one(s)
+    assert int(top["a"]) == 8 and top["b"].tolist() == [2.0, 2.0] and not bool(s.empty())
+    bottom, s = s.pop()
+    assert int(bottom["a"]) == 7 and bool(s.empty())
