@@ -238,8 +238,7 @@ def _spmd_compiled(exe, closed, text, request):
     # (none given: a function of no arguments, on the mesh its sharding constraints name)
     mesh = given[0].mesh if given else spmd.constrained_mesh(closed.jaxpr)
     replicated = NamedSharding(mesh, PartitionSpec())
-    const_bufs = [put_named(np.asarray(c._value if type(c) is ArrayImpl else c), replicated)
-                  for c in closed.consts]
+    const_bufs = [put_named(_on_device_value(c), replicated) for c in closed.consts]
     compiled = Compiled(exe, closed, const_bufs, text, request.name, request.donated)
     compiled.in_shardings = request.in_shardings
     # (over the mesh an output's sharding was asked over: its axis types may differ)
@@ -270,6 +269,13 @@ def _out_named(mesh, xla_sharding, aval, given):
         if mine == hlo or (mine.is_replicated() and hlo.is_replicated()):
             return given.with_spec(PartitionSpec(*given.spec, *[None] * (ndim - len(given.spec))))
     return named_from_hlo(mesh, hlo, ndim)
+
+
+def _on_device_value(c):
+    """A constant's host value as the device holds it (float0, an integer's tangent type, as
+    booleans)."""
+    v = np.asarray(c._value if type(c) is ArrayImpl else c)
+    return np.zeros(v.shape, np.bool_) if dtypes.is_float0(v.dtype) else v
 
 
 def _in_memory(named, xla_sharding):

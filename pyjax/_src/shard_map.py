@@ -526,7 +526,10 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     res_specs = [s for s, m in zip(in_specs, mask) if not m]
     lin_specs = [s for s, m in zip(in_specs, mask) if m]
     lin_avals = [v.aval for v, m in zip(jaxpr.jaxpr.invars, mask) if m]
-    nonzero = [type(c) is not ad.Zero for c in cts]
+    # (float0 cotangents, of integer values, are zeros: they never enter the body)
+    nonzero = [type(c) is not ad.Zero and not dtypes.is_float0(getattr(c, "dtype", None))
+               for c in cts]
+    int_lin = [_is_float0(ad.tangent_aval(a)) for a in lin_avals]
     ct_specs = [s for s, nz in zip(out_specs, nonzero) if nz]
     res_local = [v.aval for v, m in zip(jaxpr.jaxpr.invars, mask) if not m]
     ct_local = [a for a, nz in zip(jaxpr.out_avals, nonzero) if nz]
@@ -544,8 +547,10 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
             full.append(c if n == 1 or _is_float0(a) else elt.div(c, np.asarray(n, a.dtype)))
         in_cts = ad.backward_pass(jaxpr.jaxpr, list(res), mask, full)
         outs = []
-        for c, a, s in zip([c for c, m in zip(in_cts, mask) if m], lin_avals, lin_specs,
-                           strict=True):
+        for c, a, s, i in zip([c for c, m in zip(in_cts, mask) if m], lin_avals, lin_specs,
+                              int_lin, strict=True):
+            if i:
+                continue
             c = ad.instantiate(c)
             axes = () if check_vma else _unmentioned(s, a.ndim, mesh, manual_axes)
             if axes and not _is_float0(a):
@@ -553,12 +558,20 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
             outs.append(c)
         return outs
     free, consts = _trace(bwd, res_local + ct_local, mesh, manual_axes, check_vma)
-    outs = shard_map_p.bind(*consts, *residuals, *[c for c in cts if type(c) is not ad.Zero],
+    outs = shard_map_p.bind(*consts, *residuals, *[c for c, nz in zip(cts, nonzero) if nz],
                             jaxpr=free, mesh=mesh, check_vma=check_vma, manual_axes=manual_axes,
                             in_specs=(PartitionSpec(),) * len(consts) + tuple(res_specs)
-                            + tuple(ct_specs), out_specs=tuple(lin_specs))
-    it = iter(outs)
-    return [next(it) if m else None for m in mask]
+                            + tuple(ct_specs), out_specs=tuple(
+                                s for s, i in zip(lin_specs, int_lin, strict=True) if not i))
+    it, lin = iter(outs), iter(zip(lin_avals, int_lin, strict=True))
+    result = []
+    for m in mask:
+        if not m:
+            result.append(None)
+            continue
+        a, i = next(lin)
+        result.append(ad.Zero(ad.tangent_aval(a)) if i else next(it))
+    return result
 
 
 def _shard_map_batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,

@@ -276,6 +276,17 @@ def size_one():
         jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
 out["size_one_axis_vma"] = res(size_one)
 out["size_one_axis_vma_types"] = " ".join(one_seen)
+# an integer argument's cotangent (float0) through a shard_map's transpose, under a sharded jit
+def int_cotangent():
+    m4 = Mesh(np.array(jax.devices()[:4]), ("x",))
+    def loss(x, y):
+        return jax.shard_map(lambda a, b: jax.lax.psum((a * b).sum(), "x"), mesh=m4,
+                             in_specs=(P("x"), P("x")), out_specs=P())(x, y)
+    s4 = NamedSharding(m4, P("x"))
+    dx, dy = jax.jit(jax.grad(loss, argnums=(0, 1), allow_int=True), in_shardings=s4)(
+        np.arange(8.0, dtype=np.float32), np.arange(8, dtype=np.int32))
+    return ["ok", np.asarray(dx).tolist(), [str(dy.dtype), str(dy.shape)]]
+out["int_cotangent"] = int_cotangent()
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
