@@ -657,3 +657,13 @@ def test_solve_triangular_broadcasts_batch_dimensions():
         assert x.shape == shape and [type(i.message).__name__ for i in w] == warned
         want = np.linalg.solve(a, b[..., None])[..., 0] if b.ndim == 1 or warned else np.linalg.solve(a, b)
         np.testing.assert_allclose(x, np.broadcast_to(want, shape), rtol=1e-5, atol=1e-6)
+
+
+def test_structured_ops_are_in_lax_linalg_module_as_jax():
+    # JAX's jax._src.lax.linalg holds cholesky_update, ormqr, symmetric_product, ... beside
+    # cholesky (JAX's cholesky_update_test calls them there)
+    from pyjax._src.lax import linalg as lax_linalg
+    for name in ("cholesky_update", "hessenberg", "ormqr", "schur", "symmetric_product",
+                 "tridiagonal", "tridiagonal_solve"):
+        assert getattr(lax_linalg, name) is getattr(lax.linalg, name)
+        assert getattr(lax_linalg, name + "_p") is getattr(lax.linalg, name + "_p")

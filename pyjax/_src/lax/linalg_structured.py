@@ -22,6 +22,7 @@ from pyjax._src.lax.convert import convert_element_type, real_dtype
 from pyjax._src.lax.dynamic_slicing import dynamic_index_in_dim, dynamic_update_slice_in_dim
 from pyjax._src.lax.utils import standard_primitive
 
+from pyjax._src.lax import linalg
 from pyjax._src.lax.linalg import (
     _H, _T, _check_matrix, _def_batch_leading, _emit, _eye, _ffi_call, _full, _info_aval,
     _is_complex, _lapack_call, _matmul, _nan_unless, _np_householder_product_one,
@@ -511,3 +512,17 @@ def _qdwh(x, max_iterations, eps):
     u = lax_e.sub(lax_e.mul(u, 1.5), lax_e.mul(_matmul(u, _matmul(_H(u), u)), 0.5))
     h = _matmul(_H(u), x)
     return u, symmetrize(h), num_iters, converged
+
+
+# -- JAX's module layout -----------------------------------------------------------------------------
+# JAX keeps these in jax._src.lax.linalg beside cholesky and qr (JAX's tests call
+# `lax_linalg.cholesky_update` there, and the switch serves pyjax._src.lax.linalg under that name).
+# linalg.py sits below this module (it holds the helpers used above), so this module binds them
+# into linalg's namespace: the lower layer's slots, filled by the upper one.
+linalg.cholesky_update, linalg.cholesky_update_p = cholesky_update, cholesky_update_p
+linalg.hessenberg, linalg.hessenberg_p = hessenberg, hessenberg_p
+linalg.ormqr, linalg.ormqr_p = ormqr, ormqr_p
+linalg.schur, linalg.schur_p = schur, schur_p
+linalg.symmetric_product, linalg.symmetric_product_p = symmetric_product, symmetric_product_p
+linalg.tridiagonal, linalg.tridiagonal_p = tridiagonal, tridiagonal_p
+linalg.tridiagonal_solve, linalg.tridiagonal_solve_p = tridiagonal_solve, tridiagonal_solve_p
