@@ -256,3 +256,12 @@ def test_library_boundary_through_the_compat_shim(filtering):
     with pytest.raises(TypeError) as info:
         library_entry(bad_body, jnp.ones((3, 2)))
     assert len(notes(info.value)) == 1 and internal(info.value) == []
+
+
+def test_quiet_note_opens_with_jax_words(filtering):
+    """JAX 0.10.2's note under quiet_remove_frames starts "For simplicity" (its errors_test
+    checks `any("For simplicity" in x for x in e.__notes__)`)."""
+    filtering("quiet_remove_frames")
+    with pytest.raises(TypeError) as e:
+        pyjax.jit(lambda x: x.reshape(7))(jnp.ones(3))
+    assert any("For simplicity" in note for note in e.value.__notes__)

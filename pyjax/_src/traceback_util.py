@@ -32,8 +32,9 @@ from pyjax._src.config import config
 
 _flags = config._tls  # (the current thread's flag values)
 
-SIMPLIFIED_TB_MSG = ("To point at your code, pyjax removed its internal frames from this "
-                     "exception's traceback. Set JAX_TRACEBACK_FILTERING=off (or "
+# (it opens with JAX's words "For simplicity": tools and JAX's tests look for them)
+SIMPLIFIED_TB_MSG = ("For simplicity, pyjax removed its internal frames from this exception's "
+                     "traceback, to point at your code. Set JAX_TRACEBACK_FILTERING=off (or "
                      "jax.config.update('jax_traceback_filtering', 'off')) to include them.")
 _NOTE = "--------------------\n" + SIMPLIFIED_TB_MSG
 
