@@ -61,7 +61,7 @@ def test_compiled_call_and_text(staged):
     with pytest.raises(TypeError, match="Function compiled with input pytree does not match"):
         co(jnp.ones(3))
     with pytest.raises(TypeError, match=r"The mismatches are:\nArgument 'x' compiled with "
-                                        r"f32\[3\] and called with f32\[4\]"):
+                                        r"float32\[3\] and called with float32\[4\]"):
         co(jnp.ones(4), y=jnp.float32(1))
     with pytest.raises(TypeError, match="Cannot apply JAX transformations to a function lowered "
                                         "and compiled for a particular signature"):

@@ -491,7 +491,7 @@ def test_tree_map_mismatch_error_shows_both_structures(tree, other, where):
     with pytest.raises(ValueError) as e:
         tree_map(lambda x, y: x, tree, other)
     message = str(e.value)
-    assert message.startswith("tree_map:") and where in message
+    assert message.startswith("pytree structure error") and "tree_map:" in message and where in message
     assert str(tree_structure(tree)) in message and str(tree_structure(other)) in message
 
 

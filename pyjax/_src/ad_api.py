@@ -83,21 +83,24 @@ def jvp(fun, primals, tangents, has_aux=False):
     t_flat, t_tree = tree_util.tree_flatten(tuple(tangents))
     if in_tree != t_tree and (lifted := tree_api.opaque_tangents(in_tree, tuple(tangents))) is not None:
         t_flat, t_tree = tree_util.tree_flatten(lifted)  # float0 tangents of key arrays
-    if in_tree != t_tree:
+    if in_tree != t_tree or type(primals) is not type(tangents):  # (a tuple and a list differ)
         raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree "
-                        f"structure; primals have tree structure {in_tree} whereas tangents have "
-                        f"tree structure {t_tree}.")
+                        f"structure; primals have tree structure "
+                        f"{tree_util.tree_structure(primals)} whereas tangents have tree structure "
+                        f"{tree_util.tree_structure(tangents)}.")
     tangents_in = []
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         pa, ta = core.get_aval(p), core.get_aval(t)
         expected = tangent_aval(pa)
         if pa.shape != ta.shape:
-            raise ValueError(f"jvp: primal and tangent shapes differ at leaf {i}: "
-                             f"{pa.str_short()} vs {ta.str_short()}")
-        if ta.dtype != expected.dtype:
-            raise TypeError(f"jvp: primal and tangent dtypes differ at leaf {i}: primal "
-                            f"{pa.str_short()} needs a tangent of dtype {_dtype_name(expected.dtype)}, "
-                            f"got {ta.dtype.name}")
+            raise ValueError(f"jvp called with different primal and tangent shapes;Got primal "
+                             f"shape {pa.shape} and tangent shape as {ta.shape} (leaf {i})")
+        if ta.dtype != expected.dtype:  # (JAX's words)
+            raise TypeError(f"primal and tangent arguments to jax.jvp do not match; dtypes must "
+                            f"be equal, or in case of int/bool primal dtype the tangent dtype must "
+                            f"be float0.Got primal dtype {_dtype_name(pa.dtype)} and so expected "
+                            f"tangent dtype {_dtype_name(expected.dtype)}, but got tangent dtype "
+                            f"{_dtype_name(ta.dtype)} instead (leaf {i}).")
         tangents_in.append(Zero(expected) if dtypes.is_float0(ta.dtype) else t)
     box = []
     flat = _flat_fun(fun, in_tree, has_aux, box)

@@ -219,8 +219,8 @@ class Compiled(_Stage):
         if bad:  # (JAX's words)
             names = getattr(self._traced, "arg_names", None)
             names = names() if names is not None else [f"args[{i}]" for i in range(len(avals))]
-            lines = [f"Argument '{names[i]}' compiled with {want[i].str_short()} and called with "
-                     f"{avals[i].str_short()}" for i in bad[:5]]
+            lines = [f"Argument '{names[i]}' compiled with {want[i].str_short(short_dtypes=False)} "
+                     f"and called with {avals[i].str_short(short_dtypes=False)}" for i in bad[:5]]
             head = f"The first 5 of {len(bad)}" if len(bad) >= 5 else "The"
             raise TypeError("Argument types differ from the types for which this computation was "
                             "compiled. Perhaps you are calling the compiled executable with a "

@@ -835,7 +835,14 @@ def _flatten_rest(treedef, tree, other, i, fn_name, is_leaf, is_leaf_takes_path=
         return treedef.flatten_up_to(other)
     except ValueError:
         stop = _path_predicate(is_leaf, is_leaf_takes_path)
-        raise _mismatch_error(f"{fn_name}: ", ("tree", f"rest[{i}]"), tree, treedef, other, stop) from None
+        error = _mismatch_error(f"{fn_name}: ", ("tree", f"rest[{i}]"), tree, treedef, other, stop)
+        try:  # JAX's words first (its prefix_errors'), then where and both structures
+            jax_errors = prefix_errors(tree, other, None if is_leaf_takes_path else is_leaf)
+        except Exception:  # noqa: BLE001 - a message helper must not mask the error
+            jax_errors = []
+        if jax_errors:
+            error = ValueError(f"{jax_errors[0](f'{fn_name} tree').args[0]}\n{error}")
+        raise error from None
 
 
 def _flatten_up_to(treedef, tree, context, names):
