@@ -622,8 +622,7 @@ def _shard_map_batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs,
 
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
     if not isinstance(mesh, Mesh):
-        raise ValueError("shard_map: lowering needs a concrete Mesh (of devices), got "
-                         f"{mesh!r}")
+        mesh = _concrete(mesh)
     module = ctx.module
     saved = getattr(module, "axis_env", ()), module.manual, module.manual_axes
     # (nested in a shard_map manual over other axes: manual over those too)
@@ -648,6 +647,20 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         return results
     finally:
         module.axis_env, module.manual, module.manual_axes = saved
+
+
+def _concrete(amesh):
+    """The devices an AbstractMesh's shard_map is lowered on: the module's mesh when it has
+    the same axes, else the module's devices laid out as the mesh's axes (as JAX lowers one)."""
+    devices, mesh = spmd.lowering_target.get()
+    if isinstance(mesh, Mesh) and mesh.shape_tuple == amesh.shape_tuple:
+        return mesh
+    if len(devices) != amesh.size:
+        raise ValueError(f"shard_map: lowering over {amesh!r} needs {amesh.size} devices; the "
+                         f"computation runs on {len(devices)}")
+    arr = np.empty(len(devices), dtype=object)
+    arr[:] = list(devices)
+    return Mesh(arr.reshape(amesh.axis_sizes), amesh.axis_names, amesh.axis_types)
 
 
 def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual_axes):

@@ -64,6 +64,7 @@ laid = jax.device_put(A, NamedSharding(mesh, P("x")))
 sm_abs = jax.shard_map(lambda b: b * 2, mesh=amesh, in_specs=P("x"), out_specs=P("x"))
 out["abstract_mesh_laid_out"] = res(lambda: sm_abs(laid))
 out["abstract_mesh_numpy"] = res(lambda: sm_abs(A))
+out["abstract_mesh_jit"] = res(lambda: jax.jit(sm_abs)(laid))
 other = Mesh(np.array(jax.devices()[:4]).reshape(4, 1), ("x", "y"))
 out["abstract_mesh_other_shape"] = res(
     lambda: sm_abs(jax.device_put(A, NamedSharding(other, P("x")))))
