@@ -354,3 +354,19 @@ def test_debug_print_under_remat_is_recomputed_as_jax(policy, prints, capsys):
     pyjax.effects_barrier()
     assert lines(capsys) == ["y: 3.0, z: 6.0"] * prints
     np.testing.assert_allclose(g, 806.8576049804688, rtol=1e-6)
+
+
+def test_io_callback_inside_checkpoint_cannot_be_differentiated():
+    """Recomputing an io_callback would repeat its side effect: differentiating a checkpoint
+    that calls one is JAX 0.10.2's NotImplementedError; a debug print is recomputed (twice)."""
+    from pyjax.experimental import io_callback
+
+    @pyjax.grad
+    @pyjax.checkpoint
+    def f(x, y):
+        io_callback(lambda v: v, y, y)
+        return x
+    with pytest.raises(NotImplementedError,
+                       match="Effects not supported in partial-eval of `checkpoint`"):
+        f(2.0, 3.0)
+    assert pyjax.grad(pyjax.checkpoint(lambda x: x * 2))(1.0) == 2.0

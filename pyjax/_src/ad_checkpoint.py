@@ -235,6 +235,11 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
 # into the recomputation as JAX does, so a print shows the recomputed values too.
 remat_debug_primitives: set = set()
 
+# Effects a remat cannot recompute (io_callback's: running the callback again would repeat its
+# side effect), registered by their owners. NB: JAX keeps the other list, of the effects remat
+# allows; pyjax's other effects (debug, state, checkify's) are all allowed there.
+remat_disallowed_effects: set = set()
+
 
 def _checkpoint_partial_eval(eqn, in_unknown):
     """Known side: compute the outputs and the saveable values the unknown side needs. Unknown
@@ -246,6 +251,10 @@ def _checkpoint_partial_eval(eqn, in_unknown):
     `dots_saveable`, `cos(x @ w)` is recomputed from the saved `x @ w`)."""
     params = eqn.params
     inner = params["jaxpr"].jaxpr
+    disallowed = [e for e in inner.effects if e in remat_disallowed_effects]
+    if disallowed:
+        raise NotImplementedError("Effects not supported in partial-eval of `checkpoint`/`remat`: "
+                                  f"{', '.join(map(str, disallowed))}")
     policy = params["policy"] or nothing_saveable
     nout = len(inner.outvars)
     known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(inner, in_unknown, [False] * nout)

@@ -131,7 +131,7 @@ def _emit_callback(ctx, name, host_fn, operands, result_avals, *, effect=None, s
     # side-effecting op: there the call stands alone with JAX's sharding (every device runs it
     # in a shard_map/pmap body, else the first device) and ordered effects are refused, as JAX
     # does.
-    sharding = sdy.side_effect_sharding(ctx.module)
+    sharding = sdy.side_effect_sharding(ctx.module, tuple(a.ndim for a in result_avals))
     if sharding is not None and effect is not None and effect.ordered:
         raise ValueError(f"The following ordered effects are not supported for more than 1 "
                          f"device: [{effect!r}]")
@@ -269,6 +269,7 @@ debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
 debug_callback_p.def_batch(lambda axis_size, args, dims, **params:
                            _unroll_batch(debug_callback_p, axis_size, args, dims, **params))
 ad_checkpoint.remat_debug_primitives.add(debug_callback_p)  # (recomputed under remat, as JAX)
+ad_checkpoint.remat_disallowed_effects.update((io_effect, ordered_io_effect))  # (as JAX)
 
 
 @debug_callback_p.def_lowering
