@@ -337,4 +337,11 @@ CASES = [
     # make_array_from_callback / _single_device_arrays errors in JAX's words
     "jax.make_array_from_callback((8, 4), NamedSharding(auto_mesh, P('x')), lambda idx: np.arange(5))",
     "jax.jit(lambda a: jax.make_array_from_single_device_arrays((8,), NamedSharding(auto_mesh, P('x')), [a]))(np.ones(2))",
+    # lax.full(sharding=) and full_like: laid out as asked, else as a committed operand is
+    "repr(jax.lax.full_like(jax.device_put(jnp.ones((4, 4)), jax.devices()[1]), 1).sharding)",
+    "repr(jax.lax.full_like(jax.device_put(jnp.ones((4, 4)), jax.devices()[1]), 1., shape=()).sharding)",
+    "[repr(jax.lax.full((8,), 1.5, sharding=NamedSharding(auto_mesh, P('x'))).sharding), np.asarray(jax.lax.full((8,), 1.5, sharding=NamedSharding(auto_mesh, P('x'))))]",
+    "[repr(jax.lax.full_like(xa, 2).sharding), np.asarray(jax.lax.full_like(xa, 2))]",
+    "repr(jax.lax.full_like(jnp.ones(4), 2).sharding)",
+    "repr(jax.lax.full_like(xa, 2, shape=(3,)).sharding)",
 ]

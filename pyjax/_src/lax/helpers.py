@@ -10,6 +10,8 @@ import math
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.array import ArrayImpl, make_array_from_callback
+from pyjax._src.mesh import AbstractMesh
 from pyjax._src.config import config
 from pyjax._src.lax.control_flow.cumulative import cumsum
 from pyjax._src.lax.convert import _convert_element_type
@@ -35,7 +37,19 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
         raise TypeError(f"full: fill_value must be a scalar, got an array of shape {np.shape(fill_value)}")
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dt = dtypes.canonicalize_dtype(_value_dtype(fill_value) if dtype is None else dtypes.dtype_of(dtype))
-    return broadcast(_convert_element_type(fill_value, dt, weak), shape)
+    value = _convert_element_type(fill_value, dt, weak)
+    if sharding is not None and type(value) is ArrayImpl and _is_concrete(sharding):
+        # (as JAX: laid out as `sharding`, each device filling its own block)
+        block = np.broadcast_to(np.asarray(value), sharding.shard_shape(shape))
+        return make_array_from_callback(shape, sharding, lambda _: block, dtype=dt)
+    if sharding is not None and not _is_concrete(sharding):
+        return broadcast(value, shape, out_sharding=sharding)
+    return broadcast(value, shape)
+
+
+def _is_concrete(sharding) -> bool:
+    """Whether `sharding` names devices (not a NamedSharding over an AbstractMesh)."""
+    return not isinstance(getattr(sharding, "mesh", None), AbstractMesh)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
@@ -52,6 +66,14 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     else:
         dt = dtypes.canonicalize_dtype(_value_dtype(x) if dtype is None else dtypes.dtype_of(dtype))
         value = _convert_element_type(fill_value, dt, weak)
+    if sharding is None and not isinstance(x, core.Tracer) and not weak and getattr(
+            x, "_committed", True) and getattr(x, "sharding", None) is not None and (
+            fill_shape == np.shape(x) or x.sharding.is_fully_replicated):
+        sharding = x.sharding  # (as JAX: a committed array's own layout)
+    if sharding is not None and type(value) is ArrayImpl and _is_concrete(sharding):
+        block = np.broadcast_to(np.asarray(value), sharding.shard_shape(fill_shape))
+        return make_array_from_callback(fill_shape, sharding, lambda _: block,
+                                        dtype=core.get_aval(value).dtype)
     return vary_like(broadcast(value, fill_shape), x)
 
 
