@@ -146,18 +146,26 @@ def fully_manual(ctx, mesh, out_aval, body_fn):
         module.manual_axes = saved
 
 
-def side_effect_sharding(module) -> tuple[str, str] | None:
+def side_effect_sharding(module, ranks=()) -> tuple[str, str] | None:
     """(attribute name, value) of the sharding a side-effecting op needs in a module over
     several devices (None for one device): in a shard_map body, Shardy's empty mesh or GSPMD's
-    `{manual}`; elsewhere, maximal on the first device (which runs it), as JAX lowers them."""
+    `{manual}`; elsewhere, maximal on the first device (which runs it), as JAX lowers them.
+    An op of several results gets one per result (`ranks`: theirs)."""
+    count = len(ranks)
+
+    def per_value(mesh):
+        return ("sdy.sharding", "#sdy.sharding_per_value<[" + ", ".join(
+            f"<@{mesh}, [{', '.join(['{}'] * r)}]>" for r in (ranks or (0,))) + "]>")
+
+    def hlo(one):
+        return ("mhlo.sharding", f'"{one}"' if count <= 1 else
+                '"{' + ", ".join([one] * count) + '}"')
     if module.manual:
         if module.shardy:
-            return ("sdy.sharding", "#sdy.sharding_per_value<[<@"
-                    f"{mesh_symbol(module, (), ())}, []>]>")
-        return ("mhlo.sharding", '"{manual}"')
+            return per_value(mesh_symbol(module, (), ()))
+        return hlo("{manual}")
     if module.partitioned:
         if module.shardy:
-            return ("sdy.sharding", "#sdy.sharding_per_value<[<@"
-                    f"{mesh_symbol(module, (), (), device_ids=(0,))}, []>]>")
-        return ("mhlo.sharding", '"{maximal device=0}"')
+            return per_value(mesh_symbol(module, (), (), device_ids=(0,)))
+        return hlo("{maximal device=0}")
     return None
