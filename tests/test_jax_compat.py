@@ -817,3 +817,14 @@ def test_jax_internal_tpu_stack_inside_jit():
     assert int(top["a"]) == 8 and top["b"].tolist() == [2.0, 2.0] and not bool(s.empty())
     bottom, s = s.pop()
     assert int(bottom["a"]) == 7 and bool(s.empty())
+
+
+def test_jax_internal_dispatch_simple_impl():
+    """jax._src.dispatch.simple_impl(prim): the primitive evaluates eagerly by compiling itself
+    (JAX's ffi_test defines its primitive so at import)."""
+    from pyjax._jax_compat.toplevel import STUBS
+    p = ecore.Primitive("compat_simple_impl_double")
+    p.def_abstract_eval(lambda a: a)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: 2 * x, multiple_results=False))
+    STUBS["_src.dispatch"]["simple_impl"](p)
+    np.testing.assert_allclose(p.bind(np.arange(3.0, dtype=np.float32)), [0.0, 2.0, 4.0])

@@ -8,6 +8,7 @@ flax annotates with `jax.sharding.Mesh | jax.sharding.AbstractMesh`.)"""
 from __future__ import annotations
 
 import enum
+import functools
 
 import ml_dtypes
 import numpy as np
@@ -18,6 +19,7 @@ from pyjax._jax_compat.extend.core import primitives as _primitives
 from pyjax._jax_compat.interpreters.partial_eval import PartialVal as _PartialVal
 from pyjax._src import ad_api as _ad_api, api_vmap as _api_vmap, config as _config
 from pyjax._src import api as _api, core as _core, errors as _errors, sharding as _sharding
+from pyjax._src import dispatch as _dispatch
 from pyjax._src.lax import linalg_structured as _linalg_structured
 from pyjax._src.pjit import jit as _jit
 from pyjax._src.random import keys as _keys
@@ -120,6 +122,11 @@ def _pjit(fun, in_shardings=_UNSPECIFIED, out_shardings=_UNSPECIFIED, **kwargs):
     return _jit(fun, **kwargs)
 
 
+def _simple_impl(prim) -> None:
+    """JAX's `dispatch.simple_impl`: `prim` evaluates eagerly by compiling itself alone."""
+    prim.def_impl(functools.partial(_dispatch.apply_primitive, prim))
+
+
 def _valid_jaxtype(x) -> bool:
     """Whether `x` is a value JAX can abstract (an array of a JAX dtype, a scalar, ...)."""
     try:
@@ -154,7 +161,7 @@ STUBS = {
                      "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "jvp",
                      "linearize", "vjp", "linear_transpose", "NotNeeded") if hasattr(_ad_api, n)}},
     # NB: pyjax keeps no ordered-effect tokens between calls, so there is nothing to clear.
-    "_src.dispatch": {"runtime_tokens": _NoTokens()},
+    "_src.dispatch": {"runtime_tokens": _NoTokens(), "simple_impl": _simple_impl},
     "_src.lax.control_flow.common": {"_dedup_consts": _NoCache(), "_pad_constvars": _NoCache()},
     # lax.linalg's structured functions sit in pyjax's linalg_structured (it imports linalg.py)
     "_src.lax.linalg": {"ormqr": _linalg_structured.ormqr, "ormqr_p": _linalg_structured.ormqr_p},
