@@ -1,6 +1,7 @@
 """Tests of the top-level API that is not a transformation: `Array` (attributes, methods,
 conversions, repr), device placement, array creation from host values, the x64 flag,
 `pyjax.errors` and the version attributes."""
+import collections.abc
 import inspect
 import operator
 
@@ -496,3 +497,27 @@ def test_device_put_may_alias_and_donate_exclude_each_other():
     one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
     assert jax.device_put(arr, one, may_alias=True, donate=False) is arr
     assert jax.device_put(arr, one, may_alias=False, donate=False) is not arr
+
+
+def test_arrays_are_unhashable_and_small_core_names():
+    """As JAX 0.10.2 (its api_test): arrays are not Hashable (libraries ask
+    `isinstance(x, collections.abc.Hashable)` to tell static values apart); a ShapeDtypeStruct
+    needs a dtype; core.eval_context() computes eagerly inside a trace; core names
+    UnexpectedTracerError."""
+    x = jnp.ones((1,)) + 1.0
+    assert not isinstance(x, collections.abc.Hashable)
+    with pytest.raises(TypeError, match="unhashable type"):
+        hash(x)
+    with pytest.raises(ValueError, match="dtype must be specified"):
+        pyjax.ShapeDtypeStruct(shape=(), dtype=None)
+    seen = []
+
+    @pyjax.jit
+    def f(v):
+        with core.eval_context():
+            seen.append(bool(jnp.add(1, 1) == 2))  # concrete, not a tracer
+        return v
+
+    f(1.0)
+    assert seen == [True]
+    assert core.UnexpectedTracerError is pyjax.errors.UnexpectedTracerError

@@ -370,8 +370,9 @@ class _ArrayImplMethods:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __hash__(self):
-        raise TypeError("unhashable type: 'Array' (use a NumPy value or a tuple as a static key)")
+    # not hashable, as JAX's arrays (so `isinstance(x, collections.abc.Hashable)` is False, which
+    # libraries ask to tell static values from arrays): hash(x) raises "unhashable type"
+    __hash__ = None
 
     def __reduce__(self):
         return (_reconstruct, (np.array(self._value), self.weak_type))
@@ -464,6 +465,8 @@ class ShapeDtypeStruct:
         # (inside a shard_map body: the mesh axes the value varies along, as eval_shape says)
         self.manual_axis_type = manual_axis_type
         self.shape = tuple(shape)
+        if dtype is None:  # (JAX's words; np.dtype(None) would silently be float64)
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         # an extended dtype (a PRNG key's `key<fry>`) is kept as it is, as in JAX
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = weak_type

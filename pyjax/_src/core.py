@@ -41,6 +41,7 @@ from pyjax._src.sharding_in_types import (  # noqa: F401 (core.X: the vma types'
 # Abstract values (the classes are in avals.py)
 
 ShardingTypeError = errors.ShardingTypeError
+UnexpectedTracerError = errors.UnexpectedTracerError  # (core.X, as in JAX)
 _SHARDING_IN_TYPES = mesh_lib.SHARDING_IN_TYPES
 
 # The types of symbolic dimensions (export's DimExpr, registered by pyjax._src.export): shape
@@ -822,6 +823,12 @@ class set_current_trace:
     def __exit__(self, *exc):
         _trace_state.trace = prev = self.prev
         _set_tracing(type(prev) is not EvalTrace)
+
+
+def eval_context():
+    """JAX's `core.eval_context()`: the block computes eagerly, even inside a trace (values it
+    makes from constants are concrete)."""
+    return set_current_trace(EvalTrace())
 
 
 @contextmanager
