@@ -288,6 +288,12 @@ def int_cotangent():
         np.arange(8.0, dtype=np.float32), np.arange(8, dtype=np.int32))
     return ["ok", np.asarray(dx).tolist(), [str(dy.dtype), str(dy.shape)]]
 out["int_cotangent"] = int_cotangent()
+# a host callback of several results inside a shard_map body
+def callback_pair(b):
+    sds = jax.ShapeDtypeStruct(b.shape, b.dtype)
+    return jax.pure_callback(lambda v: (v * 2, v + 1), (sds, sds), b)
+out["callback_two_results"] = res(lambda: jax.jit(jax.shard_map(
+    callback_pair, mesh=mesh, in_specs=P("x", "y"), out_specs=(P("x", "y"), P("x", "y"))))(A))
 m2a = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 def smap_nested():
     @jax.smap(axis_name="x", in_axes=0, out_axes=0)
