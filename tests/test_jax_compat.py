@@ -828,3 +828,19 @@ def test_jax_internal_dispatch_simple_impl():
     mlir.register_lowering(p, mlir.lower_fun(lambda x: 2 * x, multiple_results=False))
     STUBS["_src.dispatch"]["simple_impl"](p)
     np.testing.assert_allclose(p.bind(np.arange(3.0, dtype=np.float32)), [0.0, 2.0, 4.0])
+
+
+def test_jax_experimental_stateful_rng():
+    """jax.experimental.random.stateful_rng: draws fold a counter ref into the key and bump it,
+    eagerly and under jit; values from JAX 0.10.2's docstring (threefry)."""
+    from pyjax._jax_compat.experimental import random as exp_random
+    rng = exp_random.stateful_rng(42)
+    np.testing.assert_allclose([rng.uniform(), rng.uniform()], [0.5302608, 0.72766423], rtol=1e-6)
+    jit_uniform = pyjax.jit(rng.uniform)
+    np.testing.assert_allclose([jit_uniform(), jit_uniform()], [0.6672406, 0.3890121], rtol=1e-6)
+    assert pyjax.random.key_data(rng.key()).tolist() == [2954079971, 3276725750]
+    assert int(rng._counter[...]) == 5
+    with pytest.raises(ValueError, match="Expected base_key to be a typed PRNG key"):
+        exp_random.StatefulPRNG(jnp.array([0, 1], dtype="uint32"), pyjax.new_ref(0))
+    with pytest.raises(TypeError, match="requires an explicit seed"):
+        pyjax.jit(lambda: exp_random.stateful_rng().uniform())()
