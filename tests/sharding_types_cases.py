@@ -344,4 +344,6 @@ CASES = [
     "[repr(jax.lax.full_like(xa, 2).sharding), np.asarray(jax.lax.full_like(xa, 2))]",
     "repr(jax.lax.full_like(jnp.ones(4), 2).sharding)",
     "repr(jax.lax.full_like(xa, 2, shape=(3,)).sharding)",
+    # PartitionSpec's own checks
+    "P('x', 'y', ('z', ('a',)))", "P((('a', 'b'), 'c'))", "type('MyP', (P,), {})",
 ]

@@ -209,10 +209,18 @@ class PartitionSpec(tuple):
             if not (p is None or isinstance(p, (str, tuple)) or p is cls.UNCONSTRAINED):
                 raise TypeError(f"PartitionSpec entries are mesh axis names, tuples of names "
                                 f"or None; got {p!r}")
+            if isinstance(p, tuple):  # (JAX's words)
+                for q in p:
+                    if isinstance(q, tuple):
+                        raise ValueError(f"A tuple inside PartitionSpec cannot contain a nested "
+                                         f"tuple. Got partition: {p} and the nested tuple: {q}")
             parts.append(p)
         out = super().__new__(cls, parts)
         out.unreduced, out.reduced = frozenset(unreduced), frozenset(reduced)
         return out
+
+    def __init_subclass__(cls, *args, **kwargs):
+        raise TypeError("Subclassing `jax.P` is prohibited.")
 
     def __repr__(self):
         parts = f"{', '.join(map(repr, self))}{',' if len(self) == 1 else ''}"
