@@ -844,3 +844,25 @@ def test_jax_experimental_stateful_rng():
         exp_random.StatefulPRNG(jnp.array([0, 1], dtype="uint32"), pyjax.new_ref(0))
     with pytest.raises(TypeError, match="requires an explicit seed"):
         pyjax.jit(lambda: exp_random.stateful_rng().uniform())()
+
+
+def test_jax_internal_error_check():
+    """jax._src.error_check: set_error_if records the first error (eagerly or in jit, at every
+    call), raise_if_error raises it with its traceback and clears it (JAX's error_check_test)."""
+    import traceback
+    from pyjax._jax_compat.internal import error_check as ec
+
+    def f_checks_positive(x):
+        ec.set_error_if(x <= 0, "x must be greater than 0")
+        return x + 1
+    f = pyjax.jit(f_checks_positive)
+    f(jnp.ones(4, jnp.int32))
+    ec.raise_if_error()  # no error
+    x = f(jnp.full(4, -1, jnp.int32))
+    f(x)  # a second failing check does not replace the first error
+    with pytest.raises(ec.JaxValueError, match="x must be greater than 0") as e:
+        ec.raise_if_error()
+    assert "f_checks_positive" in "".join(traceback.format_tb(e.value.__traceback__))
+    ec.raise_if_error()  # cleared
+    with pytest.raises(ValueError, match="should not be called within a traced context"):
+        pyjax.jit(lambda: ec.raise_if_error())()
