@@ -778,6 +778,24 @@ def test_linear_transpose():
     np.testing.assert_allclose(got, a.T @ ct[0] + 2 * ct[1])
 
 
+def test_linearize_and_jacfwd_check_their_inputs_as_jax():
+    """linearize's linear function refuses tangents that are not the primals' tangent types,
+    and jacfwd complex or integer inputs (unless holomorphic), in JAX 0.10.2's words."""
+    x = jnp.array([1, 2, 3])
+    _, f_jvp = pyjax.linearize(jnp.sum, x)
+    with pytest.raises(ValueError, match="tangent values inconsistent with the original primal"):
+        f_jvp(jnp.ones((3, 2)))
+    _, f_jvp = pyjax.linearize(lambda v: v, 1.0)
+    assert float(f_jvp(2.0)) == 2.0
+    with pytest.raises(ValueError, match="tangent values inconsistent"):
+        f_jvp(1)
+    _, f_jvp = pyjax.linearize(lambda v: v, np.ones(2, np.int32))
+    assert f_jvp(np.zeros(2, pyjax.dtypes.float0)).dtype == pyjax.dtypes.float0
+    with pytest.raises(TypeError, match=r"jacfwd requires real-valued inputs .* but got complex"):
+        pyjax.jacfwd(lambda v: v ** 2)(3.0 + 1j)
+    np.testing.assert_allclose(pyjax.jacfwd(lambda v: v ** 2, holomorphic=True)(3.0 + 1j), 6.0 + 2j)
+
+
 def test_jvp_errors():
     with pytest.raises(TypeError, match="tree structure"):
         pyjax.jvp(lambda a, b: a * b, (1.0, 2.0), (1.0,))

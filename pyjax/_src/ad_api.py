@@ -234,6 +234,12 @@ def _lift_linearized(jaxpr, lin, trees, residuals, *tangents):
         t_flat, t_tree = tree_util.tree_flatten(lifted)  # float0 tangents of key arrays
     if t_tree != in_tree:
         raise TypeError(f"linearize: tangent structure {t_tree} does not match the primals' {in_tree}")
+    for t, primal in zip(t_flat, lin.in_avals, strict=True):
+        got, want = core.get_aval(t), ad.tangent_aval(primal)
+        if got.shape != want.shape or got.dtype != want.dtype:  # (JAX's words)
+            raise ValueError(f"linearized function called on tangent values inconsistent with "
+                             f"the original primal values:\nGot tangent aval {got} for primal "
+                             f"aval {primal} but expected {want}.")
     return tree_util.tree_unflatten(out_tree, lin.jvp(t_flat, residuals))
 
 
@@ -504,6 +510,13 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         d_flat, d_tree = tree_util.tree_flatten(dyn)
         for i, leaf in enumerate(d_flat):
             _check_input_dtype(leaf, i, holomorphic, False, "jacfwd")
+            dt = core.get_aval(leaf).dtype
+            if not holomorphic and not dtypes.issubdtype(dt, np.floating):  # (JAX's words)
+                raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a "
+                                f"sub-dtype of np.floating), but got {dt.name}. For holomorphic "
+                                f"differentiation, pass holomorphic=True. For differentiation of "
+                                f"non-holomorphic functions involving complex inputs or integer "
+                                f"inputs, use jax.jvp directly.")
         avals = [core.get_aval(x) for x in d_flat]
         n, basis = _std_basis(avals)
 
