@@ -262,3 +262,21 @@ def test_flag_contexts_are_thread_local():
         assert jax.config.jax_numpy_rank_promotion == "warn"  # the global one
     finally:
         jax.config.update("jax_numpy_rank_promotion", "allow")
+
+
+def test_transfer_guards_are_enforced():
+    # as JAX 0.10.2 (checked against it): "disallow" refuses implicit host-to-device transfers
+    # (a jit given a NumPy value) and lets explicit ones (device_put) and a jitted function's
+    # constants through; "disallow_explicit" refuses device_put too (jaxlib's guard_lib)
+    c = np.arange(2.)
+    f = jax.jit(lambda v: v + c)
+    x = jnp.ones(2)
+    with jax.transfer_guard("disallow"):
+        np.testing.assert_array_equal(f(x), [1., 2.])
+        np.testing.assert_array_equal(jax.device_put(np.ones(2)), [1., 1.])
+        with pytest.raises(RuntimeError, match="Disallowed host-to-device transfer"):
+            jax.jit(lambda v: v)(np.ones(3))
+    with jax.transfer_guard("disallow_explicit"):
+        with pytest.raises(RuntimeError, match="Disallowed host-to-device transfer"):
+            jax.device_put(np.ones(2))
+    np.testing.assert_array_equal(jax.jit(lambda v: v)(np.ones(3)), [1., 1., 1.])

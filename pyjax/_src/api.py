@@ -90,6 +90,11 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """
     if may_alias and donate:  # (JAX's check and words)
         raise ValueError("may_alias and donate cannot be True at the same time.")
+    with xla.explicit_transfer("device_put"):  # (transfer guards' *_explicit levels allow it)
+        return _device_put(x, device, may_alias)
+
+
+def _device_put(x, device, may_alias):
     if device is None or isinstance(device, (xla.Device, Sharding, PartitionSpec, Format)):
         return tree_util.tree_map(lambda v: _put_leaf(v, device, may_alias), x)
     leaves, treedef = tree_util.tree_flatten(x)
@@ -245,7 +250,8 @@ def device_get(x):
         if isinstance(v, core.Tracer):
             return v
         if isinstance(v, Array):
-            return v._value
+            with xla.explicit_transfer("device_get"):
+                return v._value
         toarray = getattr(v, "__array__", None)
         return v if toarray is None else toarray()
     return tree_util.tree_map(get, x)

@@ -298,6 +298,8 @@ ACTED_ON = frozenset({
     "jax_random_seed_offset",         # random: added to every seed
     "jax_high_dynamic_range_gumbel",  # random: gumbel's default mode
     "jax_use_shardy_partitioner",     # lowering: Shardy's sdy dialect, else GSPMD's shardings
+    "jax_transfer_guard", "jax_transfer_guard_host_to_device",  # backend: jaxlib's guard_lib
+    "jax_transfer_guard_device_to_device", "jax_transfer_guard_device_to_host",
 })
 NO_OPS = frozenset(name for name, _, _ in _FLAGS) - ACTED_ON
 
@@ -538,7 +540,8 @@ def checking_leaks():
 
 
 def transfer_guard(new_val):
-    """`with jax.transfer_guard("disallow"):` — all three transfer guards (no-op flags here)."""
+    """`with jax.transfer_guard("disallow"):` — all three transfer guards (jaxlib's guard_lib
+    enforces them on its transfers: backend/xla.py)."""
     names = ("jax_transfer_guard_host_to_device", "jax_transfer_guard_device_to_device",
              "jax_transfer_guard_device_to_host")
     return _Several([_StateContext(n, _TRANSFER_GUARD(new_val)) for n in names])

@@ -200,7 +200,8 @@ def _compile_now(request: CompileRequest, lowered) -> Compiled:
     if request.in_shardings is not None:  # SPMD over a mesh: see `Compiled._call_spmd`
         compiled = _spmd_compiled(exe, closed, text, request)
     else:
-        const_bufs = [_const_buffer(c, request.devices[0]) for c in closed.consts]
+        with xla.internal_transfer():  # (JAX embeds these in the module: no guarded transfer)
+            const_bufs = [_const_buffer(c, request.devices[0]) for c in closed.consts]
         compiled = Compiled(exe, closed, const_bufs, text, request.name, request.donated)
     if request.out_shardings:  # (the outputs' types, also on C++ dispatch's fast path)
         compiled.out_avals = _placed_avals(compiled.out_avals, request)
@@ -238,7 +239,8 @@ def _spmd_compiled(exe, closed, text, request):
     # (none given: a function of no arguments, on the mesh its sharding constraints name)
     mesh = given[0].mesh if given else spmd.constrained_mesh(closed.jaxpr)
     replicated = NamedSharding(mesh, PartitionSpec())
-    const_bufs = [put_named(_on_device_value(c), replicated) for c in closed.consts]
+    with xla.internal_transfer():
+        const_bufs = [put_named(_on_device_value(c), replicated) for c in closed.consts]
     compiled = Compiled(exe, closed, const_bufs, text, request.name, request.donated)
     compiled.in_shardings = request.in_shardings
     # (over the mesh an output's sharding was asked over: its axis types may differ)

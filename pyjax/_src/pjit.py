@@ -604,7 +604,8 @@ class JitInfo:
 
     def _trace(self, args, kwargs, static_key, in_tree, avals, key):
         self._explain_miss(key)
-        closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
+        with xla.internal_transfer():  # (host constants met while tracing: JAX embeds them)
+            closed, out_tree = self._make_jaxpr(args, kwargs, static_key, in_tree, avals)
         donated = self._donated_leaves(args, kwargs, in_tree) if self.donate_argnums else ()
         entry = _Entry(closed, out_tree, donated, self.compiler_options)
         # a trace that saw named vmap axes may hold collectives over them: valid only there

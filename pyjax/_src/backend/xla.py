@@ -102,6 +102,59 @@ config.on_change("jax_enable_x64", lambda v: _X64_STATE.set_global(bool(v)),
                  local=lambda v, own: _X64_STATE.set_local(bool(v) if own else CONFIG_UNSET))
 config.on_change("jax_disable_jit", lambda v: _DISABLE_JIT_STATE.set_global(bool(v)))
 
+# Transfer guards: jaxlib's C++ transfers (device_put, jit's argument transfers, reading an
+# array's value) consult guard_lib's levels, global and per thread, as JAX sets them.
+_GUARD_LEVELS = {"allow": "ALLOW", "log": "LOG", "disallow": "DISALLOW",
+                 "log_explicit": "LOG_EXPLICIT", "disallow_explicit": "DISALLOW_EXPLICIT"}
+
+
+def _guard_level(value):
+    return None if value is None else getattr(_jax.guard_lib.TransferGuardLevel,
+                                              _GUARD_LEVELS[value])
+
+
+for _direction in ("host_to_device", "device_to_device", "device_to_host"):
+    config.on_change(
+        f"jax_transfer_guard_{_direction}",
+        lambda v, d=_direction: setattr(_jax.guard_lib.global_state(), d, _guard_level(v)),
+        local=lambda v, own, d=_direction: setattr(_jax.guard_lib.thread_local_state(), d,
+                                                   _guard_level(v) if own else None))
+config.on_change("jax_transfer_guard", lambda v: [
+    config.update(f"jax_transfer_guard_{d}", v)
+    for d in ("host_to_device", "device_to_device", "device_to_host")])
+
+
+class internal_transfer:
+    """`with internal_transfer():` lets pyjax's own transfers through the host-to-device and
+    device-to-device guards (a jitted function's constants, which JAX embeds in the module
+    rather than transfers)."""
+
+    def __enter__(self):
+        state = _jax.guard_lib.thread_local_state()
+        self.prev = state.host_to_device, state.device_to_device
+        state.host_to_device = state.device_to_device = _jax.guard_lib.TransferGuardLevel.ALLOW
+
+    def __exit__(self, *exc):
+        state = _jax.guard_lib.thread_local_state()
+        state.host_to_device, state.device_to_device = self.prev
+
+
+class explicit_transfer:
+    """`with explicit_transfer("device_put"):` marks the transfers in the block as asked for
+    explicitly (`jax.device_put`, `jax.device_get`): the "*_explicit" guard levels let them
+    through."""
+
+    def __init__(self, kind):
+        self.field = "explicit_device_put" if kind == "device_put" else "explicit_device_get"
+
+    def __enter__(self):
+        state = _jax.guard_lib.thread_local_state()
+        self.prev = getattr(state, self.field)
+        setattr(state, self.field, True)
+
+    def __exit__(self, *exc):
+        setattr(_jax.guard_lib.thread_local_state(), self.field, self.prev)
+
 # C++ jit dispatch (`_jax.pjit`, pyjax's jit). Its cache key holds every Config made with
 # include_in_jit_key; pyjax adds two: whether a transformation is tracing (set by core whenever
 # the current trace changes, so a concrete call inside `grad` or a `jit` trace never takes the
