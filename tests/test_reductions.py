@@ -48,3 +48,18 @@ def test_where_and_axis_errors_use_jax_s_words():
             getattr(jnp, name)(x, where=where, **kw)
     with pytest.raises(ValueError, match=re.escape("duplicate value in 'axis': (0, 0)")):
         jnp.sum(jnp.ones((2, 2)), axis=(0, 0))
+
+
+def test_f16_reductions_can_be_disallowed_as_jax():
+    """jax_allow_f16_reductions=False makes lax.reduce_sum of a float16/bfloat16 operand over a
+    non-singleton axis JAX's ValueError (singleton axes stay allowed); part of jit's key."""
+    x = jnp.ones(3, "bfloat16")
+    assert float(lax.reduce_sum(x, [0])) == 3.0
+    f = pyjax.jit(lambda v: lax.reduce_sum(v, [0]))
+    assert float(f(x)) == 3.0
+    with pyjax.allow_f16_reductions(False):
+        with pytest.raises(ValueError, match="not allowed when jax_allow_f16_reductions=False"):
+            lax.reduce_sum(x, [0])
+        with pytest.raises(ValueError, match="not allowed"):
+            f(x)  # (retraced under the flag)
+        np.testing.assert_array_equal(lax.reduce_sum(jnp.ones((1, 3), "float16"), [0]), [1, 1, 1])

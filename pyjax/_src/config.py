@@ -298,6 +298,7 @@ ACTED_ON = frozenset({
     "jax_random_seed_offset",         # random: added to every seed
     "jax_high_dynamic_range_gumbel",  # random: gumbel's default mode
     "jax_use_shardy_partitioner",     # lowering: Shardy's sdy dialect, else GSPMD's shardings
+    "jax_allow_f16_reductions",       # lax.reduce_sum of f16/bf16 refused when False
     "jax_transfer_guard", "jax_transfer_guard_host_to_device",  # backend: jaxlib's guard_lib
     "jax_transfer_guard_device_to_device", "jax_transfer_guard_device_to_host",
 })
@@ -307,7 +308,7 @@ NO_OPS = frozenset(name for name, _, _ in _FLAGS) - ACTED_ON
 TRACE_FLAGS = ("jax_enable_x64", "jax_explicit_x64_dtypes", "jax_numpy_rank_promotion",
                "jax_numpy_dtype_promotion", "jax_default_matmul_precision",
                "jax_threefry_partitionable", "jax_random_seed_offset",
-               "jax_use_shardy_partitioner")
+               "jax_use_shardy_partitioner", "jax_allow_f16_reductions")
 
 _TRUTHY = {"1", "true", "yes", "on", "t", "y"}
 _ENV_ALIASES = {"jax_log_compiles": "PYJAX_LOG_COMPILES"}  # pyjax's own spelling, also read

@@ -5,7 +5,8 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dtypes
+from pyjax._src.config import config
 from pyjax._src.core import ShapedArray
 from pyjax._src.interpreters.ad import Zero, jvp_flat, tangent_aval
 from pyjax._src.interpreters.batching import out_bdim_after_removing, raw_axes
@@ -33,13 +34,21 @@ def _reduce_axes(name, axes, aval) -> tuple:
     return tuple(sorted(axes))
 
 
+_HALF_FLOATS = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
 def _reducer(p):
     """The wrapper `lax.reduce_*(operand, axes)` of a family member."""
     # as in JAX, only reduce_sum carries an out_sharding param (printed jaxprs show it)
     params = {"out_sharding": None} if p.name == "reduce_sum" else {}
 
     def reduce(operand, axes):
-        axes = _reduce_axes(p.name, axes, core.get_aval(operand))
+        aval = core.get_aval(operand)
+        axes = _reduce_axes(p.name, axes, aval)
+        if (p.name == "reduce_sum" and aval.dtype in _HALF_FLOATS
+                and not config.jax_allow_f16_reductions and any(aval.shape[a] != 1 for a in axes)):
+            raise ValueError(f"reduce_sum on operand {aval.str_short(short_dtypes=True)} is not "
+                             f"allowed when jax_allow_f16_reductions=False.")  # (JAX's words)
         return p.bind(operand, axes=axes, **params)
     reduce.__name__ = p.name
     reduce.__doc__ = f"`lax.{p.name}(operand, axes)`: reduce over `axes`."
