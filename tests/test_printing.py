@@ -43,8 +43,6 @@ KNOWN_DIFFERENCES = {
     "custom_vjp_grad": "JAX's jnp.clip is a jit-wrapped function; pyjax's is inlined",
     "checkpoint_grad": "JAX's grad of checkpoint keeps the primal outside remat2 and recomputes in a "
                        "differentiated=True remat2; pyjax's linearization differs",
-    "grad_of_jit": "pyjax's partial evaluation of jit makes a known input a residual output of "
-                   "the known jit; JAX forwards the input itself",
 }
 
 

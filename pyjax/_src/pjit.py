@@ -132,20 +132,44 @@ def _pjit_partial_eval(eqn, in_unknown):
         nout = len(closed.out_avals)
         known, unknown, out_unknown, nres = ad.partial_eval_jaxpr(closed.jaxpr, in_unknown, [False] * nout)
         known, unknown, nres = _drop_unread_residuals(known, unknown, nres)
+        known, forwarded = _forward_residuals(known, nres)
         split = cache[tuple(in_unknown)] = (core.ClosedJaxpr(known, closed.consts),
-                                            core.ClosedJaxpr(unknown, []), out_unknown, nres)
-    known, unknown, out_unknown, nres = split
+                                            core.ClosedJaxpr(unknown, []), out_unknown, forwarded)
+    known, unknown, out_unknown, forwarded = split
     name = eqn.params["name"]
-    res_vars = [core.Var(v.aval) for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]
     known_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if not u]
     unknown_outvars = [v for v, u in zip(eqn.outvars, out_unknown) if u]
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
-    k_eqn = core.JaxprEqn(k_in, known_outvars + res_vars, pjit_p,
+    new_res = [core.Var(v.aval) for v in known.jaxpr.outvars[len(known_outvars):]]
+    it = iter(new_res)
+    res_vars = [next(it) if f is None else (k_in if f[0] == "in" else known_outvars)[f[1]]
+                for f in forwarded]
+    k_eqn = core.JaxprEqn(k_in, known_outvars + new_res, pjit_p,
                           dict(jaxpr=known, name=name, donated_invars=None))
     u_eqn = core.JaxprEqn(res_vars + u_in, unknown_outvars, pjit_p,
                           dict(jaxpr=unknown, name=name, donated_invars=None))
     return [k_eqn], [u_eqn], out_unknown
+
+
+def _forward_residuals(known: core.Jaxpr, nres: int):
+    """`(known jaxpr, how each residual comes)`: a residual that is a known input or a known
+    output is forwarded as that value (("in", i) / ("out", i)), not returned again, as JAX
+    forwards them; the others (None) stay outputs of the known jaxpr."""
+    nk = len(known.outvars) - nres
+    forwarded = []
+    for r in known.outvars[nk:]:
+        if type(r) is core.Var and r in known.invars:
+            forwarded.append(("in", known.invars.index(r)))
+        elif type(r) is core.Var and r in known.outvars[:nk]:
+            forwarded.append(("out", known.outvars.index(r)))
+        else:
+            forwarded.append(None)
+    if all(f is None for f in forwarded):
+        return known, forwarded
+    outvars = known.outvars[:nk] + [r for r, f in zip(known.outvars[nk:], forwarded) if f is None]
+    return core.Jaxpr(known.constvars, known.invars, outvars, known.eqns, known.effects,
+                      known.debug_info), forwarded
 
 
 def _drop_unread_residuals(known: core.Jaxpr, unknown: core.Jaxpr, nres: int):

@@ -221,9 +221,10 @@ def forwarding():
     r1 = jax.remat(jax.shard_map(jax.lax.exp, mesh=m4, in_specs=P("i"), out_specs=P("i")),
                    policy=saveable)
     r2 = jax.remat(jnp.exp, policy=saveable)
+    r3 = jax.remat(f1, policy=saveable)  # (remat of a jit of a shard_map)
     counts = []
     for g in (lambda x: f1(x).sum(), lambda x: sum(f2(x)).sum(), lambda x: r1(x).sum(),
-              lambda x: r2(x).sum()):
+              lambda x: r2(x).sum(), lambda x: r3(x).sum()):
         j = jax.make_jaxpr(jax.grad(g))(np.arange(16.0, dtype=np.float32)).jaxpr
         j, _ = pe.dce_jaxpr(j, [True] * len(j.outvars))
         e1, *_, e2 = j.eqns
