@@ -510,6 +510,8 @@ def test_arrays_are_unhashable_and_small_core_names():
         hash(x)
     with pytest.raises(ValueError, match="dtype must be specified"):
         pyjax.ShapeDtypeStruct(shape=(), dtype=None)
+    with pytest.raises(ValueError, match="numpy masked arrays are not supported"):
+        pyjax.jit(lambda v: v)(np.ma.array([1, 2, 3], mask=[True, False, True]))
     seen = []
 
     @pyjax.jit

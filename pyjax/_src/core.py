@@ -124,6 +124,9 @@ def shaped_abstractify(x) -> ShapedArray:
 
 
 def _numpy_aval(x):
+    if type(x).__module__.startswith("numpy.ma"):  # (JAX's words)
+        raise ValueError("numpy masked arrays are not supported as direct inputs to JAX functions. "
+                         "Use arr.filled() to convert the value to a standard numpy array.")
     dt = dtypes.canonicalize_dtype(x.dtype)
     return ShapedArray(np.shape(x), dt, False)
 
