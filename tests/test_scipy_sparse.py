@@ -176,3 +176,9 @@ def test_solvers_take_sparse_operators():
             np.testing.assert_allclose(solver(m, b, tol=1e-6)[0], want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(pyjax.jit(lambda m, b: cg(m, b, tol=1e-6)[0])(sparse.BCOO.fromdense(a), b),
                                want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_bad_operator_is_jaxs_type_error():
+    # JAX 0.10.2's words (its lax_scipy_sparse_test matches "linear operator must be ...")
+    with pytest.raises(TypeError, match=r"^linear operator must be either a function or ndarray"):
+        pyjax.scipy.sparse.linalg.cg([[1]], jnp.zeros((1,)))

@@ -88,7 +88,7 @@ def _normalize_matvec(f, name="A"):
             raise ValueError(f"linear operator {name} must be a square matrix, but has shape: {shape}")
         return functools.partial(_dot, f) if isinstance(f, np.ndarray) else \
             functools.partial(operator.matmul, f)
-    raise TypeError(f"linear operator {name} must be either a function or ndarray: {f!r}")
+    raise TypeError(f"linear operator must be either a function or ndarray: {f!r}")  # (JAX's words)
 
 
 def _shapes(tree):
