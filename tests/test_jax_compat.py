@@ -866,3 +866,11 @@ def test_jax_internal_error_check():
     ec.raise_if_error()  # cleared
     with pytest.raises(ValueError, match="should not be called within a traced context"):
         pyjax.jit(lambda: ec.raise_if_error())()
+
+
+def test_register_lowering_for_an_unknown_platform_says_jax_words():
+    """As JAX 0.10.2 (its extend_test test_unknown_platform_error)."""
+    with pytest.raises(NotImplementedError, match="Registering an MLIR lowering rule for primitive "
+                       ".+ for an unknown platform this_is_a_fake_platform. Known platforms are: "
+                       "cpu, .+"):
+        mlir.register_lowering(prim=None, rule=None, platform="this_is_a_fake_platform")

@@ -192,7 +192,7 @@ def test_register_lowering_platforms():
     register_lowering(p, never, platform="gpu")
     assert p.lowerings["cuda"] is not None and p.lowerings["rocm"] is not None
     np.testing.assert_allclose(pyjax.jit(p.bind)(X), X + 1)
-    with pytest.raises(NotImplementedError, match="platform 'tpuu'"):
+    with pytest.raises(NotImplementedError, match="unknown platform tpuu. Known platforms are"):
         register_lowering(p, never, platform="tpuu")
 
 

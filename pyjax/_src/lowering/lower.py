@@ -143,9 +143,10 @@ def register_lowering(prim: core.Primitive, rule, platform: str | None = None,
     else:
         platforms = _PLATFORM_ALIASES.get(platform, (platform,))
         if platforms[0] not in KNOWN_PLATFORMS:
-            raise NotImplementedError(
-                f"register_lowering: cannot register a lowering rule of {prim} for platform "
-                f"{platform!r}; the known platforms are {', '.join(sorted(KNOWN_PLATFORMS + ('gpu',)))}")
+            raise NotImplementedError(  # (JAX's words)
+                f"Registering an MLIR lowering rule for primitive {prim} for an unknown platform "
+                f"{platform}. Known platforms are: "
+                f"{', '.join(sorted(KNOWN_PLATFORMS + ('gpu',)))}.")
     if not prim.multiple_results:
         rule = _single_result(rule)
     for p in platforms:
