@@ -771,6 +771,8 @@ def test_jax_extend_random_defines_prng_impls():
     impl = jex.random.define_prng_impl(key_shape=(4, 2, 7),
                                        seed=lambda _: jnp.ones((4, 2, 7), jnp.uint32),
                                        split=None, random_bits=None, fold_in=None)
+    assert repr(impl) == "PRNGSpec('<unnamed>')"  # (a PRNGSpec, as JAX's)
+    assert pyjax.random.key_impl(pyjax.random.key(42, impl=impl)) == impl
     dtype = pyjax.random.key_dtype(impl)
     k = pyjax.random.key(42, dtype=dtype)
     assert (k.shape, k.dtype) == ((), dtype)
