@@ -663,10 +663,10 @@ class JitInfo:
             a, kw = self._rebuild_args(a, kw, static_key) if static_key else (a, kw)
             out = self.fun(*a, **kw)
             out_flat, out_tree = tree_util.tree_flatten(out)
-            for o in out_flat:
+            for i, o in enumerate(out_flat):
                 if type(o) is Ref or (isinstance(o, core.Tracer) and type(o.aval) is AbstractRef):
                     _returned_ref_error(o, debug)
-                _check_output(o, self.name)
+                _check_output(o, self.name, debug, out, i)
             out_tree_box.append(out_tree)
             return out_flat
         t0 = time.perf_counter()
@@ -891,12 +891,14 @@ def _leaf_aval_checked(x):
                         f"other arguments static with static_argnums/static_argnames.") from None
 
 
-def _check_output(o, name):
+def _check_output(o, name, debug=None, out=None, i=0):
     if isinstance(o, (core.Tracer, Array, np.ndarray, np.generic, bool, int, float, complex)):
         return
-    raise TypeError(f"jit({name}): the function returned a value of type {type(o).__name__} "
-                    f"({o!r:.60}), which is not a valid JAX type. Return arrays, scalars and "
-                    f"pytrees of them.")
+    fun = f"function {debug.fun_str()}" if debug is not None else f"function {name}"
+    path = tree_util.keystr(tree_util.tree_flatten_with_path(out)[0][i][0]) if out is not None else ""
+    raise TypeError(f"{fun} traced for jit returned a value of type {type(o)} at output component "
+                    f"{path}, which is not a valid JAX type ({o!r:.60}). Return arrays, scalars "
+                    f"and pytrees of them.")  # (JAX's words first)
 
 
 def _returned_ref_error(o, debug):
