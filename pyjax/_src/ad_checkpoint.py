@@ -357,6 +357,19 @@ def _checkpoint_partial_eval(eqn, in_unknown):
 checkpoint_p.partial_eval = _checkpoint_partial_eval
 
 
+def _checkpoint_dce(used_outputs, eqn):
+    """Keep only the outputs that are used (and what computes them), as JAX's rule: under grad
+    a rematerialized function's primal outputs often are not."""
+    closed = eqn.params["jaxpr"]
+    pruned = core.ClosedJaxpr(pe.prune_jaxpr(closed.jaxpr, used_outputs), closed.consts)
+    return None, core.JaxprEqn(eqn.invars, [v for v, u in zip(eqn.outvars, used_outputs,
+                                                                strict=True) if u],
+                               checkpoint_p, dict(eqn.params, jaxpr=pruned))
+
+
+checkpoint_p.dce = _checkpoint_dce
+
+
 def _move_eqn(v, memory_kind, out=None):
     """The equation moving `v` to the memory `memory_kind` names (into `out`, else a new
     variable typed in that memory), as JAX's offloading does."""

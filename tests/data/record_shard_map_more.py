@@ -222,9 +222,10 @@ def forwarding():
                    policy=saveable)
     r2 = jax.remat(jnp.exp, policy=saveable)
     r3 = jax.remat(f1, policy=saveable)  # (remat of a jit of a shard_map)
+    r4 = jax.remat(f2, policy=saveable)  # (an unused primal output of a remat is dropped)
     counts = []
     for g in (lambda x: f1(x).sum(), lambda x: sum(f2(x)).sum(), lambda x: r1(x).sum(),
-              lambda x: r2(x).sum(), lambda x: r3(x).sum()):
+              lambda x: r2(x).sum(), lambda x: r3(x).sum(), lambda x: sum(r4(x)).sum()):
         j = jax.make_jaxpr(jax.grad(g))(np.arange(16.0, dtype=np.float32)).jaxpr
         j, _ = pe.dce_jaxpr(j, [True] * len(j.outvars))
         e1, *_, e2 = j.eqns
