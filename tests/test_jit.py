@@ -440,6 +440,21 @@ def test_eval_shape():
     assert out["s"].shape == () and out["s"].dtype == np.float32
 
 
+def test_static_arguments_equal_in_value_but_not_in_type_are_other_keys():
+    """1, True and 1.0 compare equal but are other static arguments (JAX's PR 9311): each
+    traces once and returns its own type."""
+    traces = []
+
+    @functools.partial(jax.jit, static_argnums=(0,))
+    def f(k):
+        traces.append(k)
+        return k
+
+    for x in (1, True, 1.0):
+        assert [repr(f(x)) for _ in range(2)] == [repr(jnp.asarray(x))] * 2
+    assert [type(t) for t in traces] == [int, bool, float]
+
+
 def test_tracing_takes_duck_typed_structs():
     """eval_shape, make_jaxpr and linear_transpose take any object with a shape and a dtype as
     an array of that type (JAX's shaped_abstractify); jit calls still refuse it."""

@@ -838,7 +838,9 @@ class _Static:
         return self._hash
 
     def __eq__(self, other):
-        return type(other) is _Static and (self.value is other.value or self.value == other.value)
+        # (values that compare equal but differ in type, 1, True and 1.0, are other keys: JAX's)
+        return type(other) is _Static and (self.value is other.value or (
+            type(self.value) is type(other.value) and self.value == other.value))
 
     def __repr__(self):
         return repr(self.value)
