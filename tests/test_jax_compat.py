@@ -876,3 +876,12 @@ def test_register_lowering_for_an_unknown_platform_says_jax_words():
                        ".+ for an unknown platform this_is_a_fake_platform. Known platforms are: "
                        "cpu, .+"):
         mlir.register_lowering(prim=None, rule=None, platform="this_is_a_fake_platform")
+
+
+def test_jax_internal_util_foreach():
+    # jax._src.util.foreach (JAX's generated_fun_test calls it): safe_map for effects, None
+    from pyjax._jax_compat.internal import util
+    seen = []
+    assert util.foreach(lambda a, b: seen.append(a + b), [1, 2], [10, 20]) is None and seen == [11, 22]
+    with pytest.raises(ValueError, match="safe_map"):
+        util.foreach(print, [1], [1, 2])

@@ -1,5 +1,5 @@
 """`jax._src.util`: the small list and function helpers JAX's code and tests import
-(safe_map/safe_zip, unzip2/3, split_list, partition_list, merge_lists, curry, ...)."""
+(safe_map/safe_zip/foreach, unzip2/3, split_list, partition_list, merge_lists, curry, ...)."""
 from __future__ import annotations
 
 import collections
@@ -69,6 +69,11 @@ def safe_map(*args):
     except ValueError as e:
         raise ValueError(str(e).replace("zip()", "safe_map()", 1)) from None
     return [f(*xs) for xs in rows]
+
+
+def foreach(f, *args) -> None:
+    """safe_map for its effects: `f` on each row of the equally long arguments, returning None."""
+    safe_map(f, *args)
 
 
 def toposort(end_nodes):
