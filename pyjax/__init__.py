@@ -107,6 +107,7 @@ from pyjax._src.ad_checkpoint import (
     remat as remat,
 )
 from pyjax._src.ad_api import (
+    fwd_and_bwd as fwd_and_bwd,
     grad as grad,
     hessian as hessian,
     jacfwd as jacfwd,

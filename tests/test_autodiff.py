@@ -778,6 +778,24 @@ def test_linear_transpose():
     np.testing.assert_allclose(got, a.T @ ct[0] + 2 * ct[1])
 
 
+def test_fwd_and_bwd_is_vjp_split_in_two_jitted_halves():
+    """jax.fwd_and_bwd: the forward returns vjp's (out, residual pytree), the backward the
+    cotangents; jitted, a second step traces nothing (no_tracing)."""
+    f = lambda x, w: jnp.tanh(x @ w)  # noqa: E731
+    x, w = np.ones((2, 3), np.float32), np.full((3, 4), 0.5, np.float32)
+    ct = np.ones((2, 4), np.float32)
+    want_y, f_vjp = pyjax.vjp(f, x, w)
+    fwd, bwd = pyjax.fwd_and_bwd(f, argnums=(0, 1))
+    y, res = fwd(x, w)
+    for a, b in zip((y, *bwd(res, ct)), (want_y, *f_vjp(ct)), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pyjax.no_tracing():
+        y, res = fwd(x, w)
+        bwd(res, ct)
+    fwd1, bwd1 = pyjax.fwd_and_bwd(f, argnums=1, jitted=False)
+    np.testing.assert_allclose(bwd1(fwd1(x, w)[1], ct), f_vjp(ct)[1], rtol=1e-6)
+
+
 def test_linearize_and_jacfwd_check_their_inputs_as_jax():
     """linearize's linear function refuses tangents that are not the primals' tangent types,
     and jacfwd complex or integer inputs (unless holomorphic), in JAX 0.10.2's words."""

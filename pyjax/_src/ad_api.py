@@ -11,6 +11,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes, source_info, tree_api, tree_util
 from pyjax._src.api_vmap import vmap
+from pyjax._src.pjit import jit
 from pyjax._src.interpreters import ad
 from pyjax._src.interpreters import partial_eval as pe
 from pyjax._src.interpreters.ad import Zero, tangent_aval
@@ -241,6 +242,31 @@ def _lift_linearized(jaxpr, lin, trees, residuals, *tangents):
                              f"the original primal values:\nGot tangent aval {got} for primal "
                              f"aval {primal} but expected {want}.")
     return tree_util.tree_unflatten(out_tree, lin.jvp(t_flat, residuals))
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """`(fwd, bwd)`: `fwd(*args)` is `vjp(fun, ...)` of the arguments at `argnums` (the others
+    fixed), `(out, f_vjp)` or `(out, f_vjp, aux)`; `bwd(f_vjp, ct)` the cotangents of those
+    arguments (one, for an int `argnums`). Both jitted by default, so a training loop reuses one
+    compiled backward pass (f_vjp is a pytree of its residuals).
+
+    Example:
+        >>> fwd, bwd = fwd_and_bwd(lambda x, w: x @ w, argnums=(0, 1))
+        >>> y, res = fwd(x, w)
+        >>> ct_x, ct_w = bwd(res, jnp.ones_like(y))
+    """
+    _check_callable(fun)
+
+    def fwd(*args, **kwargs):
+        nums = _check_argnums(argnums, len(args), "fwd_and_bwd")
+        f_partial = _fix_args(fun, args, kwargs, nums)
+        return vjp(f_partial, *[args[i] for i in nums], has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        cts = f_vjp(outgrad)
+        return cts[0] if isinstance(argnums, int) else cts
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
 
 
 @api_boundary
