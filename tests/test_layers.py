@@ -335,7 +335,7 @@ EAGER_MODULES = {
         dynamic_slicing elementwise fft helpers interpreter_ops linalg linalg_common
         linalg_structured parallel placement random_bits reduce_precision reductions shape_ops sharding_rules slicing
         sorting special stacking utils windowed_reductions""",
-    "pyjax._src.numpy": """array_methods arrays calculus convolve creation fft float_parts
+    "pyjax._src.numpy": """array_api_metadata array_methods arrays calculus convolve creation fft float_parts
         functional index_checks index_tricks indexing lax_numpy linalg linalg_ops pad polynomial reductions
         scalar_types setops shape sorting statistics ufunc_api ufuncs util windows""",
 }

@@ -291,3 +291,16 @@ def test_bool_scalar_type_is_named_bool_as_jax():
     # JAX 0.10.2: jnp.bool_ is jnp.bool, named "bool" (test ids built from __name__ depend on it)
     assert jnp.bool_.__name__ == "bool" and repr(jnp.bool_) == "<class 'jax.numpy.bool'>"
     assert jnp.bool is jnp.bool_ and jnp.float32.__name__ == "float32"
+
+
+def test_array_api_inspection_and_complex_clip_as_jax():
+    # JAX 0.10.2's array API metadata (its array_api_test), and clip's ValueError for complex
+    info = jnp.__array_namespace_info__()
+    assert jnp.__array_api_version__ == "2024.12" and jnp.arange(3).__array_namespace__() is jnp
+    assert info.capabilities()["max dimensions"] == 64 and info.default_device() is None
+    assert None in info.devices() and set(pyjax.devices()) <= set(info.devices())
+    assert info.default_dtypes()["indexing"] == np.int32
+    assert info.dtypes(kind=("integral", "bool")) == {n: np.dtype(n) for n in
+                                                      ["int8", "int16", "int32", "uint8", "uint16", "uint32", "bool"]}
+    with pytest.raises(ValueError, match="Complex values have no ordering and cannot be clipped"):
+        jnp.clip(jnp.arange(5), max=-1 + 5j)

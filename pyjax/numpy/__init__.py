@@ -177,6 +177,10 @@ from pyjax._src.numpy.shape import (
 from pyjax._src.numpy.pad import pad as pad
 from pyjax._src.numpy.convolve import convolve as convolve, correlate as correlate
 from pyjax.numpy import fft as fft
+from pyjax._src.numpy.array_api_metadata import (
+    __array_api_version__ as __array_api_version__,
+    __array_namespace_info__ as __array_namespace_info__,
+)
 from pyjax._src.numpy.creation import (
     array as array,
     asarray as asarray,

@@ -12,7 +12,7 @@ from pyjax._src.array import Array, ArrayImpl, deleted_error
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shape_ops
 from pyjax._src.lax.utils import np_dtype_param
-from pyjax._src.numpy import index_tricks, indexing, lax_numpy, linalg_ops, ufuncs
+from pyjax._src.numpy import array_api_metadata, index_tricks, indexing, lax_numpy, linalg_ops, ufuncs
 from pyjax._src.numpy import reductions as jred
 from pyjax._src.numpy import shape as jshape
 from pyjax._src.numpy import sorting as jsort
@@ -112,6 +112,7 @@ def _transpose(self, *axes):
 
 
 _METHODS = {
+    "__array_namespace__": array_api_metadata.__array_namespace__,
     "astype": _astype,
     "reshape": _reshape,
     "transpose": _transpose,

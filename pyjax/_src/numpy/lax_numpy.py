@@ -33,6 +33,13 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 def clip(arr=None, /, min=None, max=None):
     """Clip values to `[min, max]` (either bound may be None)."""
     check_arraylike("clip", arr)
+    if any(t is not None and dtypes.issubdtype(dtypes.dtype_of(t), np.complexfloating)
+           for t in (arr, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via jax.numpy.real/imag "
+            "respectively.")
     out = asarray_value(arr)
     if min is not None:
         out = ufuncs.maximum(min, out)
