@@ -63,3 +63,12 @@ def test_public_names():
 def test_docstring_examples():
     failures, tried = doctest.testmod(image_module, optionflags=doctest.NORMALIZE_WHITESPACE)[:2]
     assert tried > 0 and failures == 0
+
+
+def test_resize_shape_must_be_integers_as_jax():
+    # JAX 0.10.2: an array shape is fine; a float entry (even 10.0) is a TypeError (int() truncated it)
+    x = jnp.ones((3, 4))
+    assert pyjax.image.resize(x, jnp.array((10, 17)), "nearest").shape == (10, 17)
+    for shape in ([10.5, 17], [10.0, 17]):
+        with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values of integer type"):
+            pyjax.image.resize(x, shape, "bicubic")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -218,4 +219,13 @@ def resize(image, shape, method, antialias=True, precision=Precision.HIGHEST):
     >>> resize(jnp.array([0., 1.]), (4,), "linear")
     Array([0.  , 0.25, 0.75, 1.  ], dtype=float32)
     """
-    return _resize(image, tuple(int(d) for d in shape), method, antialias, precision)
+    return _resize(image, _static_shape(shape), method, antialias, precision)
+
+
+def _static_shape(shape):
+    """`shape` as a tuple of ints; a float entry (10.5, or even 10.0) is JAX's TypeError."""
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
