@@ -667,3 +667,18 @@ def test_structured_ops_are_in_lax_linalg_module_as_jax():
                  "tridiagonal", "tridiagonal_solve"):
         assert getattr(lax_linalg, name) is getattr(lax.linalg, name)
         assert getattr(lax_linalg, name + "_p") is getattr(lax.linalg, name + "_p")
+
+
+def test_eigh_tridiagonal_eigenvectors_and_index_selection():
+    # JAX 0.10.2 computes eigenvectors (eigvals_only=False) and select='i' (JAX's eigh_test);
+    # values as SciPy's, A v = v w
+    import scipy.linalg
+    d, e = np.array([2.0, -1.0, 0.5, 3.0], np.float32), np.array([1.0, 0.25, -0.5], np.float32)
+    w, v = jsp_linalg.eigh_tridiagonal(d, e, eigvals_only=False)
+    a = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    np.testing.assert_allclose(w, scipy.linalg.eigh_tridiagonal(d, e, eigvals_only=True), atol=1e-5)
+    np.testing.assert_allclose(a @ np.asarray(v), np.asarray(v) * np.asarray(w)[None, :], atol=1e-5)
+    part = jsp_linalg.eigh_tridiagonal(d, e, select="i", select_range=(1, 2), eigvals_only=True)
+    np.testing.assert_allclose(part, np.asarray(w)[1:3], atol=1e-6)
+    with pytest.raises(NotImplementedError, match="select='v'"):
+        jsp_linalg.eigh_tridiagonal(d, e, select="v", eigvals_only=True)

@@ -184,20 +184,31 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 
 def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a", select_range=None,
                      tol=None, key=None):
-    """The eigenvalues of the real symmetric tridiagonal matrix with diagonal d and
-    off-diagonal e, ascending.
+    """The eigenvalues of the Hermitian tridiagonal matrix with diagonal d and off-diagonal e,
+    ascending, and with `eigvals_only=False` `(w, v)`, v's columns the eigenvectors. `select`
+    is 'a' (all) or 'i' (the eigenvalues of indices select_range[0]..select_range[1]).
 
-    NB: computed with eigh of the dense matrix (JAX bisects); only eigvals_only=True and
-    select='a' are supported, as in JAX."""
-    if not eigvals_only:
-        raise NotImplementedError("Calculation of eigenvectors is not implemented")
-    if select != "a":
-        raise NotImplementedError("eigh_tridiagonal: only select='a' is implemented")
+    NB: computed with eigh of the dense matrix (JAX bisects, then finds eigenvectors by inverse
+    iteration from `key`): the same values to rounding, eigenvectors up to a phase each."""
+    if select == "v":
+        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
+    if select == "i":
+        if select_range is None:
+            raise ValueError("for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise ValueError("Got empty index range in select_range.")
+        picked = slice(operator.index(select_range[0]), operator.index(select_range[1]) + 1)
+    elif select == "a":
+        picked = slice(None)
+    else:
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
     d, e = _inexact(d, e)
     n = d.shape[-1]
     dense = (d[..., :, None] * creation.eye(n, dtype=d.dtype)
              + _offdiag(e, n, 1) + _offdiag(ufuncs.conj(e), n, -1))
-    return lax_linalg.eigh(dense, symmetrize_input=False)[1]
+    v, w = lax_linalg.eigh(dense, symmetrize_input=False)
+    w, v = w[..., picked], v[..., picked]
+    return w if eigvals_only else (w, v)
 
 
 def _offdiag(e, n, k):
