@@ -133,7 +133,7 @@ from pyjax._src.state.types import ds as ds  # noqa: E402
 # Public submodules imported on first use (`pyjax.nn`, or `import pyjax.nn`).
 _LAZY_SUBMODULES = ("ad_checkpoint", "custom_batching", "debug", "distributed", "experimental", "export",
                     "ffi", "ops",
-                    "image", "nn", "profiler", "random", "ref", "scipy", "sharding", "test_util",
+                    "image", "nn", "profiler", "random", "ref", "scipy", "sharding", "stages", "test_util",
                     "typing")
 
 # Top-level names defined in a module imported on first use: name -> that module.

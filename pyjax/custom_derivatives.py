@@ -11,3 +11,4 @@ from pyjax._src.custom_derivatives import (
     zero_from_primal as zero_from_primal,
 )
 from pyjax._src.interpreters.ad import SymbolicZero as SymbolicZero  # noqa: F401
+from pyjax._src.remat_opt import remat_opt_p as remat_opt_p  # noqa: F401

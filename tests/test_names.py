@@ -43,14 +43,11 @@ _TOKEN = ("XLA tokens as values (the legacy infeed/outfeed API): pyjax's avals h
 SKIPPED = {
     "jax.lax": {
         "precv": _MESH, "psend": _MESH, "ragged_all_to_all": _MESH, "ragged_all_to_all_p": _MESH,
-        "device_put_p": "pyjax's device_put is a runtime call, not a primitive traced into jaxprs",
         "create_token": _TOKEN, "create_token_p": _TOKEN, "after_all": _TOKEN, "after_all_p": _TOKEN,
     },
     "jax.custom_derivatives": {
         "linear_call": "not yet: a call whose transpose is a second user function (rarely used "
                        "outside JAX's own internals)",
-        "remat_opt_p": "the primitive behind custom_vjp(optimize_remat=True), which pyjax accepts "
-                       "and ignores (its fwd always runs once)",
     },
     "jax.experimental.multihost_utils": {
         "live_devices": "fault-tolerant multi-controller mode (jax_enable_recoverability: "

@@ -418,6 +418,7 @@ from pyjax._src.lax.barriers import (
     stage_p as stage_p,
     sharding_constraint_p as sharding_constraint_p,
 )
+from pyjax._src.lax.placement import device_put_p as device_put_p
 from pyjax._src.lax.reduce_precision import (
     reduce_precision as reduce_precision,
     reduce_precision_p as reduce_precision_p,
