@@ -118,3 +118,12 @@ def test_array_tolerance_scales_with_size_as_jax():
         tu._assert_close(zeros[:1], zeros[:1] + 1.5e-2, tol, tol, "")
     # the larger tolerance of the two dtypes applies (float16: 1e-2)
     tu._assert_close(zeros[:1].astype(np.float16), zeros[:1] + 5e-3, tol, tol, "")
+
+
+def test_check_grads_takes_a_jnp_eps_under_strict_promotion():
+    # JAX's eigh_test passes eps = 2e-5 * jnp.linalg.norm(a) (a float32 Array) for complex
+    # inputs under jax_numpy_dtype_promotion='strict': the steps are host arithmetic, as JAX's
+    x = jnp.array([1.0 + 2.0j, -0.5j], jnp.complex64)
+    with pyjax.numpy_dtype_promotion("strict"):
+        check_grads(lambda z: jnp.sum(jnp.abs(z) ** 2), (x,), 1, modes=["fwd"],
+                    eps=1e-3 * jnp.linalg.norm(x), atol=1e-2, rtol=1e-2)

@@ -168,7 +168,9 @@ class _Scheme:
         if eps is None or isinstance(eps, dict):
             table = {**table, **{np.dtype(k): v for k, v in (eps or {}).items()}}
             return table.get(dtype, 1e-3 if self.refined else EPS)
-        return eps
+        # a host number (an eps computed with jnp, as JAX's eigh_test does, would otherwise make
+        # the steps jnp arithmetic, subject to jax_numpy_dtype_promotion='strict'; JAX's are NumPy's)
+        return float(eps)
 
     def rng(self, seed):
         return np.random.default_rng(seed) if self.refined else np.random.RandomState(0)
