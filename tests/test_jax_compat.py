@@ -885,3 +885,14 @@ def test_jax_internal_util_foreach():
     assert util.foreach(lambda a, b: seen.append(a + b), [1, 2], [10, 20]) is None and seen == [11, 22]
     with pytest.raises(ValueError, match="safe_map"):
         util.foreach(print, [1], [1, 2])
+
+
+def test_tpu_linalg_qdwh_and_svd_modules():
+    # jax._src.tpu.linalg.qdwh / .svd (JAX's qdwh_test and svd_test import them): pyjax's qdwh,
+    # and lax.linalg.svd behind JAX's TPU svd signature
+    from pyjax._jax_compat.internal.tpu.linalg import qdwh, svd
+    a = np.array([[2.0, 1.0], [0.5, 3.0], [1.0, -1.0]], np.float32)
+    u, h, _, _ = qdwh.qdwh(a)
+    np.testing.assert_allclose(np.asarray(u) @ np.asarray(h), a, atol=1e-5)
+    s = svd.svd(a, full_matrices=False, compute_uv=False)
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-5)

@@ -304,3 +304,9 @@ def test_array_api_inspection_and_complex_clip_as_jax():
                                                       ["int8", "int16", "int32", "uint8", "uint16", "uint32", "bool"]}
     with pytest.raises(ValueError, match="Complex values have no ordering and cannot be clipped"):
         jnp.clip(jnp.arange(5), max=-1 + 5j)
+
+
+def test_axis_arguments_take_a_range_as_jax():
+    # JAX 0.10.2: any sequence of ints is an axis argument (JAX's qdwh_test: expand_dims(x, range(n)))
+    assert jnp.expand_dims(jnp.ones(3), range(2)).shape == (1, 1, 3)
+    assert jnp.squeeze(jnp.ones((1, 1, 3)), range(2)).shape == (3,)

@@ -37,7 +37,7 @@ def _axis_items(axis, fname, name="axis"):
         return tuple(axis)
     if hasattr(axis, "__index__"):
         return (axis,)
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, (tuple, list, range)):  # (any sequence, as JAX: expand_dims(x, range(2)))
         return tuple(axis)
     raise TypeError(f"{fname}: {name} must be an integer or a sequence of integers, got "
                     f"{axis!r} of type {type(axis).__name__}")
