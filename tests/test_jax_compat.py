@@ -896,3 +896,13 @@ def test_tpu_linalg_qdwh_and_svd_modules():
     np.testing.assert_allclose(np.asarray(u) @ np.asarray(h), a, atol=1e-5)
     s = svd.svd(a, full_matrices=False, compute_uv=False)
     np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-5)
+
+
+def test_tpu_linalg_eigh_module():
+    # jax._src.tpu.linalg.eigh.eigh (JAX's spectral_dac test): (evs, V), 16-bit floats refused
+    from pyjax._jax_compat.internal.tpu.linalg import eigh
+    h = np.array([[2.0, 1.0], [1.0, 3.0]], np.float32)
+    evs, v = eigh.eigh(h, termination_size=1)
+    np.testing.assert_allclose(h @ np.asarray(v), np.asarray(v) * np.asarray(evs)[None, :], atol=1e-5)
+    with pytest.raises(NotImplementedError):
+        eigh.eigh(jnp.asarray(h, jnp.float16))
