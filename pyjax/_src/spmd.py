@@ -53,7 +53,11 @@ def traced_layouts(in_layouts, out_layouts, args, leaves, closed, out_tree, name
     if any(m is not None for m in own):
         ins = tuple(m if m is not None else o
                     for m, o in zip(ins or (None,) * len(own), own, strict=True))
-    full = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    if out_layouts is None:  # (the common case: nothing to spread over the outputs)
+        return ins, None
+    # the output tree rebuilt with a struct per leaf (a user's node may look at its leaves)
+    full = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                                               for a in out_avals[:out_tree.num_leaves]])
     return ins, layout_modes(out_layouts, full, out_avals, "out_shardings", name)
 
 
