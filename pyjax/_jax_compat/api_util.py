@@ -3,7 +3,6 @@ nn.scan build on these)."""
 from __future__ import annotations
 
 from pyjax._src import core, tree_util
-from pyjax._src.core import ShapedArray
 from pyjax._jax_compat.extend.core import DebugInfo
 from pyjax._jax_compat.extend.linear_util import Store, WrappedFun
 
